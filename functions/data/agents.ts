@@ -1,0 +1,30 @@
+import type { EntityItem } from 'electrodb';
+import { Agent } from './entities/agent.ts';
+import { Db } from './service.ts';
+
+export type AgentRecord = EntityItem<typeof Agent>;
+
+export async function getAgent(tenantId: string, id: string): Promise<AgentRecord | undefined> {
+  const { data } = await Agent.get({ tenantId, id }).go();
+  return data ?? undefined;
+}
+
+export async function findAgentByEmail(tenantId: string, email: string): Promise<AgentRecord | undefined> {
+  const { data } = await Agent.query.byEmail({ tenantId, email }).go({ limit: 1 });
+  return data[0];
+}
+
+/** Inserts the Agent with claims on its email and slug; returns which claim was refused, if any. */
+export async function insertAgent(record: AgentRecord): Promise<'ok' | 'email_taken' | 'slug_taken'> {
+  const scope = `t#${record.tenantId}`;
+  const result = await Db.transaction
+    .write(({ UniqueClaim, Agent: a }) => [
+      UniqueClaim.create({ scope, kind: 'agent-email', value: record.email, ownerId: record.id, createdAt: record.createdAt }).commit(),
+      UniqueClaim.create({ scope, kind: 'agent-slug', value: record.slug, ownerId: record.id, createdAt: record.createdAt }).commit(),
+      a.create(record).commit(),
+    ])
+    .go();
+  if (!result.canceled) return 'ok';
+  const index = (result.data as { rejected: boolean }[]).findIndex((d) => d.rejected);
+  return index === 0 ? 'email_taken' : 'slug_taken';
+}

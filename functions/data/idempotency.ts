@@ -1,0 +1,103 @@
+import type { AttributeValue } from '@aws-sdk/client-dynamodb';
+import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { unmarshall } from '@aws-sdk/util-dynamodb';
+import { dynamo, tableName } from './client.ts';
+import { IdempotencyRecord } from './entities/idempotency-record.ts';
+import { isConditionalFailure } from './errors.ts';
+
+export interface IdempotencyScope {
+  tenantId: string;
+  apiKeyId: string;
+  idempotencyKey: string;
+}
+
+export interface StoredResponse {
+  statusCode: number;
+  headers: Record<string, string>;
+  body?: string;
+}
+
+export type AcquireOutcome =
+  | { outcome: 'acquired' }
+  | { outcome: 'in_progress' }
+  | { outcome: 'mismatch' }
+  | { outcome: 'replay'; response: StoredResponse };
+
+const REPLAY_HOURS = 24;
+/** An in-progress record older than this is presumed abandoned (a crashed invocation). */
+const LOCK_MS = 60_000;
+
+function keyOf(scope: IdempotencyScope): Record<string, string> {
+  return IdempotencyRecord.get(scope).params<{ Key: Record<string, string> }>().Key;
+}
+
+/**
+ * Claims the key for this request with one conditional PutItem. When the key is held, the existing
+ * record comes back with the failure (ReturnValuesOnConditionCheckFailure), so a replay costs no
+ * extra read.
+ */
+export async function acquireIdempotencyKey(scope: IdempotencyScope, fingerprint: string, nowMs: number): Promise<AcquireOutcome> {
+  const nowSeconds = Math.floor(nowMs / 1000);
+  const { Item } = IdempotencyRecord.put({
+    ...scope,
+    fingerprint,
+    state: 'in_progress',
+    lockedUntil: nowMs + LOCK_MS,
+    ttl: nowSeconds + REPLAY_HOURS * 3600,
+  }).params<{ Item: Record<string, unknown> }>();
+  try {
+    await dynamo().send(
+      new PutCommand({
+        TableName: tableName(),
+        Item,
+        ConditionExpression: 'attribute_not_exists(pk) OR #ttl < :now OR (#state = :inProgress AND #lockedUntil < :nowMs)',
+        ExpressionAttributeNames: { '#ttl': 'ttl', '#state': 'state', '#lockedUntil': 'lockedUntil' },
+        ExpressionAttributeValues: { ':now': nowSeconds, ':inProgress': 'in_progress', ':nowMs': nowMs },
+        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+      }),
+    );
+    return { outcome: 'acquired' };
+  } catch (error) {
+    if (!isConditionalFailure(error)) throw error;
+    // The document client does not unmarshall the item that comes back with a failed condition.
+    const returned = (error as { Item?: Record<string, AttributeValue> }).Item;
+    let existing: Record<string, unknown> | undefined = returned ? unmarshall(returned) : undefined;
+    if (!existing) {
+      existing = (await dynamo().send(new GetCommand({ TableName: tableName(), Key: keyOf(scope), ConsistentRead: true })))
+        .Item;
+    }
+    if (!existing) return acquireIdempotencyKey(scope, fingerprint, nowMs);
+    if (existing.fingerprint !== fingerprint) return { outcome: 'mismatch' };
+    if (existing.state !== 'completed') return { outcome: 'in_progress' };
+    return {
+      outcome: 'replay',
+      response: {
+        statusCode: Number(existing.responseStatus),
+        headers: (existing.responseHeaders as Record<string, string>) ?? {},
+        ...(typeof existing.responseBody === 'string' ? { body: existing.responseBody } : {}),
+      },
+    };
+  }
+}
+
+export async function completeIdempotencyKey(scope: IdempotencyScope, response: StoredResponse): Promise<void> {
+  await dynamo().send(
+    new UpdateCommand({
+      TableName: tableName(),
+      Key: keyOf(scope),
+      UpdateExpression: 'SET #state = :completed, responseStatus = :status, responseHeaders = :headers, responseBody = :body',
+      ExpressionAttributeNames: { '#state': 'state' },
+      ExpressionAttributeValues: {
+        ':completed': 'completed',
+        ':status': response.statusCode,
+        ':headers': response.headers,
+        ':body': response.body ?? null,
+      },
+    }),
+  );
+}
+
+/** Frees the key after a 5xx so that the client's retry runs the request again. */
+export async function releaseIdempotencyKey(scope: IdempotencyScope): Promise<void> {
+  await dynamo().send(new DeleteCommand({ TableName: tableName(), Key: keyOf(scope) }));
+}

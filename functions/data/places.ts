@@ -1,0 +1,22 @@
+import type { EntityItem } from 'electrodb';
+import { Place } from './entities/place.ts';
+
+export type PlaceRecord = EntityItem<typeof Place>;
+
+export async function getPlace(code: string): Promise<PlaceRecord | undefined> {
+  const { data } = await Place.get({ code }).go();
+  return data ?? undefined;
+}
+
+/** One page of the catalogue in code order, after `afterCode` when given. */
+export async function listPlaces(limit: number, afterCode?: string): Promise<PlaceRecord[]> {
+  const query = afterCode ? Place.query.catalogue({}).gt({ code: afterCode }) : Place.query.catalogue({});
+  const { data } = await query.go({ limit });
+  return data;
+}
+
+/** Creates or replaces a Place (the catalogue is curated by ops through the admin CLI). */
+export async function putPlace(place: PlaceRecord): Promise<PlaceRecord> {
+  await Place.put(place).go();
+  return place;
+}

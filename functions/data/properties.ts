@@ -1,0 +1,137 @@
+import type { EntityItem } from 'electrodb';
+import { NotFoundError } from '../platform/errors.ts';
+import { Property } from './entities/property.ts';
+import { Db } from './service.ts';
+
+export type PropertyRecord = EntityItem<typeof Property>;
+
+export async function getProperty(tenantId: string, id: string): Promise<PropertyRecord | undefined> {
+  const { data } = await Property.get({ tenantId, id }).go();
+  return data ?? undefined;
+}
+
+export async function requireProperty(tenantId: string, id: string): Promise<PropertyRecord> {
+  const property = await getProperty(tenantId, id);
+  if (!property) throw new NotFoundError('No listing with this id');
+  return property;
+}
+
+export type ClaimOutcome = 'ok' | 'slug_taken' | 'ref_taken';
+
+function rejectedClaim(
+  result: { canceled: boolean; data: { rejected: boolean }[] },
+  claims: ('slug' | 'ref')[],
+): ClaimOutcome {
+  if (!result.canceled) return 'ok';
+  const index = result.data.findIndex((d) => d.rejected);
+  return claims[index] === 'ref' ? 'ref_taken' : 'slug_taken';
+}
+
+/**
+ * Writes a new listing together with the claims on its slug and internal_ref, in one transaction:
+ * either all three land or none does, so two concurrent creates with one internal_ref cannot both win.
+ */
+export async function insertProperty(record: PropertyRecord): Promise<ClaimOutcome> {
+  const claims: ('slug' | 'ref')[] = ['slug', ...(record.internalRef ? (['ref'] as const) : [])];
+  const scope = `t#${record.tenantId}`;
+  const result = await Db.transaction
+    .write(({ UniqueClaim, Property: p }) => [
+      UniqueClaim.create({ scope, kind: 'property-slug', value: record.slug, ownerId: record.id, createdAt: record.createdAt }).commit(),
+      ...(record.internalRef
+        ? [
+            UniqueClaim.create({
+              scope,
+              kind: 'property-ref',
+              value: record.internalRef,
+              ownerId: record.id,
+              createdAt: record.createdAt,
+            }).commit(),
+          ]
+        : []),
+      p.create(record).commit(),
+    ])
+    .go();
+  return rejectedClaim(result, claims);
+}
+
+export interface PropertyChange {
+  set: Partial<PropertyRecord>;
+  clear: (keyof PropertyRecord)[];
+  /** A new slug to claim; the previous one is retired but keeps resolving to the listing. */
+  newSlug?: { value: string; previous: string };
+  /** A new internal_ref to claim (undefined value: the ref is removed); the previous claim is freed. */
+  newRef?: { value: string | undefined; previous: string | undefined };
+}
+
+/**
+ * Applies an edit, with any slug or internal_ref claim changes, in one transaction conditioned on
+ * the listing being unchanged since it was read (`updatedAt`), so concurrent edits cannot
+ * interleave half-way.
+ */
+export async function applyPropertyChange(
+  current: PropertyRecord,
+  change: PropertyChange,
+  now: string,
+): Promise<ClaimOutcome | 'stale'> {
+  const scope = `t#${current.tenantId}`;
+  const claims: ('slug' | 'ref' | 'other')[] = [];
+  const result = await Db.transaction
+    .write(({ UniqueClaim, Property: p }) => {
+      const ops = [];
+      if (change.newSlug) {
+        claims.push('slug');
+        ops.push(
+          UniqueClaim.create({ scope, kind: 'property-slug', value: change.newSlug.value, ownerId: current.id, createdAt: now }).commit(),
+        );
+        claims.push('other');
+        ops.push(
+          UniqueClaim.patch({ scope, kind: 'property-slug', value: change.newSlug.previous }).set({ retired: true }).commit(),
+        );
+      }
+      if (change.newRef) {
+        if (change.newRef.value) {
+          claims.push('ref');
+          ops.push(
+            UniqueClaim.create({ scope, kind: 'property-ref', value: change.newRef.value, ownerId: current.id, createdAt: now }).commit(),
+          );
+        }
+        if (change.newRef.previous) {
+          claims.push('other');
+          ops.push(UniqueClaim.delete({ scope, kind: 'property-ref', value: change.newRef.previous }).commit());
+        }
+      }
+      claims.push('other');
+      let update = p
+        .patch({ tenantId: current.tenantId, id: current.id })
+        .set({ ...change.set, updatedAt: now } as Partial<PropertyRecord> & { updatedAt: string });
+      if (change.clear.length > 0) update = update.remove(change.clear as never[]);
+      ops.push(update.where(({ updatedAt }, { eq }) => eq(updatedAt, current.updatedAt)).commit());
+      return ops;
+    })
+    .go();
+  if (!result.canceled) return 'ok';
+  const index = (result.data as { rejected: boolean }[]).findIndex((d) => d.rejected);
+  const kind = claims[index];
+  if (kind === 'slug') return 'slug_taken';
+  if (kind === 'ref') return 'ref_taken';
+  return 'stale';
+}
+
+export interface PropertyPageQuery {
+  tenantId: string;
+  limit: number;
+  /** Exclusive lower bound: the (updatedAt, id) of the last item already returned. */
+  after?: { updatedAt: string; id: string };
+  /** Inclusive lower bound on updatedAt. */
+  since?: string;
+  includeArchived: boolean;
+}
+
+/** Listings least recently updated first. Fetches one extra item so the caller knows if more exist. */
+export async function queryProperties(q: PropertyPageQuery): Promise<PropertyRecord[]> {
+  const index = Property.query.byUpdated({ tenantId: q.tenantId });
+  const ranged = q.after ? index.gt(q.after) : q.since ? index.gte({ updatedAt: q.since }) : index;
+  const filtered = q.includeArchived ? ranged : ranged.where(({ archivedAt }, { notExists }) => notExists(archivedAt));
+  const { data } = await filtered.go({ limit: q.limit + 1 });
+  return data;
+}

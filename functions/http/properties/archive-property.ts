@@ -1,0 +1,21 @@
+import { defineOperation } from '../../platform/operation.ts';
+import { archiveProperty } from '../../services/properties.ts';
+import { ErrorOut } from '../shared/schemas.ts';
+import { PropertyPath } from './schemas.ts';
+
+export const operation = defineOperation(
+  'archiveProperty',
+  {
+    params: PropertyPath,
+    responses: {
+      204: { description: 'Archived (or already archived); slug and price history are kept' },
+      404: { description: 'No listing with this id in this tenant', schema: ErrorOut },
+    },
+  },
+  async ({ params, caller }) => {
+    await archiveProperty(caller, params.property_id);
+    return { status: 204 };
+  },
+);
+
+export const handler = operation.handler;

@@ -1,0 +1,34 @@
+import { z } from 'zod';
+
+/**
+ * Runtime configuration, parsed once at cold start. Every variable the functions read is declared
+ * here, so a missing or malformed one fails the first invocation loudly instead of half-working.
+ */
+const ConfigSchema = z.object({
+  TABLE_NAME: z.string().min(1).default('listings-leads'),
+  /** Set only locally (DynamoDB Local); in Lambda the SDK uses the regional endpoint. */
+  DYNAMODB_ENDPOINT: z.url().optional(),
+  AWS_REGION: z.string().min(1).default('us-east-1'),
+  /** HMAC key that signs pagination cursors so that an edited cursor is refused. */
+  CURSOR_SECRET: z.string().min(16).default('local-development-cursor-secret'),
+  /** How long a verified API key (and its Tenant's state) is trusted before it is looked up again. */
+  AUTH_CACHE_TTL_SECONDS: z.coerce.number().int().min(0).max(60).default(60),
+  /** Default budgets; a Tenant's own `rate_limit_per_minute` replaces the tenant budget. */
+  RATE_LIMIT_KEY_PER_MINUTE: z.coerce.number().int().positive().default(600),
+  RATE_LIMIT_TENANT_PER_MINUTE: z.coerce.number().int().positive().default(1200),
+  LOG_LEVEL: z.enum(['DEBUG', 'INFO', 'WARN', 'ERROR', 'SILENT']).default('INFO'),
+});
+
+export type Config = z.infer<typeof ConfigSchema>;
+
+let cached: Config | undefined;
+
+/** The parsed configuration; tests may call `resetConfig()` after changing `process.env`. */
+export function config(): Config {
+  cached ??= ConfigSchema.parse(process.env);
+  return cached;
+}
+
+export function resetConfig(): void {
+  cached = undefined;
+}

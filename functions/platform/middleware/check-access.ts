@@ -1,0 +1,27 @@
+import type { MiddlewareObj } from '@middy/core';
+import type { Context } from 'aws-lambda';
+import { grants } from '../../domain/scopes.ts';
+import { isWrite } from '../../routes.ts';
+import { ForbiddenError, PaymentRequiredError, ServiceUnavailableError } from '../errors.ts';
+import type { HttpEvent } from '../http.ts';
+import { callerOf, stateOf } from '../request-state.ts';
+
+/**
+ * Steps 3 and 4 of the chain: the Tenant's account state, then the route's scope.
+ * Suspended → 503 for everything; read-only subscription → 402 for writes, reads still work.
+ */
+export function checkAccess(): MiddlewareObj<HttpEvent, unknown, Error, Context> {
+  return {
+    before: async (request) => {
+      const state = stateOf(request.context);
+      const { tenant, apiKey } = callerOf(state);
+      if (tenant.suspended) throw new ServiceUnavailableError('This account is suspended');
+      if (isWrite(state.route) && tenant.subscription === 'read_only') {
+        throw new PaymentRequiredError('The subscription is read-only: writes are disabled until it is renewed');
+      }
+      if (!grants(apiKey.scopes, state.route.scope)) {
+        throw new ForbiddenError(`This API key lacks the scope ${state.route.scope}`);
+      }
+    },
+  };
+}

@@ -1,0 +1,39 @@
+import type { MiddlewareObj } from '@middy/core';
+import type { Context } from 'aws-lambda';
+import { countRequest } from '../../data/rate-limits.ts';
+import { judge, windowStart } from '../../domain/rate-limit.ts';
+import { config } from '../config.ts';
+import { RateLimitedError } from '../errors.ts';
+import type { HttpEvent } from '../http.ts';
+import { callerOf, stateOf } from '../request-state.ts';
+
+const WINDOW_SECONDS = 60;
+
+/** Step 5: one UpdateItem counts the request against the key's and the Tenant's budgets. */
+export function rateLimit(): MiddlewareObj<HttpEvent, unknown, Error, Context> {
+  return {
+    before: async (request) => {
+      const state = stateOf(request.context);
+      const { tenant, apiKey } = callerOf(state);
+      const now = Date.now() / 1000;
+      const start = windowStart(now, WINDOW_SECONDS);
+      const counts = await countRequest(tenant.tenantId, apiKey.id, start, WINDOW_SECONDS);
+      const { RATE_LIMIT_KEY_PER_MINUTE, RATE_LIMIT_TENANT_PER_MINUTE } = config();
+      const verdict = judge(
+        [
+          { name: 'key-minute', quota: RATE_LIMIT_KEY_PER_MINUTE, windowSeconds: WINDOW_SECONDS, used: counts.keyCount },
+          {
+            name: 'tenant-minute',
+            quota: tenant.rateLimitPerMinute ?? RATE_LIMIT_TENANT_PER_MINUTE,
+            windowSeconds: WINDOW_SECONDS,
+            used: counts.tenantCount,
+          },
+        ],
+        now,
+      );
+      const { 'Retry-After': _retry, ...everyResponse } = verdict.headers;
+      state.rateLimitHeaders = everyResponse;
+      if (!verdict.allowed) throw new RateLimitedError('Rate limit exceeded: retry after the window resets', verdict.headers);
+    },
+  };
+}

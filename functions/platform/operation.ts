@@ -1,0 +1,110 @@
+import { randomUUID } from 'node:crypto';
+import middy, { type Request } from '@middy/core';
+import type { Context } from 'aws-lambda';
+import type { z } from 'zod';
+import { type OperationId, type RouteDefinition, routeFor } from '../routes.ts';
+import { type HttpEvent, type HttpResponse, jsonResponse } from './http.ts';
+import { logger } from './logger.ts';
+import { authenticate } from './middleware/authenticate.ts';
+import { checkAccess } from './middleware/check-access.ts';
+import { errorHandler } from './middleware/error-handler.ts';
+import { idempotency } from './middleware/idempotency.ts';
+import { rateLimit } from './middleware/rate-limit.ts';
+import { validateInput } from './middleware/validate-input.ts';
+import { attachState, type Caller, callerOf, type RequestState, stateOf } from './request-state.ts';
+
+type MiddyRequest = Request<HttpEvent, HttpResponse, Error, Context>;
+type Infer<S> = S extends z.ZodType ? z.infer<S> : Record<string, never>;
+
+/** A response the operation documents (OpenAPI) and may return. */
+export interface ResponseSpec {
+  description: string;
+  schema?: z.ZodType;
+}
+
+export interface OperationSpec<P, Q, B> {
+  params?: P;
+  query?: Q;
+  body?: B;
+  responses: Record<number, ResponseSpec>;
+}
+
+export interface OperationInput<P, Q, B> {
+  params: Infer<P>;
+  query: Infer<Q>;
+  body: Infer<B>;
+  caller: Caller;
+  requestId: string;
+}
+
+export interface OperationResult {
+  status: number;
+  body?: unknown;
+  headers?: Record<string, string>;
+}
+
+export interface Operation {
+  route: RouteDefinition;
+  spec: OperationSpec<z.ZodType | undefined, z.ZodType | undefined, z.ZodType | undefined>;
+  handler: (event: HttpEvent, context: Context) => Promise<HttpResponse>;
+}
+
+/** Runs once per request after everything else: headers every answer carries, the key's fate, the log line. */
+async function finish(state: RequestState, response: HttpResponse): Promise<void> {
+  if (state.idempotency) {
+    if (response.statusCode >= 500) await state.idempotency.release();
+    else await state.idempotency.complete(response);
+  }
+  Object.assign(response.headers, state.rateLimitHeaders, { 'X-Request-Id': state.requestId });
+  logger.info('request', {
+    operation: state.route.operationId,
+    status: response.statusCode,
+    durationMs: Date.now() - state.startedAt,
+    tenantId: state.caller?.tenant.tenantId,
+    apiKeyId: state.caller?.apiKey.id,
+    replayed: state.replayed ?? false,
+  });
+}
+
+/**
+ * Wraps an operation in the shared chain (architecture §3): authenticate → tenant state and scope
+ * → rate limit → idempotency → validation → handler, with errors mapped in one place. The handler
+ * only sees validated input and the caller; it never builds an HTTP error by hand.
+ */
+export function defineOperation<
+  P extends z.ZodType | undefined = undefined,
+  Q extends z.ZodType | undefined = undefined,
+  B extends z.ZodType | undefined = undefined,
+>(
+  operationId: OperationId,
+  spec: OperationSpec<P, Q, B>,
+  run: (input: OperationInput<P, Q, B>) => Promise<OperationResult>,
+): Operation {
+  const route = routeFor(operationId);
+  const core = async (_event: HttpEvent, context: Context): Promise<HttpResponse> => {
+    const state = stateOf(context);
+    const input = state.input as { params: Infer<P>; query: Infer<Q>; body: Infer<B> };
+    const result = await run({ ...input, caller: callerOf(state), requestId: state.requestId });
+    return jsonResponse(result.status, result.body, result.headers);
+  };
+  // middy's plugin hooks receive the request at run time, though its types declare no argument.
+  const lifecycle = {
+    requestStart: (request: MiddyRequest) => {
+      const requestId = request.event.requestContext?.requestId || randomUUID();
+      attachState(request.context, { route, requestId, startedAt: Date.now(), rateLimitHeaders: {} });
+    },
+    requestEnd: async (request: MiddyRequest) => {
+      const response = (request.response ??= jsonResponse(500, { detail: 'Internal error' }));
+      response.headers ??= {};
+      await finish(stateOf(request.context), response);
+    },
+  } as unknown as Parameters<typeof middy>[1];
+  const handler = middy<HttpEvent, HttpResponse, Error, Context>(core, lifecycle)
+    .use(errorHandler())
+    .use(authenticate())
+    .use(checkAccess())
+    .use(rateLimit())
+    .use(idempotency())
+    .use(validateInput(spec as OperationSpec<z.ZodType, z.ZodType, z.ZodType>));
+  return { route, spec, handler: handler as Operation['handler'] };
+}

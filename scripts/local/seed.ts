@@ -1,0 +1,51 @@
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { getTenantBySlug } from '../../functions/data/tenants.ts';
+import { createAgent } from '../../functions/services/agents.ts';
+import { issueApiKey } from '../../functions/services/api-keys.ts';
+import { orderByDepth, type PlaceInput, savePlace } from '../../functions/services/places.ts';
+import { createTenantFromAdmin } from '../../functions/services/tenants.ts';
+import { SCOPES } from '../../functions/domain/scopes.ts';
+
+export const DEMO_SLUG = 'demo';
+
+export interface DemoSeed {
+  tenantId: string;
+  slug: string;
+  agentEmail: string;
+  /** Present only on the start that created the tenant: secrets are shown once. */
+  keys?: { name: string; key: string; scopes: string[] }[];
+}
+
+/** The demo tenant: a sample Place catalogue, an agent and two keys, created on the first start only. */
+export async function seedDemo(): Promise<DemoSeed> {
+  const existing = await getTenantBySlug(DEMO_SLUG);
+  if (existing) return { tenantId: existing.tenantId, slug: DEMO_SLUG, agentEmail: 'ana@demo.example' };
+
+  const places = JSON.parse(readFileSync(resolve(import.meta.dirname, 'demo-places.json'), 'utf8')) as PlaceInput[];
+  const parents = new Map();
+  for (const place of orderByDepth(places)) await savePlace(place, parents);
+
+  const tenant = await createTenantFromAdmin({
+    slug: DEMO_SLUG,
+    name: 'Demo Realty',
+    languages: ['en', 'es'],
+    website: 'https://demo.example',
+  });
+  const agent = await createAgent({ tenantId: tenant.tenantId, name: 'Ana García', email: 'ana@demo.example', isAdmin: true });
+  const full = await issueApiKey({ tenantId: tenant.tenantId, name: 'demo-full-access', scopes: [...SCOPES] });
+  const readOnly = await issueApiKey({
+    tenantId: tenant.tenantId,
+    name: 'demo-read-only',
+    scopes: ['properties:read', 'leads:read', 'activities:read'],
+  });
+  return {
+    tenantId: tenant.tenantId,
+    slug: DEMO_SLUG,
+    agentEmail: agent.email,
+    keys: [
+      { name: full.record.name, key: full.secret, scopes: full.record.scopes },
+      { name: readOnly.record.name, key: readOnly.secret, scopes: readOnly.record.scopes },
+    ],
+  };
+}

@@ -1,0 +1,193 @@
+import { randomUUID } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import type { Context } from 'aws-lambda';
+import type { HttpEvent, HttpResponse } from '../../functions/platform/http.ts';
+import { MAX_BODY_BYTES } from '../../functions/platform/middleware/validate-input.ts';
+import { type RouteDefinition, routes } from '../../functions/routes.ts';
+
+type LambdaHandler = (event: HttpEvent, context: Context) => Promise<HttpResponse>;
+
+interface MountedRoute {
+  route: RouteDefinition;
+  pattern: RegExp;
+  paramNames: string[];
+  load: () => Promise<LambdaHandler>;
+}
+
+const FUNCTIONS_HTTP = resolve(import.meta.dirname, '../../functions/http');
+
+/** `/v1/properties/{property_id}` → a regex with one capture per parameter. */
+function compile(path: string): { pattern: RegExp; paramNames: string[] } {
+  const paramNames: string[] = [];
+  const source = path
+    .split('/')
+    .map((segment) =>
+      segment.replace(/\{(\w+)\}|[^{}]+/g, (match, name?: string) => {
+        if (name) {
+          paramNames.push(name);
+          return '([^/]+)';
+        }
+        return match.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+      }),
+    )
+    .join('/');
+  return { pattern: new RegExp(`^${source}$`), paramNames };
+}
+
+/** Mounts every row of the route table, loading each handler module on its first request. */
+export function mountRoutes(): MountedRoute[] {
+  return routes.map((route) => {
+    let handler: Promise<LambdaHandler> | undefined;
+    return {
+      route,
+      ...compile(route.path),
+      load: () => {
+        handler ??= import(pathToFileURL(resolve(FUNCTIONS_HTTP, route.entry)).href).then(
+          (m: { handler: LambdaHandler }) => m.handler,
+        );
+        return handler;
+      },
+    };
+  });
+}
+
+class BodyTooLarge extends Error {}
+
+async function readBody(req: IncomingMessage): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    size += (chunk as Buffer).length;
+    if (size > MAX_BODY_BYTES) throw new BodyTooLarge();
+    chunks.push(chunk as Buffer);
+  }
+  return Buffer.concat(chunks);
+}
+
+/** Builds the API Gateway HTTP API (payload v2) event that Lambda would receive. */
+export function toEvent(req: IncomingMessage, url: URL, body: Buffer, mounted: MountedRoute, match: RegExpMatchArray): HttpEvent {
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(req.headers)) {
+    if (value !== undefined) headers[name.toLowerCase()] = Array.isArray(value) ? value.join(',') : value;
+  }
+  const query: Record<string, string> = {};
+  for (const [name, value] of url.searchParams) query[name] = name in query ? `${query[name]},${value}` : value;
+  const pathParameters = Object.fromEntries(mounted.paramNames.map((n, i) => [n, decodeURIComponent(match[i + 1] ?? '')]));
+  const now = Date.now();
+  const method = req.method ?? 'GET';
+  return {
+    version: '2.0',
+    routeKey: `${mounted.route.method} ${mounted.route.path}`,
+    rawPath: url.pathname,
+    rawQueryString: url.search.slice(1),
+    headers,
+    ...(Object.keys(query).length ? { queryStringParameters: query } : {}),
+    ...(mounted.paramNames.length ? { pathParameters } : {}),
+    ...(body.length ? { body: body.toString('utf8') } : {}),
+    isBase64Encoded: false,
+    requestContext: {
+      accountId: 'local',
+      apiId: 'local',
+      domainName: headers.host ?? '127.0.0.1',
+      domainPrefix: 'local',
+      http: {
+        method,
+        path: url.pathname,
+        protocol: `HTTP/${req.httpVersion}`,
+        sourceIp: req.socket.remoteAddress ?? '127.0.0.1',
+        userAgent: headers['user-agent'] ?? '',
+      },
+      requestId: randomUUID(),
+      routeKey: `${mounted.route.method} ${mounted.route.path}`,
+      stage: '$default',
+      time: new Date(now).toUTCString(),
+      timeEpoch: now,
+    },
+  };
+}
+
+function lambdaContext(requestId: string, functionName: string): Context {
+  return {
+    callbackWaitsForEmptyEventLoop: false,
+    functionName,
+    functionVersion: '$LATEST',
+    invokedFunctionArn: `arn:aws:lambda:local:000000000000:function:${functionName}`,
+    memoryLimitInMB: '1024',
+    awsRequestId: requestId,
+    logGroupName: `/aws/lambda/${functionName}`,
+    logStreamName: 'local',
+    getRemainingTimeInMillis: () => 29_000,
+    done: () => undefined,
+    fail: () => undefined,
+    succeed: () => undefined,
+  };
+}
+
+function send(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+  const text = body === undefined ? '' : JSON.stringify(body);
+  res.writeHead(status, { ...(text ? { 'Content-Type': 'application/json' } : {}), ...headers });
+  res.end(text);
+}
+
+export interface ApiServerOptions {
+  port: number;
+  host?: string;
+  /** One line per request; silent when omitted. */
+  log?: (line: string) => void;
+}
+
+/**
+ * The local API: the same handler modules as Lambda, each invoked with the API Gateway event an
+ * HTTP request would produce. Routes come only from the route table.
+ */
+export async function startApiServer(options: ApiServerOptions): Promise<{ server: Server; url: string }> {
+  const mounted = mountRoutes();
+  const server = createServer(async (req, res) => {
+    const started = performance.now();
+    const url = new URL(req.url ?? '/', 'http://127.0.0.1');
+    let status = 500;
+    try {
+      const candidates = mounted
+        .map((m) => ({ m, match: url.pathname.match(m.pattern) }))
+        .filter((c): c is { m: MountedRoute; match: RegExpMatchArray } => c.match !== null);
+      const hit = candidates.find((c) => c.m.route.method === req.method);
+      if (!hit) {
+        status = candidates.length ? 405 : 404;
+        const allow = candidates.map((c) => c.m.route.method).join(', ');
+        send(res, status, { detail: status === 404 ? 'Not Found' : 'Method Not Allowed' }, allow ? { Allow: allow } : {});
+        return;
+      }
+      let body: Buffer;
+      try {
+        body = await readBody(req);
+      } catch (error) {
+        if (!(error instanceof BodyTooLarge)) throw error;
+        status = 413;
+        send(res, 413, { detail: 'The request body is larger than 1 MB' }, { Connection: 'close' });
+        return;
+      }
+      const event = toEvent(req, url, body, hit.m, hit.match);
+      const handler = await hit.m.load();
+      const response = await handler(event, lambdaContext(event.requestContext.requestId, hit.m.route.operationId));
+      status = response.statusCode;
+      res.writeHead(status, response.headers);
+      res.end(response.body ?? '');
+    } catch (error) {
+      status = 500;
+      console.error(error);
+      if (!res.headersSent) send(res, 500, { detail: 'Internal error' });
+    } finally {
+      options.log?.(`${req.method} ${url.pathname}${url.search} → ${status} ${(performance.now() - started).toFixed(1)}ms`);
+    }
+  });
+  const host = options.host ?? '127.0.0.1';
+  await new Promise<void>((resolveListen, reject) => {
+    server.once('error', reject);
+    server.listen(options.port, host, () => resolveListen());
+  });
+  const address = server.address();
+  const port = typeof address === 'object' && address ? address.port : options.port;
+  return { server, url: `http://${host}:${port}` };
+}

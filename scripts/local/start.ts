@@ -1,0 +1,99 @@
+/**
+ * `npm start`: the whole service on this machine, in the foreground.
+ * DynamoDB Local and s3rver keep their data under DATA_DIR (default .data/); the API serves the
+ * same handler modules as Lambda on http://127.0.0.1:$PORT; the stream consumer polls the table's
+ * stream. Ctrl-C stops everything.
+ */
+import { mkdirSync } from 'node:fs';
+import { resolve } from 'node:path';
+import S3rver from 's3rver';
+import { ensureTable, freePort, startDynamoLocal } from './dynamo-local.ts';
+import { dataDir, readStackInfo, removeStackInfo, writeStackInfo } from './stack-file.ts';
+
+const dir = dataDir();
+const port = Number(process.env.PORT ?? 3000);
+const tableName = process.env.TABLE_NAME ?? 'listings-leads';
+const log = (line: string) => process.stdout.write(`${line}\n`);
+
+const running = readStackInfo(dir);
+if (running) {
+  console.error(`A local stack (pid ${running.pid}) already runs on ${dir} at ${running.apiUrl}; stop it first or set DATA_DIR.`);
+  process.exit(1);
+}
+mkdirSync(dir, { recursive: true });
+
+log(`Starting DynamoDB Local (data in ${resolve(dir, 'dynamodb')})…`);
+const dynamoPort = Number(process.env.DYNAMODB_PORT ?? (await freePort()));
+const dynamo = await startDynamoLocal({ dataDir: resolve(dir, 'dynamodb'), port: dynamoPort });
+const s3Port = Number(process.env.S3_PORT ?? (await freePort()));
+const bucketName = process.env.PHOTO_BUCKET ?? 'listings-leads-photos';
+const s3 = new S3rver({
+  port: s3Port,
+  address: '127.0.0.1',
+  directory: resolve(dir, 's3'),
+  silent: true,
+  configureBuckets: [{ name: bucketName, configs: [] }],
+});
+await s3.run();
+
+// The handlers read their configuration from the environment, exactly as in Lambda.
+Object.assign(process.env, {
+  TABLE_NAME: tableName,
+  DYNAMODB_ENDPOINT: dynamo.endpoint,
+  S3_ENDPOINT: `http://127.0.0.1:${s3Port}`,
+  PHOTO_BUCKET: bucketName,
+  AWS_REGION: process.env.AWS_REGION ?? 'us-east-1',
+  // Locally a revoked key or a suspended tenant must bite on the very next request.
+  AUTH_CACHE_TTL_SECONDS: process.env.AUTH_CACHE_TTL_SECONDS ?? '0',
+  LOG_LEVEL: process.env.LOG_LEVEL ?? 'WARN',
+  POWERTOOLS_TRACE_ENABLED: 'false',
+});
+
+const created = await ensureTable(dynamo.endpoint, tableName);
+log(created === 'created' ? `Created table ${tableName}` : `Using table ${tableName}`);
+
+const { seedDemo } = await import('./seed.ts');
+const demo = await seedDemo();
+
+const { startApiServer } = await import('./server.ts');
+const { server, url } = await startApiServer({ port, log });
+
+const { handler: streamHandler } = await import('../../functions/streams/consumer.ts');
+const { startStreamPoller } = await import('./stream-poller.ts');
+const poller = startStreamPoller({
+  endpoint: dynamo.endpoint,
+  tableName,
+  handler: streamHandler,
+  onError: (error) => console.error('stream consumer:', (error as Error).message),
+});
+
+writeStackInfo(dir, { pid: process.pid, dynamoEndpoint: dynamo.endpoint, apiUrl: url, tableName, s3Endpoint: `http://127.0.0.1:${s3Port}` });
+
+if (demo.keys) {
+  log('');
+  log(`Demo tenant "${demo.slug}" created (agent ${demo.agentEmail}). These keys are shown once:`);
+  for (const k of demo.keys) log(`  ${k.name.padEnd(18)} ${k.key}   (${k.scopes.join(',')})`);
+  log('');
+  log(`  curl -H "Authorization: Bearer ${demo.keys[0]?.key}" ${url}/v1/places`);
+} else {
+  log(`Demo tenant "${demo.slug}" already exists; its keys were shown on the first start.`);
+  log(`New key: npm run -s admin -- key create --tenant ${demo.slug} --name me --scopes properties:write,leads:write`);
+}
+log('');
+log(`API ready on ${url}`);
+
+let stopping = false;
+async function stop(): Promise<void> {
+  if (stopping) return;
+  stopping = true;
+  log('Stopping…');
+  poller.stop();
+  server.closeAllConnections();
+  server.close();
+  await s3.close().catch(() => undefined);
+  await dynamo.stop();
+  removeStackInfo(dir);
+  process.exit(0);
+}
+process.on('SIGINT', stop);
+process.on('SIGTERM', stop);
