@@ -1,0 +1,149 @@
+import { readFileSync } from 'node:fs';
+import { requireTenantBySlug } from '../../functions/data/tenants.ts';
+import { toPlaceOut } from '../../functions/http/places/schemas.ts';
+import { createAgent } from '../../functions/services/agents.ts';
+import { issueApiKey, parseScopes, revokeApiKeyById } from '../../functions/services/api-keys.ts';
+import { orderByDepth, type PlaceInput, savePlace } from '../../functions/services/places.ts';
+import {
+  AdminInputError,
+  createTenantFromAdmin,
+  parseLanguages,
+  presentTenant,
+  updateTenantFromAdmin,
+} from '../../functions/services/tenants.ts';
+import { booleanFlag, type Flags, integerFlag, oneOf, optional, required, UsageError } from './args.ts';
+
+export interface Command {
+  usage: string;
+  run: (flags: Flags, progress: (line: string) => void) => Promise<unknown>;
+}
+
+/** Every admin command, keyed by "<group> <action>". Output is the JSON printed on stdout. */
+export const commands: Record<string, Command> = {
+  'tenant create': {
+    usage: '--slug SLUG --name NAME [--languages en,es] [--website URL]',
+    run: async (flags) => {
+      const languages = optional(flags, 'languages');
+      const website = optional(flags, 'website');
+      const tenant = await createTenantFromAdmin({
+        slug: required(flags, 'slug'),
+        name: required(flags, 'name'),
+        ...(languages ? { languages: parseLanguages(languages) } : {}),
+        ...(website ? { website } : {}),
+      });
+      return { id: tenant.tenantId, slug: tenant.slug };
+    },
+  },
+  'tenant update': {
+    usage:
+      '--tenant SLUG [--name NAME] [--languages en,es] [--website URL] [--subscription active|read_only] [--suspended true|false] [--rate-limit-per-minute N]',
+    run: async (flags) => {
+      const languages = optional(flags, 'languages');
+      const changes = {
+        ...(optional(flags, 'name') ? { name: required(flags, 'name') } : {}),
+        ...(languages ? { languages: parseLanguages(languages) } : {}),
+        ...(optional(flags, 'website') ? { website: required(flags, 'website') } : {}),
+        ...(flags.has('subscription') ? { subscription: oneOf(flags, 'subscription', ['active', 'read_only'] as const) } : {}),
+        ...(flags.has('suspended') ? { suspended: booleanFlag(flags, 'suspended') } : {}),
+        ...(flags.has('rate-limit-per-minute') ? { rateLimitPerMinute: integerFlag(flags, 'rate-limit-per-minute', 1) } : {}),
+      };
+      if (Object.keys(changes).length === 0) throw new UsageError('Nothing to change: pass at least one option');
+      return presentTenant(await updateTenantFromAdmin(required(flags, 'tenant'), changes));
+    },
+  },
+  'tenant show': {
+    usage: '--tenant SLUG',
+    run: async (flags) => presentTenant(await requireTenantBySlug(required(flags, 'tenant'))),
+  },
+  'agent create': {
+    usage: '--tenant SLUG --name NAME --email EMAIL [--phone P] [--admin]',
+    run: async (flags) => {
+      const tenant = await requireTenantBySlug(required(flags, 'tenant'));
+      const phone = optional(flags, 'phone');
+      const agent = await createAgent({
+        tenantId: tenant.tenantId,
+        name: required(flags, 'name'),
+        email: required(flags, 'email'),
+        ...(phone ? { phone } : {}),
+        isAdmin: booleanFlag(flags, 'admin') ?? false,
+      });
+      return { id: agent.id, slug: agent.slug };
+    },
+  },
+  'key create': {
+    usage: '--tenant SLUG --name NAME --scopes s1,s2 [--expires-at ISO]',
+    run: async (flags) => {
+      const tenant = await requireTenantBySlug(required(flags, 'tenant'));
+      const expiresAt = optional(flags, 'expires-at');
+      const { record, secret } = await issueApiKey({
+        tenantId: tenant.tenantId,
+        name: required(flags, 'name'),
+        scopes: parseScopes(required(flags, 'scopes')),
+        ...(expiresAt ? { expiresAt } : {}),
+      });
+      return { id: record.id, key: secret };
+    },
+  },
+  'key revoke': {
+    usage: '--tenant SLUG --id ID',
+    run: async (flags) => {
+      const tenant = await requireTenantBySlug(required(flags, 'tenant'));
+      const record = await revokeApiKeyById(tenant.tenantId, required(flags, 'id'));
+      return { id: record.id, revoked_at: record.revokedAt };
+    },
+  },
+  'place create': {
+    usage: '--code CODE --name NAME [--parent CODE] [--kind KIND]',
+    run: async (flags) =>
+      toPlaceOut(
+        await savePlace({
+          code: required(flags, 'code'),
+          name: required(flags, 'name'),
+          parent: optional(flags, 'parent'),
+          kind: optional(flags, 'kind'),
+        }),
+      ),
+  },
+  'place import': {
+    usage: '--file FILE.json   (a JSON array of {code, name, parent?, kind?})',
+    run: async (flags, progress) => {
+      const file = required(flags, 'file');
+      let places: PlaceInput[];
+      try {
+        places = JSON.parse(readFileSync(file, 'utf8')) as PlaceInput[];
+      } catch (error) {
+        throw new AdminInputError(`Cannot read ${file}: ${(error as Error).message}`);
+      }
+      if (!Array.isArray(places)) throw new AdminInputError(`${file} must hold a JSON array of places`);
+      const ordered = orderByDepth(places);
+      const parents = new Map();
+      const failures: { code: unknown; error: string }[] = [];
+      let imported = 0;
+      const every = Math.max(100, Math.ceil(ordered.length / 20));
+      for (const [i, place] of ordered.entries()) {
+        try {
+          if (!place || typeof place !== 'object' || typeof place.code !== 'string' || typeof place.name !== 'string') {
+            throw new AdminInputError('each place needs a string code and name');
+          }
+          await savePlace(place, parents);
+          imported++;
+        } catch (error) {
+          if (!(error instanceof AdminInputError)) throw error;
+          failures.push({ code: (place as { code?: unknown })?.code ?? null, error: error.message });
+        }
+        if ((i + 1) % every === 0) progress(`place import: ${i + 1}/${ordered.length}`);
+      }
+      return { total: places.length, imported, failed: failures.length, failures };
+    },
+  },
+};
+
+export function usage(): string {
+  return [
+    'Usage: npm run -s admin -- <command> [--flag value ...]',
+    '',
+    ...Object.entries(commands).map(([name, c]) => `  ${name} ${c.usage}`),
+    '',
+    'Targets the local stack running on DATA_DIR (default .data/), or a deployed table when TABLE_NAME is set.',
+  ].join('\n');
+}

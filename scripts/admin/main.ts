@@ -1,0 +1,68 @@
+/**
+ * The admin CLI: `npm run -s admin -- <command> [--flag value ...]`.
+ * JSON on stdout and nothing else there; progress on stderr; an error is one line on stderr, exit 1.
+ *
+ * Target, in order: a deployed table when TABLE_NAME is set (AWS credentials from the environment);
+ * the local stack that `npm start` runs on DATA_DIR; otherwise DynamoDB Local is started on
+ * DATA_DIR for the duration of the command.
+ */
+import { parseArgs, UsageError } from './args.ts';
+
+const { words, flags } = parseArgs(process.argv.slice(2));
+const fail = (message: string): never => {
+  process.stderr.write(`error: ${message.split('\n')[0]}\n`);
+  process.exit(1);
+};
+
+async function connect(): Promise<() => Promise<void>> {
+  if (process.env.TABLE_NAME && !process.env.DYNAMODB_ENDPOINT) return async () => undefined;
+  if (process.env.DYNAMODB_ENDPOINT) return async () => undefined;
+  const { dataDir, readStackInfo } = await import('../local/stack-file.ts');
+  const { resolve } = await import('node:path');
+  const dir = dataDir();
+  const running = readStackInfo(dir);
+  if (running) {
+    Object.assign(process.env, { DYNAMODB_ENDPOINT: running.dynamoEndpoint, TABLE_NAME: running.tableName });
+    return async () => undefined;
+  }
+  const { ensureTable, startDynamoLocal } = await import('../local/dynamo-local.ts');
+  const dynamo = await startDynamoLocal({ dataDir: resolve(dir, 'dynamodb') });
+  const tableName = 'listings-leads';
+  await ensureTable(dynamo.endpoint, tableName);
+  Object.assign(process.env, { DYNAMODB_ENDPOINT: dynamo.endpoint, TABLE_NAME: tableName });
+  return dynamo.stop;
+}
+
+async function main(): Promise<void> {
+  process.env.LOG_LEVEL ??= 'ERROR';
+  const wantsHelp = words.length === 0 || flags.has('help');
+  // Connect first: the data modules read the endpoint and table from the environment on import.
+  const disconnect = wantsHelp ? async () => undefined : await connect();
+  const { commands, usage } = await import('./commands.ts');
+  if (wantsHelp) {
+    process.stdout.write(`${usage()}\n`);
+    return;
+  }
+  const name = words.slice(0, 2).join(' ');
+  const command = commands[name];
+  if (!command || words.length !== 2) {
+    await disconnect();
+    fail(`unknown command "${words.join(' ')}"; run with --help for the list`);
+  }
+  try {
+    const result = await (command as NonNullable<typeof command>).run(flags, (line) => process.stderr.write(`${line}\n`));
+    process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
+  } finally {
+    await disconnect();
+  }
+}
+
+main().then(
+  () => process.exit(0),
+  (error: unknown) => {
+    const known =
+      error instanceof UsageError ||
+      (error instanceof Error && ['AdminInputError', 'NotFoundError', 'ConflictError'].includes(error.constructor.name));
+    fail(known ? (error as Error).message : `${(error as Error).name}: ${(error as Error).message}`);
+  },
+);
