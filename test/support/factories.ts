@@ -1,0 +1,58 @@
+import { randomUUID } from 'node:crypto';
+import { SCOPES, type Scope } from '../../functions/domain/scopes.ts';
+import { createAgent } from '../../functions/services/agents.ts';
+import { issueApiKey } from '../../functions/services/api-keys.ts';
+import { savePlace } from '../../functions/services/places.ts';
+import { createTenantFromAdmin, updateTenantFromAdmin } from '../../functions/services/tenants.ts';
+
+/** A unique suffix so that test files sharing one table never collide. */
+export function unique(prefix = 't'): string {
+  return `${prefix}-${randomUUID().slice(0, 8)}`;
+}
+
+export interface TestTenant {
+  tenantId: string;
+  slug: string;
+  /** A key with every scope. */
+  key: string;
+  keyId: string;
+  /** Issues another key for this tenant. */
+  newKey: (scopes: readonly Scope[], options?: { expiresAt?: string; name?: string }) => Promise<{ id: string; key: string }>;
+  update: typeof updateTenantFromAdmin extends (slug: string, c: infer C) => unknown ? (changes: C) => Promise<unknown> : never;
+}
+
+export async function createTestTenant(options: { languages?: string[] } = {}): Promise<TestTenant> {
+  const slug = unique('tenant');
+  const tenant = await createTenantFromAdmin({ slug, name: `Test ${slug}`, languages: options.languages ?? ['en', 'es'] });
+  const newKey: TestTenant['newKey'] = async (scopes, opts = {}) => {
+    const { record, secret } = await issueApiKey({
+      tenantId: tenant.tenantId,
+      name: opts.name ?? unique('key'),
+      scopes: [...scopes],
+      ...(opts.expiresAt ? { expiresAt: opts.expiresAt } : {}),
+    });
+    return { id: record.id, key: secret };
+  };
+  const full = await newKey(SCOPES, { name: 'test-full' });
+  return {
+    tenantId: tenant.tenantId,
+    slug,
+    key: full.key,
+    keyId: full.id,
+    newKey,
+    update: (changes) => updateTenantFromAdmin(slug, changes),
+  };
+}
+
+export async function createTestAgent(tenantId: string, name = 'Test Agent') {
+  return createAgent({ tenantId, name, email: `${unique('agent')}@example.com` });
+}
+
+/** A small Place tree with unique codes: country > region > town. */
+export async function createTestPlaces() {
+  const prefix = unique('P').toUpperCase().replace(/-/g, '');
+  const country = await savePlace({ code: `${prefix}`, name: 'Testland', kind: 'country' });
+  const region = await savePlace({ code: `${prefix}-R`, name: 'Coast', parent: country.code, kind: 'region' });
+  const town = await savePlace({ code: `${prefix}-R-T`, name: 'Seatown', parent: region.code, kind: 'municipality' });
+  return { country, region, town };
+}
