@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { listPlaces } from '../../data/places.ts';
 import { defineOperation } from '../../platform/operation.ts';
 import { pageOf } from '../shared/schemas.ts';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import type { PlaceRecord } from '../../data/places.ts';
 
 export const PathEntryOut = z.object({ code: z.string(), name: z.string(), kind: z.string() });

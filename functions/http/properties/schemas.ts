@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import type { PropertyRecord } from '../../data/properties.ts';
 import { listingStatus, needsLocation } from '../../domain/property.ts';
 import { CurrencyCode, Money, nonNegativeDecimal, PageQuery, QueryBoolean, Uuid } from '../shared/schemas.ts';

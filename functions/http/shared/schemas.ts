@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { DECIMAL_PATTERN, fractionDigits, integerDigits, isNegativeDecimal, normalizeDecimal } from '../../domain/decimal.ts';
 
 /**
