@@ -11,7 +11,8 @@ export const bundlingDefaults = {
   sourcemap: true,
   mainFields: ['module', 'main'],
   /** ESM output still meets CJS dependencies that call require(); give them one. */
-  banner: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);",
+  banner:
+    "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);",
   /** The SDK is bundled (not taken from the runtime) so the version is the one we test. */
   external: [] as string[],
 } as const;

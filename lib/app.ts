@@ -1,0 +1,91 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { App, type Environment } from 'aws-cdk-lib';
+import { BUNDLING_STACKS } from 'aws-cdk-lib/cx-api';
+import { type RouteDefinition, routes as routeTable } from '../functions/routes.ts';
+import { repoRoot } from './constructs/service-function.ts';
+import { ApiStack } from './stacks/api-stack.ts';
+import { AsyncStack } from './stacks/async-stack.ts';
+import { DataStack } from './stacks/data-stack.ts';
+
+export interface BuildAppOptions {
+  /**
+   * The app to add the stacks to.
+   * @default - a new App with the context (feature flags) of cdk.json
+   */
+  readonly app?: App;
+  /**
+   * Stage name, part of every stack name (`ListingsLeads-<stage>-Api`).
+   * @default - the `stage` context value, else 'dev'
+   */
+  readonly stage?: string;
+  /**
+   * Account and region.
+   * @default - environment-agnostic unless CDK_DEFAULT_ACCOUNT and CDK_DEFAULT_REGION are set
+   */
+  readonly env?: Environment;
+  /**
+   * Whether to bundle the functions' code. Tests that only look at templates turn it off to save the
+   * esbuild runs; the templates are the same apart from asset hashes.
+   * @default true
+   */
+  readonly bundle?: boolean;
+  /**
+   * The route table. Only tests pass another one (to check how the stacks grow).
+   * @default - the rows of functions/routes.ts
+   */
+  readonly routes?: readonly RouteDefinition[];
+}
+
+export interface ServiceApp {
+  readonly app: App;
+  readonly data: DataStack;
+  readonly api: ApiStack;
+  readonly async: AsyncStack;
+}
+
+/** Builds the stacks of one stage. bin/app.ts and the infrastructure tests both start here. */
+export function buildApp(options: BuildAppOptions = {}): ServiceApp {
+  const app = options.app ?? new App({ context: cdkJsonContext() });
+  if (options.bundle === false) app.node.setContext(BUNDLING_STACKS, []);
+  const stage = options.stage ?? (app.node.tryGetContext('stage') as string | undefined) ?? 'dev';
+  if (!/^[A-Za-z][A-Za-z0-9]{0,15}$/.test(stage)) {
+    throw new Error(`Stage "${stage}" must be letters and digits, starting with a letter (at most 16)`);
+  }
+  const env = options.env ?? defaultEnv();
+  const prefix = `ListingsLeads-${stage}`;
+
+  const data = new DataStack(app, `${prefix}-Data`, {
+    env,
+    description: 'Listings and Leads: table and photo bucket (retained)',
+  });
+  const api = new ApiStack(app, `${prefix}-Api`, {
+    env,
+    description: 'Listings and Leads: HTTP API and one function per route',
+    table: data.table,
+    routes: options.routes ?? routeTable,
+  });
+  const async = new AsyncStack(app, `${prefix}-Async`, {
+    env,
+    description: 'Listings and Leads: stream consumer',
+    table: data.table,
+  });
+  return { app, data, api, async };
+}
+
+/**
+ * The context of cdk.json. The CLI passes it to bin/app.ts by itself; reading it here as well gives
+ * tests the same feature flags, so that they assert on the templates `cdk synth` produces.
+ */
+function cdkJsonContext(): Record<string, unknown> {
+  const cdkJson = JSON.parse(readFileSync(join(repoRoot, 'cdk.json'), 'utf8')) as {
+    context?: Record<string, unknown>;
+  };
+  return cdkJson.context ?? {};
+}
+
+function defaultEnv(): Environment | undefined {
+  const account = process.env.CDK_DEFAULT_ACCOUNT;
+  const region = process.env.CDK_DEFAULT_REGION;
+  return account && region ? { account, region } : undefined;
+}

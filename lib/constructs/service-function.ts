@@ -1,0 +1,201 @@
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Duration, RemovalPolicy } from 'aws-cdk-lib';
+import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
+import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import { Architecture, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
+import { LogLevel, NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { NagSuppressions } from 'cdk-nag';
+import { Construct } from 'constructs';
+import { bundlingDefaults } from '../bundling.ts';
+
+/** The repository root: entries, the lock file and tsconfig.json all live under it. */
+export const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
+
+/**
+ * The DynamoDB actions a function may be granted. A closed list on purpose: no `dynamodb:*`, and no
+ * `Scan` (nothing on a request path may scan the table, architecture §5).
+ */
+export type TableAction =
+  | 'dynamodb:GetItem'
+  | 'dynamodb:Query'
+  | 'dynamodb:UpdateItem'
+  | 'dynamodb:PutItem'
+  | 'dynamodb:DeleteItem'
+  | 'dynamodb:ConditionCheckItem';
+
+/** Reads: key lookups and queries on the table and its indexes. */
+export const TABLE_READ: readonly TableAction[] = ['dynamodb:GetItem', 'dynamodb:Query'];
+
+/** What `bindTable` grants. */
+export interface TableAccess {
+  /** Granted on the table itself (`dynamodb:Query` is also granted on every index in `indexNames`). */
+  readonly actions: readonly TableAction[];
+  /**
+   * Indexes the function queries. Named one by one instead of `index/*` so that the policy carries
+   * no wildcard.
+   * @default - no index access
+   */
+  readonly indexNames?: readonly string[];
+}
+
+export interface ServiceFunctionProps {
+  /** Absolute path of the handler module; it must export `handler`. */
+  readonly entry: string;
+  /**
+   * Shown in the console next to the generated function name.
+   * @default - no description
+   */
+  readonly description?: string;
+  /**
+   * Memory (and so CPU share). 1024 MB keeps the cold start of a bundled SDK + zod + ElectroDB short.
+   * @default 1024
+   */
+  readonly memorySize?: number;
+  /**
+   * Hard stop for one invocation. HTTP API gives up after 30 s, so API functions stay well under it.
+   * @default Duration.seconds(10)
+   */
+  readonly timeout?: Duration;
+  /**
+   * How long the function's own log group keeps its logs.
+   * @default RetentionDays.ONE_MONTH
+   */
+  readonly logRetention?: RetentionDays;
+  /**
+   * What happens to the log group when the function is removed. Logs are evidence, so they outlive it.
+   * @default RemovalPolicy.RETAIN
+   */
+  readonly logRemovalPolicy?: RemovalPolicy;
+  /**
+   * X-Ray tracing mode.
+   * @default Tracing.ACTIVE
+   */
+  readonly tracing?: Tracing;
+  /**
+   * Powertools log level (`LOG_LEVEL`).
+   * @default 'INFO'
+   */
+  readonly logLevel?: 'DEBUG' | 'INFO' | 'WARN' | 'ERROR';
+  /**
+   * Powertools service name (`POWERTOOLS_SERVICE_NAME`), the `service` key of every log line.
+   * @default 'listings-leads'
+   */
+  readonly serviceName?: string;
+  /**
+   * Extra environment variables, merged over the defaults.
+   * @default - only the defaults
+   */
+  readonly environment?: Readonly<Record<string, string>>;
+  /**
+   * Directory bundling runs from; `entry` must be under it.
+   * @default - the repository root
+   */
+  readonly projectRoot?: string;
+}
+
+/**
+ * One Lambda function of the service, with the defaults every function must have: Node.js 24 on ARM64,
+ * bundled ESM by the local esbuild with the options of lib/bundling.ts (the SDK included), its own log
+ * group with a retention, active tracing, source-mapped stack traces, and a role that starts with
+ * nothing but writing to that log group. Access to data is added with `bindTable`.
+ */
+export class ServiceFunction extends Construct {
+  readonly fn: NodejsFunction;
+  readonly role: Role;
+  readonly logGroup: LogGroup;
+
+  constructor(scope: Construct, id: string, props: ServiceFunctionProps) {
+    super(scope, id);
+    const projectRoot = props.projectRoot ?? repoRoot;
+
+    this.logGroup = new LogGroup(this, 'LogGroup', {
+      retention: props.logRetention ?? RetentionDays.ONE_MONTH,
+      removalPolicy: props.logRemovalPolicy ?? RemovalPolicy.RETAIN,
+    });
+
+    // Our own role instead of the default one: the default attaches the AWS managed
+    // AWSLambdaBasicExecutionRole (logs:* on every log group); this one may only write its own group.
+    this.role = new Role(this, 'Role', {
+      assumedBy: new ServicePrincipal('lambda.amazonaws.com'),
+      description: props.description,
+    });
+    this.logGroup.grantWrite(this.role);
+
+    const tracing = props.tracing ?? Tracing.ACTIVE;
+    this.fn = new NodejsFunction(this, 'Function', {
+      entry: props.entry,
+      handler: 'handler',
+      description: props.description,
+      runtime: Runtime.NODEJS_24_X,
+      architecture: Architecture.ARM_64,
+      memorySize: props.memorySize ?? 1024,
+      timeout: props.timeout ?? Duration.seconds(10),
+      tracing,
+      role: this.role,
+      logGroup: this.logGroup,
+      projectRoot,
+      depsLockFilePath: join(projectRoot, 'package-lock.json'),
+      environment: {
+        POWERTOOLS_SERVICE_NAME: props.serviceName ?? 'listings-leads',
+        LOG_LEVEL: props.logLevel ?? 'INFO',
+        NODE_OPTIONS: '--enable-source-maps',
+        ...props.environment,
+      },
+      bundling: {
+        format: { esm: OutputFormat.ESM, cjs: OutputFormat.CJS }[bundlingDefaults.format],
+        target: bundlingDefaults.target,
+        minify: bundlingDefaults.minify,
+        sourceMap: bundlingDefaults.sourcemap,
+        mainFields: [...bundlingDefaults.mainFields],
+        banner: bundlingDefaults.banner,
+        // Empty on purpose: the SDK is bundled so that the deployed version is the tested one.
+        externalModules: [...bundlingDefaults.external],
+        bundleAwsSDK: true,
+        logLevel: LogLevel.WARNING,
+      },
+    });
+
+    if (tracing !== Tracing.DISABLED) {
+      this.suppressWildcardResource(
+        'xray:PutTraceSegments and xray:PutTelemetryRecords (added by active tracing) do not support ' +
+          'resource-level permissions: IAM only accepts "*" for them.',
+      );
+    }
+  }
+
+  /**
+   * Gives the function the table's name (`TABLE_NAME`) and exactly `access.actions` on the table;
+   * `dynamodb:Query` is also granted on each index of `access.indexNames`, the only action that
+   * applies to an index.
+   */
+  bindTable(table: ITable, access: TableAccess): void {
+    this.fn.addEnvironment('TABLE_NAME', table.tableName);
+    if (access.actions.length === 0) return;
+    this.role.addToPrincipalPolicy(
+      new PolicyStatement({ actions: [...new Set(access.actions)], resources: [table.tableArn] }),
+    );
+    const indexNames = access.indexNames ?? [];
+    if (access.actions.includes('dynamodb:Query') && indexNames.length > 0) {
+      this.role.addToPrincipalPolicy(
+        new PolicyStatement({
+          actions: ['dynamodb:Query'],
+          resources: indexNames.map((name) => `${table.tableArn}/index/${name}`),
+        }),
+      );
+    }
+  }
+
+  /**
+   * Records why this function's policy holds a `Resource::*` (cdk-nag AwsSolutions-IAM5). Only for
+   * actions that IAM accepts on `*` alone; say which in `reason`.
+   */
+  suppressWildcardResource(reason: string): void {
+    NagSuppressions.addResourceSuppressions(
+      this.role,
+      [{ id: 'AwsSolutions-IAM5', reason, appliesTo: ['Resource::*'] }],
+      true,
+    );
+  }
+}

@@ -1,0 +1,150 @@
+import { CfnOutput, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
+import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
+import {
+  HttpApi,
+  HttpStage,
+  LogGroupLogDestination,
+  type ThrottleSettings,
+} from 'aws-cdk-lib/aws-apigatewayv2';
+import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
+import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
+import { NagSuppressions } from 'cdk-nag';
+import type { Construct } from 'constructs';
+import type { RouteDefinition } from '../../functions/routes.ts';
+import { RouteGroupStack } from './route-group-stack.ts';
+
+/**
+ * A route group becomes one nested stack of about 7 resources per route (function, role, policy, log
+ * group, invoke permission, integration, route). 40 routes stay near 280, well under the
+ * 500-resource limit; a tag that outgrows this should be split into narrower tags.
+ */
+export const MAX_ROUTES_PER_GROUP = 40;
+
+export interface ApiStackProps extends StackProps {
+  readonly table: ITable;
+  /** The rows of functions/routes.ts; every row becomes one route with its own function. */
+  readonly routes: readonly RouteDefinition[];
+  /**
+   * Account-level ceiling on the stage, in front of the per-tenant limits of the middleware: it caps
+   * what a flood can cost in Lambda concurrency before any tenant is identified.
+   * @default - 1000 requests per second, bursts of 2000
+   */
+  readonly throttle?: ThrottleSettings;
+  /**
+   * How long the API access logs are kept.
+   * @default RetentionDays.THREE_MONTHS
+   */
+  readonly accessLogRetention?: RetentionDays;
+}
+
+/** The HTTP API groups routes by their `tag`; the group's id is the tag reduced to letters and digits. */
+export function groupRoutesByTag(routes: readonly RouteDefinition[]): Map<string, RouteDefinition[]> {
+  const groups = new Map<string, RouteDefinition[]>();
+  for (const route of routes) {
+    const groupId = route.tag.replace(/[^A-Za-z0-9]/g, '');
+    if (!groupId) throw new Error(`Route ${route.operationId} has a tag with no letters or digits`);
+    const group = groups.get(groupId) ?? [];
+    group.push(route);
+    groups.set(groupId, group);
+  }
+  for (const [groupId, group] of groups) {
+    if (group.length > MAX_ROUTES_PER_GROUP) {
+      throw new Error(
+        `Tag ${groupId} has ${group.length} routes; a route group holds at most ${MAX_ROUTES_PER_GROUP} ` +
+          'so that its stack stays well under the CloudFormation limit. Split the tag.',
+      );
+    }
+  }
+  return groups;
+}
+
+/**
+ * The HTTP API: the API itself, its stage with access logs, and the cursor-signing secret. Routes and
+ * their functions live in one nested stack per tag of the route table.
+ *
+ * Why nested stacks per tag: each route costs ~7 resources, so the ~60 routes planned would put one
+ * stack past 400 of its 500. Sharing one role per group would save only 2 of the 7 and give every
+ * function its group's widest permissions. Per-tag nested stacks keep one least-privilege role per
+ * function, keep this stack small whatever the route count, and, unlike separate top-level stacks,
+ * deploy and roll back with the API as one unit and are deleted when their tag disappears (a removed
+ * top-level stack would stay behind, still holding its routes on the API). A route's tag should not change: moving a route to another group
+ * would create the new route before the old one is deleted, and API Gateway refuses a duplicate key.
+ */
+export class ApiStack extends Stack {
+  readonly api: HttpApi;
+  readonly stage: HttpStage;
+  readonly cursorSecret: Secret;
+  readonly routeGroups: readonly RouteGroupStack[];
+
+  constructor(scope: Construct, id: string, props: ApiStackProps) {
+    super(scope, id, props);
+
+    this.api = new HttpApi(this, 'Api', {
+      description: 'Listings and Leads public API',
+      // The default stage is declared below so that it can have access logs.
+      createDefaultStage: false,
+    });
+
+    const accessLogs = new LogGroup(this, 'AccessLogs', {
+      retention: props.accessLogRetention ?? RetentionDays.THREE_MONTHS,
+      removalPolicy: RemovalPolicy.RETAIN,
+    });
+    this.stage = new HttpStage(this, 'DefaultStage', {
+      httpApi: this.api,
+      stageName: '$default',
+      autoDeploy: true,
+      throttle: props.throttle ?? { rateLimit: 1000, burstLimit: 2000 },
+      accessLogSettings: {
+        destination: new LogGroupLogDestination(accessLogs),
+        // HTTP API variables only; no query string or headers, which may carry publishable keys.
+        format: AccessLogFormat.custom(
+          JSON.stringify({
+            requestId: '$context.requestId',
+            ip: '$context.identity.sourceIp',
+            requestTime: '$context.requestTimeEpoch',
+            routeKey: '$context.routeKey',
+            status: '$context.status',
+            protocol: '$context.protocol',
+            responseLength: '$context.responseLength',
+            responseLatency: '$context.responseLatency',
+            integrationStatus: '$context.integrationStatus',
+            integrationLatency: '$context.integrationLatency',
+            integrationError: '$context.integrationErrorMessage',
+            userAgent: '$context.identity.userAgent',
+          }),
+        ),
+      },
+    });
+
+    this.cursorSecret = new Secret(this, 'CursorSecret', {
+      description: 'HMAC key that signs pagination cursors',
+      generateSecretString: { passwordLength: 64, excludePunctuation: true, includeSpace: false },
+    });
+    NagSuppressions.addResourceSuppressions(this.cursorSecret, [
+      {
+        id: 'AwsSolutions-SMG4',
+        reason:
+          'The cursor-signing key reaches functions as an environment variable resolved at deploy time, ' +
+          'so a rotation would not reach them until the next deploy; rotating also invalidates every ' +
+          'cursor in flight. It is rotated by replacing the secret and redeploying.',
+      },
+    ]);
+
+    const groups: RouteGroupStack[] = [];
+    for (const [groupId, routes] of groupRoutesByTag(props.routes)) {
+      groups.push(
+        new RouteGroupStack(this, `${groupId}Routes`, {
+          description: `Routes tagged ${routes[0]?.tag ?? groupId}`,
+          api: this.api,
+          table: props.table,
+          cursorSecret: this.cursorSecret.secretValue,
+          routes,
+        }),
+      );
+    }
+    this.routeGroups = groups;
+
+    new CfnOutput(this, 'ApiUrl', { value: this.stage.url, description: 'Base URL of the HTTP API' });
+  }
+}

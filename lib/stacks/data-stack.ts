@@ -1,0 +1,87 @@
+import { Duration, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
+import {
+  AttributeType,
+  BillingMode,
+  ProjectionType,
+  StreamViewType,
+  Table,
+  TableEncryption,
+} from 'aws-cdk-lib/aws-dynamodb';
+import { BlockPublicAccess, Bucket, BucketEncryption, ObjectOwnership } from 'aws-cdk-lib/aws-s3';
+import { NagSuppressions } from 'cdk-nag';
+import type { Construct } from 'constructs';
+import { tableDefinition } from '../../functions/data/table.ts';
+
+/**
+ * Everything stateful: the one table and the photo bucket. Both are retained when the stack is
+ * deleted, and the stack holds nothing else so that the stateless stacks can be torn down and
+ * rebuilt freely.
+ */
+export class DataStack extends Stack {
+  readonly table: Table;
+  readonly photoBucket: Bucket;
+  readonly accessLogsBucket: Bucket;
+
+  constructor(scope: Construct, id: string, props?: StackProps) {
+    super(scope, id, props);
+
+    const stringKey = (name: string) => ({ name, type: AttributeType.STRING });
+    // Built from the same description as the local stack's table (functions/data/table.ts).
+    this.table = new Table(this, 'Table', {
+      partitionKey: stringKey(tableDefinition.partitionKey),
+      sortKey: stringKey(tableDefinition.sortKey),
+      billingMode: BillingMode.PAY_PER_REQUEST,
+      stream: StreamViewType.NEW_AND_OLD_IMAGES,
+      timeToLiveAttribute: tableDefinition.timeToLiveAttribute,
+      pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
+      encryption: TableEncryption.AWS_MANAGED,
+      deletionProtection: true,
+      removalPolicy: RemovalPolicy.RETAIN,
+    });
+    for (const index of tableDefinition.globalSecondaryIndexes) {
+      this.table.addGlobalSecondaryIndex({
+        indexName: index.indexName,
+        partitionKey: stringKey(index.partitionKey),
+        sortKey: stringKey(index.sortKey),
+        projectionType: ProjectionType.ALL,
+      });
+    }
+
+    this.accessLogsBucket = new Bucket(this, 'AccessLogsBucket', {
+      // S3 server access logging can only deliver to SSE-S3 buckets.
+      encryption: BucketEncryption.S3_MANAGED,
+      blockPublicAccess: BlockPublicAccess.BLOCK_ALL,
+      objectOwnership: ObjectOwnership.BUCKET_OWNER_ENFORCED,
+      enforceSSL: true,
+      minimumTLSVersion: 1.2,
+      removalPolicy: RemovalPolicy.RETAIN,
+      lifecycleRules: [{ expiration: Duration.days(365) }],
+    });
+    NagSuppressions.addResourceSuppressions(this.accessLogsBucket, [
+      {
+        id: 'AwsSolutions-S1',
+        reason:
+          'This is the server access log bucket itself; logging its own access would write a log ' +
+          'object for every log object delivered.',
+      },
+    ]);
+
+    this.photoBucket = new Bucket(this, 'PhotoBucket', {
+      encryption: BucketEncryption.S3_MANAGED,
+      blockPublicAccess: BlockPublicAccess.BLOCK_ALL,
+      objectOwnership: ObjectOwnership.BUCKET_OWNER_ENFORCED,
+      enforceSSL: true,
+      minimumTLSVersion: 1.2,
+      versioned: true,
+      serverAccessLogsBucket: this.accessLogsBucket,
+      serverAccessLogsPrefix: 'photo-bucket/',
+      removalPolicy: RemovalPolicy.RETAIN,
+      lifecycleRules: [
+        {
+          noncurrentVersionExpiration: Duration.days(30),
+          abortIncompleteMultipartUploadAfter: Duration.days(1),
+        },
+      ],
+    });
+  }
+}

@@ -1,0 +1,82 @@
+import { join } from 'node:path';
+import { NestedStack, type NestedStackProps, type SecretValue } from 'aws-cdk-lib';
+import { HttpMethod, HttpRoute, HttpRouteKey, type IHttpApi } from 'aws-cdk-lib/aws-apigatewayv2';
+import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
+import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
+import { NagSuppressions } from 'cdk-nag';
+import type { Construct } from 'constructs';
+import { tableDefinition } from '../../functions/data/table.ts';
+import { isWrite, type RouteDefinition } from '../../functions/routes.ts';
+import { repoRoot, ServiceFunction, TABLE_READ, type TableAction } from '../constructs/service-function.ts';
+
+/**
+ * What a route's function may do on the table, derived from the route row alone:
+ * - every route authenticates (API-key lookup: GetItem/Query), reads, and counts its rate-limit
+ *   window with one UpdateItem;
+ * - a write (any method but GET) also writes through transactions (Put/Delete/ConditionCheck per item)
+ *   and stores idempotency records.
+ */
+export function tableActionsFor(route: RouteDefinition): readonly TableAction[] {
+  const common: readonly TableAction[] = [...TABLE_READ, 'dynamodb:UpdateItem'];
+  if (!isWrite(route)) return common;
+  return [...common, 'dynamodb:PutItem', 'dynamodb:DeleteItem', 'dynamodb:ConditionCheckItem'];
+}
+
+export interface RouteGroupStackProps extends NestedStackProps {
+  readonly api: IHttpApi;
+  readonly table: ITable;
+  /** HMAC key for pagination cursors, handed to every function as `CURSOR_SECRET`. */
+  readonly cursorSecret: SecretValue;
+  /** The rows of functions/routes.ts this group serves (all of one tag). */
+  readonly routes: readonly RouteDefinition[];
+}
+
+/**
+ * The routes of one tag of the route table, each with its own function and role. A nested stack has
+ * its own 500-resource limit and is deployed, rolled back and removed with its parent API stack.
+ */
+export class RouteGroupStack extends NestedStack {
+  readonly functions: ReadonlyMap<string, ServiceFunction>;
+
+  constructor(scope: Construct, id: string, props: RouteGroupStackProps) {
+    super(scope, id, props);
+    const functions = new Map<string, ServiceFunction>();
+
+    for (const route of props.routes) {
+      const routeKey = `${route.method} ${route.path}`;
+      const service = new ServiceFunction(this, route.operationId, {
+        entry: join(repoRoot, 'functions', 'http', route.entry),
+        description: `${routeKey} (${route.operationId})`,
+        environment: {
+          // The value is resolved by CloudFormation at deploy time (a dynamic reference): it ends up in
+          // the function's configuration, never in the template. Functions read it once at cold start
+          // (functions/platform/config.ts); reading Secrets Manager at run time would add a network
+          // call to every cold start for a key that only changes on redeploy.
+          CURSOR_SECRET: props.cursorSecret.unsafeUnwrap(),
+        },
+      });
+      service.bindTable(props.table, {
+        actions: tableActionsFor(route),
+        indexNames: tableDefinition.globalSecondaryIndexes.map((index) => index.indexName),
+      });
+
+      const httpRoute = new HttpRoute(this, `${route.operationId}Route`, {
+        httpApi: props.api,
+        routeKey: HttpRouteKey.with(route.path, HttpMethod[route.method]),
+        integration: new HttpLambdaIntegration(`${route.operationId}Integration`, service.fn),
+      });
+      NagSuppressions.addResourceSuppressions(httpRoute, [
+        {
+          id: 'AwsSolutions-APIG4',
+          reason:
+            'Authentication is done by the shared middleware (architecture §3): secret API keys are ' +
+            'looked up by hash and publishable keys by origin rules, with a cache of at most 60 s so ' +
+            'that revocation bites within a minute. An API Gateway authorizer would duplicate it and ' +
+            'could not serve the local stack.',
+        },
+      ]);
+      functions.set(route.operationId, service);
+    }
+    this.functions = functions;
+  }
+}

@@ -1,0 +1,236 @@
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Template } from 'aws-cdk-lib/assertions';
+import type { CfnRole } from 'aws-cdk-lib/aws-iam';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { tableDefinition } from '../../functions/data/table.ts';
+import { routes } from '../../functions/routes.ts';
+import { buildApp, type ServiceApp } from '../../lib/app.ts';
+import { bundlingDefaults } from '../../lib/bundling.ts';
+import type { RouteGroupStack } from '../../lib/stacks/route-group-stack.ts';
+
+type Json = Record<string, unknown>;
+interface Statement {
+  Action: string | string[];
+  Effect: string;
+  Resource: unknown;
+}
+
+const READ_ACTIONS = ['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:UpdateItem'];
+const WRITE_ACTIONS = [
+  ...READ_ACTIONS,
+  'dynamodb:PutItem',
+  'dynamodb:DeleteItem',
+  'dynamodb:ConditionCheckItem',
+];
+/** What any function may hold besides table access: its own log group, and X-Ray. */
+const PLATFORM_ACTIONS = [
+  'logs:CreateLogStream',
+  'logs:PutLogEvents',
+  'xray:PutTraceSegments',
+  'xray:PutTelemetryRecords',
+];
+
+let service: ServiceApp;
+let groups: { stack: RouteGroupStack; template: Template }[];
+let assemblyDir: string;
+
+beforeAll(() => {
+  // Prepare + Act: the real app, with real esbuild bundling, synthesized once for the file.
+  service = buildApp({ stage: 'test' });
+  assemblyDir = service.app.synth().directory;
+  groups = service.api.routeGroups.map((stack) => ({ stack, template: Template.fromStack(stack) }));
+});
+
+function actionsOf(statement: Statement): string[] {
+  return Array.isArray(statement.Action) ? statement.Action : [statement.Action];
+}
+
+function roleStatements(template: Template, roleLogicalId: string): Statement[] {
+  const policies = template.findResources('AWS::IAM::Policy');
+  return Object.values(policies)
+    .filter((policy) => JSON.stringify(policy.Properties.Roles).includes(`"${roleLogicalId}"`))
+    .flatMap((policy) => policy.Properties.PolicyDocument.Statement as Statement[]);
+}
+
+function groupOf(operationId: string) {
+  const group = groups.find((g) => g.stack.functions.has(operationId));
+  if (!group) throw new Error(`no route group holds ${operationId}`);
+  return { ...group, fn: group.stack.functions.get(operationId)! };
+}
+
+describe('HTTP API routes', () => {
+  it('has exactly one route per row of the route table, method and path as written', () => {
+    // Prepare
+    const expected = routes.map((r) => `${r.method} ${r.path}`).sort();
+
+    // Act
+    const routeKeys = groups
+      .flatMap(({ template }) => Object.values(template.findResources('AWS::ApiGatewayV2::Route')))
+      .map((route) => route.Properties.RouteKey as string)
+      .sort();
+
+    // Assess
+    expect(routeKeys).toEqual(expected);
+    expect(new Set(routeKeys).size).toBe(routeKeys.length);
+  });
+
+  it('sends every route to its own function', () => {
+    for (const route of routes) {
+      // Prepare
+      const { template } = groupOf(route.operationId);
+      const routeKey = `${route.method} ${route.path}`;
+
+      // Act
+      const [routeResource] = Object.values(
+        template.findResources('AWS::ApiGatewayV2::Route', { Properties: { RouteKey: routeKey } }),
+      );
+      const integrationId = JSON.stringify(routeResource?.Properties.Target).match(/"Ref":"([^"]+)"/)?.[1];
+      const integration = template.toJSON().Resources[integrationId ?? ''] as Json | undefined;
+      const functionId = JSON.stringify(integration).match(/"Fn::GetAtt":\["([^"]+)","Arn"\]/)?.[1];
+      const fn = template.toJSON().Resources[functionId ?? ''] as { Properties: Json } | undefined;
+
+      // Assess
+      expect(fn?.Properties.Description).toBe(`${routeKey} (${route.operationId})`);
+    }
+    const functionCount = groups.reduce(
+      (n, { template }) => n + Object.keys(template.findResources('AWS::Lambda::Function')).length,
+      0,
+    );
+    expect(functionCount).toBe(routes.length);
+  });
+
+  it('groups routes by tag, one nested stack per tag', () => {
+    // Prepare
+    const tags = new Set(routes.map((r) => r.tag));
+
+    // Act
+    const groupTags = groups.map(
+      ({ stack }) => new Set(routes.filter((r) => stack.functions.has(r.operationId)).map((r) => r.tag)),
+    );
+
+    // Assess
+    expect(groups).toHaveLength(tags.size);
+    for (const groupTag of groupTags) expect(groupTag.size).toBe(1);
+  });
+
+  it('logs access on the $default stage and outputs the API URL', () => {
+    // Prepare
+    const template = Template.fromStack(service.api);
+
+    // Act
+    const stages = template.findResources('AWS::ApiGatewayV2::Stage');
+
+    // Assess
+    template.hasResourceProperties('AWS::ApiGatewayV2::Stage', {
+      StageName: '$default',
+      AutoDeploy: true,
+    });
+    for (const stage of Object.values(stages)) {
+      expect(stage.Properties.AccessLogSettings.DestinationArn).toBeDefined();
+      expect(stage.Properties.AccessLogSettings.Format).toContain('$context.requestId');
+    }
+    template.hasOutput('ApiUrl', {});
+  });
+});
+
+describe('API function permissions', () => {
+  it('grants each function only the table actions of its route kind, on the table and its indexes', () => {
+    // Prepare
+    const dataTemplate = Template.fromStack(service.data);
+    const [tableLogicalId] = Object.keys(dataTemplate.findResources('AWS::DynamoDB::Table'));
+    const indexSuffixes = tableDefinition.globalSecondaryIndexes.map((i) => `/index/${i.indexName}`).sort();
+
+    for (const route of routes) {
+      const { stack, template, fn } = groupOf(route.operationId);
+      const roleId = stack.getLogicalId(fn.role.node.defaultChild as CfnRole);
+      const expected = route.method === 'GET' ? READ_ACTIONS : WRITE_ACTIONS;
+
+      // Act
+      const statements = roleStatements(template, roleId);
+      const actions = statements.flatMap(actionsOf);
+      const tableStatements = statements.filter((s) => actionsOf(s).some((a) => a.startsWith('dynamodb:')));
+
+      // Assess
+      expect(statements.every((s) => s.Effect === 'Allow')).toBe(true);
+      expect(actions.filter((a) => a.includes('*'))).toEqual([]);
+      expect(actions).not.toContain('dynamodb:Scan');
+      expect([...new Set(actions.filter((a) => a.startsWith('dynamodb:')))].sort()).toEqual(
+        [...expected].sort(),
+      );
+      expect(
+        actions.filter((a) => !a.startsWith('dynamodb:')).every((a) => PLATFORM_ACTIONS.includes(a)),
+      ).toBe(true);
+      for (const statement of tableStatements) {
+        const resources = Array.isArray(statement.Resource) ? statement.Resource : [statement.Resource];
+        for (const resource of resources) {
+          // Either the table ARN itself or `<table ARN>/index/<name>`; never "*" or `index/*`.
+          const text = JSON.stringify(resource);
+          expect(text).toContain(`${tableLogicalId}Arn`);
+          expect(text).not.toContain('*');
+        }
+        const suffixes = resources
+          .map((r) => JSON.stringify(r).match(/"(\/index\/[^"]+)"/)?.[1])
+          .filter((s): s is string => s !== undefined);
+        if (suffixes.length > 0) {
+          expect(actionsOf(statement)).toEqual(['dynamodb:Query']);
+          expect(suffixes.sort()).toEqual(indexSuffixes);
+        }
+      }
+    }
+  });
+});
+
+describe('API functions', () => {
+  it('run Node.js 24 on arm64 with tracing, source maps and their own log group with a retention', () => {
+    for (const { template } of groups) {
+      // Prepare
+      const functions = template.findResources('AWS::Lambda::Function');
+      const logGroups = template.findResources('AWS::Logs::LogGroup');
+
+      for (const fn of Object.values(functions)) {
+        // Act
+        const props = fn.Properties;
+        const logGroup = logGroups[props.LoggingConfig?.LogGroup?.Ref ?? ''];
+
+        // Assess
+        expect(props.Runtime).toBe('nodejs24.x');
+        expect(props.Architectures).toEqual(['arm64']);
+        expect(props.Handler).toBe('index.handler');
+        expect(props.TracingConfig).toEqual({ Mode: 'Active' });
+        expect(logGroup?.Properties.RetentionInDays).toBeGreaterThan(0);
+        expect(Object.keys(props.Environment.Variables).sort()).toEqual(
+          ['CURSOR_SECRET', 'LOG_LEVEL', 'NODE_OPTIONS', 'POWERTOOLS_SERVICE_NAME', 'TABLE_NAME'].sort(),
+        );
+        expect(props.Environment.Variables).toMatchObject({
+          POWERTOOLS_SERVICE_NAME: 'listings-leads',
+          LOG_LEVEL: 'INFO',
+          NODE_OPTIONS: '--enable-source-maps',
+        });
+        // A dynamic reference resolved by CloudFormation, never a literal in the template.
+        expect(JSON.stringify(props.Environment.Variables.CURSOR_SECRET)).toContain(
+          '{{resolve:secretsmanager:',
+        );
+      }
+    }
+  });
+
+  it('are bundled as minified ESM with the shared banner, a source map and the SDK inside', () => {
+    // Prepare
+    const bundles = readdirSync(assemblyDir)
+      .filter((name) => name.startsWith('asset.'))
+      .map((name) => join(assemblyDir, name))
+      .filter((dir) => existsSync(join(dir, 'index.mjs')));
+
+    // Act
+    const sources = bundles.map((dir) => readFileSync(join(dir, 'index.mjs'), 'utf8'));
+
+    // Assess
+    expect(bundles.length).toBeGreaterThanOrEqual(routes.length);
+    for (const dir of bundles) expect(existsSync(join(dir, 'index.mjs.map'))).toBe(true);
+    for (const source of sources) {
+      expect(source.startsWith(bundlingDefaults.banner)).toBe(true);
+      expect(source).not.toMatch(/from\s*["']@aws-sdk\//);
+    }
+  });
+});
