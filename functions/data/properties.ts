@@ -127,11 +127,21 @@ export interface PropertyPageQuery {
   includeArchived: boolean;
 }
 
-/** Listings least recently updated first. Fetches one extra item so the caller knows if more exist. */
+/**
+ * Listings least recently updated first. Fetches one extra item so the caller knows if more exist.
+ * DynamoDB applies Limit before the archived filter, so `count` keeps reading until enough
+ * unarchived items are found (otherwise archived ones would shorten or end the page early).
+ */
 export async function queryProperties(q: PropertyPageQuery): Promise<PropertyRecord[]> {
   const index = Property.query.byUpdated({ tenantId: q.tenantId });
   const ranged = q.after ? index.gt(q.after) : q.since ? index.gte({ updatedAt: q.since }) : index;
   const filtered = q.includeArchived ? ranged : ranged.where(({ archivedAt }, { notExists }) => notExists(archivedAt));
-  const { data } = await filtered.go({ limit: q.limit + 1 });
+  const { data } = await filtered.go({ limit: q.limit + 1, count: q.limit + 1 });
+  return data;
+}
+
+/** Every listing of a Tenant, archived ones included (admin recomputes and imports only). */
+export async function queryAllProperties(tenantId: string): Promise<PropertyRecord[]> {
+  const { data } = await Property.query.byUpdated({ tenantId }).go({ pages: 'all' });
   return data;
 }
