@@ -74,6 +74,24 @@ export const routes = [
     summary: 'Archive a listing (it keeps its slug and price history)',
     tag: 'Listings',
   },
+  {
+    operationId: 'upsertPropertyByRef',
+    method: 'PUT',
+    path: '/v1/properties/by-ref/{internal_ref}',
+    scope: 'properties:write',
+    entry: 'properties/upsert-property-by-ref.ts',
+    summary: "Create or update the listing with the agency's own reference (201 created, 200 updated)",
+    tag: 'Listings',
+  },
+  {
+    operationId: 'listAreas',
+    method: 'GET',
+    path: '/v1/areas',
+    scope: 'properties:read',
+    entry: 'areas/list-areas.ts',
+    summary: "List the Tenant's Areas (regions, zones, neighborhoods, communities)",
+    tag: 'Areas',
+  },
 ] as const satisfies readonly RouteDefinition[];
 
 export type OperationId = (typeof routes)[number]['operationId'];

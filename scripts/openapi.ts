@@ -22,7 +22,9 @@ function schema(s: z.ZodType | undefined, io: 'input' | 'output'): Record<string
 }
 
 function queryParameters(s: z.ZodType | undefined) {
-  const json = schema(s, 'input') as { properties?: Record<string, unknown>; required?: string[] } | undefined;
+  const json = schema(s, 'input') as
+    | { properties?: Record<string, unknown>; required?: string[] }
+    | undefined;
   return Object.entries(json?.properties ?? {}).map(([name, property]) => ({
     name,
     in: 'query',
@@ -34,15 +36,18 @@ function queryParameters(s: z.ZodType | undefined) {
 export async function buildOpenApi(): Promise<Record<string, unknown>> {
   const paths: Record<string, Record<string, unknown>> = {};
   for (const route of routes) {
-    const { operation } = (await import(pathToFileURL(resolve(root, 'functions/http', route.entry)).href)) as {
+    const { operation } = (await import(
+      pathToFileURL(resolve(root, 'functions/http', route.entry)).href
+    )) as {
       operation: Operation;
     };
     const { spec } = operation;
+    const pathSchema = schema(spec.params, 'input') as { properties?: Record<string, unknown> } | undefined;
     const pathParams = [...route.path.matchAll(/\{(\w+)\}/g)].map((m) => ({
       name: m[1],
       in: 'path',
       required: true,
-      schema: { type: 'string', format: 'uuid' },
+      schema: pathSchema?.properties?.[m[1] as string] ?? { type: 'string' },
     }));
     const writes = route.method !== 'GET';
     paths[route.path] ??= {};
@@ -56,11 +61,23 @@ export async function buildOpenApi(): Promise<Record<string, unknown>> {
         ...pathParams,
         ...queryParameters(spec.query),
         ...(writes
-          ? [{ name: 'Idempotency-Key', in: 'header', required: false, schema: { type: 'string', minLength: 1, maxLength: 255 } }]
+          ? [
+              {
+                name: 'Idempotency-Key',
+                in: 'header',
+                required: false,
+                schema: { type: 'string', minLength: 1, maxLength: 255 },
+              },
+            ]
           : []),
       ],
       ...(spec.body
-        ? { requestBody: { required: true, content: { 'application/json': { schema: schema(spec.body, 'input') } } } }
+        ? {
+            requestBody: {
+              required: true,
+              content: { 'application/json': { schema: schema(spec.body, 'input') } },
+            },
+          }
         : {}),
       responses: Object.fromEntries([
         ...Object.entries(spec.responses).map(([status, r]) => [
@@ -70,7 +87,10 @@ export async function buildOpenApi(): Promise<Record<string, unknown>> {
             ...(r.schema ? { content: { 'application/json': { schema: schema(r.schema, 'output') } } } : {}),
           },
         ]),
-        ['401', { description: 'No API key, or an unknown, expired or revoked one (WWW-Authenticate: Bearer)' }],
+        [
+          '401',
+          { description: 'No API key, or an unknown, expired or revoked one (WWW-Authenticate: Bearer)' },
+        ],
         ['403', { description: `The key lacks the scope ${route.scope}` }],
         ...(writes ? [['402', { description: 'The subscription is read-only' }]] : []),
         ['429', { description: 'A rate budget is spent; see Retry-After and the RateLimit headers' }],
@@ -89,13 +109,17 @@ export async function buildOpenApi(): Promise<Record<string, unknown>> {
         'Cursors are opaque and signed: pass next_cursor unchanged with the same filters.',
     },
     servers: [{ url: '{base_url}', variables: { base_url: { default: 'http://127.0.0.1:3000' } } }],
-    components: { securitySchemes: { apiKey: { type: 'http', scheme: 'bearer', description: 'Secret key svc_live_…' } } },
+    components: {
+      securitySchemes: { apiKey: { type: 'http', scheme: 'bearer', description: 'Secret key svc_live_…' } },
+    },
     paths,
   };
 }
 
 export function routeTableMarkdown(): string {
-  const rows = routes.map((r) => `| ${r.method} | \`${r.path}\` | ${r.scope} | ${r.summary} | \`functions/http/${r.entry}\` |`);
+  const rows = routes.map(
+    (r) => `| ${r.method} | \`${r.path}\` | ${r.scope} | ${r.summary} | \`functions/http/${r.entry}\` |`,
+  );
   return ['| Method | Path | Scope | What it does | Handler |', '|---|---|---|---|---|', ...rows].join('\n');
 }
 

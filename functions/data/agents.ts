@@ -19,8 +19,20 @@ export async function insertAgent(record: AgentRecord): Promise<'ok' | 'email_ta
   const scope = `t#${record.tenantId}`;
   const result = await Db.transaction
     .write(({ UniqueClaim, Agent: a }) => [
-      UniqueClaim.create({ scope, kind: 'agent-email', value: record.email, ownerId: record.id, createdAt: record.createdAt }).commit(),
-      UniqueClaim.create({ scope, kind: 'agent-slug', value: record.slug, ownerId: record.id, createdAt: record.createdAt }).commit(),
+      UniqueClaim.create({
+        scope,
+        kind: 'agent-email',
+        value: record.email,
+        ownerId: record.id,
+        createdAt: record.createdAt,
+      }).commit(),
+      UniqueClaim.create({
+        scope,
+        kind: 'agent-slug',
+        value: record.slug,
+        ownerId: record.id,
+        createdAt: record.createdAt,
+      }).commit(),
       a.create(record).commit(),
     ])
     .go();

@@ -19,6 +19,8 @@ export async function createApiKey(record: ApiKeyRecord): Promise<ApiKeyRecord> 
 }
 
 export async function revokeApiKey(record: ApiKeyRecord, revokedAt: string): Promise<ApiKeyRecord> {
-  const { data } = await ApiKey.patch({ keyHash: record.keyHash }).set({ revokedAt }).go({ response: 'all_new' });
+  const { data } = await ApiKey.patch({ keyHash: record.keyHash })
+    .set({ revokedAt })
+    .go({ response: 'all_new' });
   return data as ApiKeyRecord;
 }

@@ -36,7 +36,11 @@ function keyOf(scope: IdempotencyScope): Record<string, string> {
  * record comes back with the failure (ReturnValuesOnConditionCheckFailure), so a replay costs no
  * extra read.
  */
-export async function acquireIdempotencyKey(scope: IdempotencyScope, fingerprint: string, nowMs: number): Promise<AcquireOutcome> {
+export async function acquireIdempotencyKey(
+  scope: IdempotencyScope,
+  fingerprint: string,
+  nowMs: number,
+): Promise<AcquireOutcome> {
   const nowSeconds = Math.floor(nowMs / 1000);
   const { Item } = IdempotencyRecord.put({
     ...scope,
@@ -50,7 +54,8 @@ export async function acquireIdempotencyKey(scope: IdempotencyScope, fingerprint
       new PutCommand({
         TableName: tableName(),
         Item,
-        ConditionExpression: 'attribute_not_exists(pk) OR #ttl < :now OR (#state = :inProgress AND #lockedUntil < :nowMs)',
+        ConditionExpression:
+          'attribute_not_exists(pk) OR #ttl < :now OR (#state = :inProgress AND #lockedUntil < :nowMs)',
         ExpressionAttributeNames: { '#ttl': 'ttl', '#state': 'state', '#lockedUntil': 'lockedUntil' },
         ExpressionAttributeValues: { ':now': nowSeconds, ':inProgress': 'in_progress', ':nowMs': nowMs },
         ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
@@ -63,8 +68,11 @@ export async function acquireIdempotencyKey(scope: IdempotencyScope, fingerprint
     const returned = (error as { Item?: Record<string, AttributeValue> }).Item;
     let existing: Record<string, unknown> | undefined = returned ? unmarshall(returned) : undefined;
     if (!existing) {
-      existing = (await dynamo().send(new GetCommand({ TableName: tableName(), Key: keyOf(scope), ConsistentRead: true })))
-        .Item;
+      existing = (
+        await dynamo().send(
+          new GetCommand({ TableName: tableName(), Key: keyOf(scope), ConsistentRead: true }),
+        )
+      ).Item;
     }
     if (!existing) return acquireIdempotencyKey(scope, fingerprint, nowMs);
     if (existing.fingerprint !== fingerprint) return { outcome: 'mismatch' };
@@ -80,12 +88,16 @@ export async function acquireIdempotencyKey(scope: IdempotencyScope, fingerprint
   }
 }
 
-export async function completeIdempotencyKey(scope: IdempotencyScope, response: StoredResponse): Promise<void> {
+export async function completeIdempotencyKey(
+  scope: IdempotencyScope,
+  response: StoredResponse,
+): Promise<void> {
   await dynamo().send(
     new UpdateCommand({
       TableName: tableName(),
       Key: keyOf(scope),
-      UpdateExpression: 'SET #state = :completed, responseStatus = :status, responseHeaders = :headers, responseBody = :body',
+      UpdateExpression:
+        'SET #state = :completed, responseStatus = :status, responseHeaders = :headers, responseBody = :body',
       ExpressionAttributeNames: { '#state': 'state' },
       ExpressionAttributeValues: {
         ':completed': 'completed',

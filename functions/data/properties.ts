@@ -1,6 +1,11 @@
+import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { EntityItem } from 'electrodb';
 import { NotFoundError } from '../platform/errors.ts';
+import type { AreaMembershipRecord } from './areas.ts';
+import { dynamo, tableName } from './client.ts';
+import { AreaMembership } from './entities/area-membership.ts';
 import { Property } from './entities/property.ts';
+import { UniqueClaim } from './entities/unique-claim.ts';
 import { Db } from './service.ts';
 
 export type PropertyRecord = EntityItem<typeof Property>;
@@ -14,6 +19,38 @@ export async function requireProperty(tenantId: string, id: string): Promise<Pro
   const property = await getProperty(tenantId, id);
   if (!property) throw new NotFoundError('No listing with this id');
   return property;
+}
+
+/**
+ * A listing and its Area memberships in one Query: they share the listing's partition (sort keys
+ * `property` and `property#area#…`), so a read labels its Areas without another round trip.
+ */
+export async function getPropertyWithAreas(
+  tenantId: string,
+  id: string,
+): Promise<{ property: PropertyRecord; areas: AreaMembershipRecord[] } | undefined> {
+  const { Key } = Property.get({ tenantId, id }).params<{ Key: { pk: string } }>();
+  const { Items = [] } = await dynamo().send(
+    new QueryCommand({
+      TableName: tableName(),
+      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+      ExpressionAttributeValues: { ':pk': Key.pk, ':prefix': 'property' },
+    }),
+  );
+  const propertyItem = Items.find((i) => i.__edb_e__ === 'property');
+  if (!propertyItem) return undefined;
+  const property = Property.parse({ Item: propertyItem }).data;
+  if (!property) return undefined;
+  const areas = AreaMembership.parse({ Items: Items.filter((i) => i.__edb_e__ === 'areaMembership') }).data;
+  return { property, areas };
+}
+
+export type ClaimKind = 'property-slug' | 'property-ref';
+
+/** Who holds a slug or internal_ref of a Tenant (a retired slug still names its listing). */
+export async function findPropertyClaim(tenantId: string, kind: ClaimKind, value: string) {
+  const { data } = await UniqueClaim.get({ scope: `t#${tenantId}`, kind, value }).go();
+  return data ? { ownerId: data.ownerId, retired: data.retired ?? false } : undefined;
 }
 
 export type ClaimOutcome = 'ok' | 'slug_taken' | 'ref_taken';
@@ -36,7 +73,13 @@ export async function insertProperty(record: PropertyRecord): Promise<ClaimOutco
   const scope = `t#${record.tenantId}`;
   const result = await Db.transaction
     .write(({ UniqueClaim, Property: p }) => [
-      UniqueClaim.create({ scope, kind: 'property-slug', value: record.slug, ownerId: record.id, createdAt: record.createdAt }).commit(),
+      UniqueClaim.create({
+        scope,
+        kind: 'property-slug',
+        value: record.slug,
+        ownerId: record.id,
+        createdAt: record.createdAt,
+      }).commit(),
       ...(record.internalRef
         ? [
             UniqueClaim.create({
@@ -57,8 +100,11 @@ export async function insertProperty(record: PropertyRecord): Promise<ClaimOutco
 export interface PropertyChange {
   set: Partial<PropertyRecord>;
   clear: (keyof PropertyRecord)[];
-  /** A new slug to claim; the previous one is retired but keeps resolving to the listing. */
-  newSlug?: { value: string; previous: string };
+  /**
+   * A new slug to claim; the previous one is retired but keeps resolving to the listing.
+   * `reclaim`: the new slug is one this listing held before, so its retired claim is revived.
+   */
+  newSlug?: { value: string; previous: string; reclaim?: boolean };
   /** A new internal_ref to claim (undefined value: the ref is removed); the previous claim is freed. */
   newRef?: { value: string | undefined; previous: string | undefined };
 }
@@ -81,23 +127,44 @@ export async function applyPropertyChange(
       if (change.newSlug) {
         claims.push('slug');
         ops.push(
-          UniqueClaim.create({ scope, kind: 'property-slug', value: change.newSlug.value, ownerId: current.id, createdAt: now }).commit(),
+          change.newSlug.reclaim
+            ? UniqueClaim.patch({ scope, kind: 'property-slug', value: change.newSlug.value })
+                .set({ retired: false })
+                .where(({ ownerId }, { eq }) => eq(ownerId, current.id))
+                .commit()
+            : UniqueClaim.create({
+                scope,
+                kind: 'property-slug',
+                value: change.newSlug.value,
+                ownerId: current.id,
+                createdAt: now,
+              }).commit(),
         );
         claims.push('other');
         ops.push(
-          UniqueClaim.patch({ scope, kind: 'property-slug', value: change.newSlug.previous }).set({ retired: true }).commit(),
+          UniqueClaim.patch({ scope, kind: 'property-slug', value: change.newSlug.previous })
+            .set({ retired: true })
+            .commit(),
         );
       }
       if (change.newRef) {
         if (change.newRef.value) {
           claims.push('ref');
           ops.push(
-            UniqueClaim.create({ scope, kind: 'property-ref', value: change.newRef.value, ownerId: current.id, createdAt: now }).commit(),
+            UniqueClaim.create({
+              scope,
+              kind: 'property-ref',
+              value: change.newRef.value,
+              ownerId: current.id,
+              createdAt: now,
+            }).commit(),
           );
         }
         if (change.newRef.previous) {
           claims.push('other');
-          ops.push(UniqueClaim.delete({ scope, kind: 'property-ref', value: change.newRef.previous }).commit());
+          ops.push(
+            UniqueClaim.delete({ scope, kind: 'property-ref', value: change.newRef.previous }).commit(),
+          );
         }
       }
       claims.push('other');
@@ -135,7 +202,9 @@ export interface PropertyPageQuery {
 export async function queryProperties(q: PropertyPageQuery): Promise<PropertyRecord[]> {
   const index = Property.query.byUpdated({ tenantId: q.tenantId });
   const ranged = q.after ? index.gt(q.after) : q.since ? index.gte({ updatedAt: q.since }) : index;
-  const filtered = q.includeArchived ? ranged : ranged.where(({ archivedAt }, { notExists }) => notExists(archivedAt));
+  const filtered = q.includeArchived
+    ? ranged
+    : ranged.where(({ archivedAt }, { notExists }) => notExists(archivedAt));
   const { data } = await filtered.go({ limit: q.limit + 1, count: q.limit + 1 });
   return data;
 }

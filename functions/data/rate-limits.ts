@@ -12,7 +12,12 @@ export interface WindowCounts {
  * with a single UpdateItem (one write, one round trip). The key counter is a top-level attribute
  * named after the key, which ElectroDB cannot address, hence the raw update on ElectroDB's key.
  */
-export async function countRequest(tenantId: string, apiKeyId: string, windowStart: number, windowSeconds: number): Promise<WindowCounts> {
+export async function countRequest(
+  tenantId: string,
+  apiKeyId: string,
+  windowStart: number,
+  windowSeconds: number,
+): Promise<WindowCounts> {
   const { Key } = RateLimitWindow.get({ tenantId, windowStart }).params<{ Key: Record<string, string> }>();
   const { Attributes } = await dynamo().send(
     new UpdateCommand({

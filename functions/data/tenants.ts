@@ -31,7 +31,13 @@ export async function createTenant(tenant: NewTenant, now: string): Promise<Tena
   const result = await Db.transaction
     .write(({ Tenant: t, UniqueClaim: c }) => [
       c
-        .create({ scope: 'global', kind: 'tenant-slug', value: tenant.slug, ownerId: tenant.tenantId, createdAt: now })
+        .create({
+          scope: 'global',
+          kind: 'tenant-slug',
+          value: tenant.slug,
+          ownerId: tenant.tenantId,
+          createdAt: now,
+        })
         .commit(),
       t.create(item).commit(),
     ])
@@ -41,10 +47,24 @@ export async function createTenant(tenant: NewTenant, now: string): Promise<Tena
 }
 
 export type TenantChanges = Partial<
-  Pick<TenantRecord, 'name' | 'languages' | 'website' | 'subscription' | 'suspended' | 'rateLimitPerMinute'>
+  Pick<
+    TenantRecord,
+    | 'name'
+    | 'languages'
+    | 'website'
+    | 'subscription'
+    | 'suspended'
+    | 'rateLimitPerMinute'
+    | 'aiEnabled'
+    | 'aiMonthlyLimitUsd'
+  >
 >;
 
-export async function updateTenant(tenantId: string, changes: TenantChanges, now: string): Promise<TenantRecord> {
+export async function updateTenant(
+  tenantId: string,
+  changes: TenantChanges,
+  now: string,
+): Promise<TenantRecord> {
   try {
     const { data } = await Tenant.patch({ tenantId })
       .set({ ...changes, updatedAt: now })

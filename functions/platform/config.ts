@@ -16,6 +16,13 @@ const ConfigSchema = z.object({
   /** Default budgets; a Tenant's own `rate_limit_per_minute` replaces the tenant budget. */
   RATE_LIMIT_KEY_PER_MINUTE: z.coerce.number().int().positive().default(600),
   RATE_LIMIT_TENANT_PER_MINUTE: z.coerce.number().int().positive().default(1200),
+  /** SQS queue of AI work (enrichment, scoring); unset locally, where the local queue is used. */
+  AI_QUEUE_URL: z.url().optional(),
+  /** Bedrock model for AI work; without it (locally) the deterministic local provider runs. */
+  AI_MODEL_ID: z.string().min(1).optional(),
+  /** USD per 1,000 tokens used to charge a Tenant's AI spend (input, output). */
+  AI_PRICE_INPUT_PER_1K_USD: z.coerce.number().min(0).default(0.003),
+  AI_PRICE_OUTPUT_PER_1K_USD: z.coerce.number().min(0).default(0.015),
   LOG_LEVEL: z.enum(['DEBUG', 'INFO', 'WARN', 'ERROR', 'SILENT']).default('INFO'),
 });
 

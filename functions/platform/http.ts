@@ -7,7 +7,11 @@ export type HttpResponse = APIGatewayProxyStructuredResultV2 & {
   body?: string;
 };
 
-export function jsonResponse(statusCode: number, body: unknown, headers: Record<string, string> = {}): HttpResponse {
+export function jsonResponse(
+  statusCode: number,
+  body: unknown,
+  headers: Record<string, string> = {},
+): HttpResponse {
   if (body === undefined) return { statusCode, headers: { ...headers } };
   return {
     statusCode,

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import middy, { type Request } from '@middy/core';
 import type { Context } from 'aws-lambda';
-import type { z } from 'zod';
+import type * as z from 'zod';
 import { type OperationId, type RouteDefinition, routeFor } from '../routes.ts';
 import { type HttpEvent, type HttpResponse, jsonResponse } from './http.ts';
 import { logger } from './logger.ts';
@@ -94,7 +94,8 @@ export function defineOperation<
       attachState(request.context, { route, requestId, startedAt: Date.now(), rateLimitHeaders: {} });
     },
     requestEnd: async (request: MiddyRequest) => {
-      const response = (request.response ??= jsonResponse(500, { detail: 'Internal error' }));
+      request.response ??= jsonResponse(500, { detail: 'Internal error' });
+      const response = request.response;
       response.headers ??= {};
       await finish(stateOf(request.context), response);
     },

@@ -18,7 +18,10 @@ export interface RequestState {
   /** RateLimit headers computed for this request; added to every answer, errors included. */
   rateLimitHeaders: Record<string, string>;
   /** Set while an Idempotency-Key is held, so the answer can be stored (or the key released). */
-  idempotency?: { release: () => Promise<void>; complete: (response: import('./http.ts').HttpResponse) => Promise<void> };
+  idempotency?: {
+    release: () => Promise<void>;
+    complete: (response: import('./http.ts').HttpResponse) => Promise<void>;
+  };
   replayed?: boolean;
   input?: { params: unknown; query: unknown; body: unknown };
 }

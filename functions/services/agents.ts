@@ -36,7 +36,8 @@ export async function createAgent(input: AgentCreateInput): Promise<AgentRecord>
     };
     const outcome = await insertAgent(record);
     if (outcome === 'ok') return record;
-    if (outcome === 'email_taken') throw new ConflictError(`An agent with email ${email} already exists in this tenant`);
+    if (outcome === 'email_taken')
+      throw new ConflictError(`An agent with email ${email} already exists in this tenant`);
   }
   throw new ConflictError('Could not find a free slug for this agent name');
 }

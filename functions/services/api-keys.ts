@@ -6,7 +6,14 @@ import { NotFoundError } from '../platform/errors.ts';
 import { AdminInputError } from './tenants.ts';
 
 export function parseScopes(value: string): string[] {
-  const scopes = [...new Set(value.split(',').map((s) => s.trim()).filter(Boolean))];
+  const scopes = [
+    ...new Set(
+      value
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean),
+    ),
+  ];
   if (scopes.length === 0) throw new AdminInputError(`--scopes needs at least one of: ${SCOPES.join(', ')}`);
   const bad = scopes.find((s) => !isScope(s));
   if (bad) throw new AdminInputError(`Unknown scope "${bad}"; valid scopes: ${SCOPES.join(', ')}`);

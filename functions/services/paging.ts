@@ -14,7 +14,11 @@ export function readCursor(cursor: string | undefined, scope: string): UpdatedPo
   const payload = decodeCursor(cursor, scope, config().CURSOR_SECRET);
   const position = payload?.position as Partial<UpdatedPosition> | undefined;
   if (typeof position?.updatedAt !== 'string' || typeof position.id !== 'string') {
-    throw RequestValidationError.single(['query', 'cursor'], 'Invalid cursor: pass next_cursor unchanged, with the same filters', 'cursor_invalid');
+    throw RequestValidationError.single(
+      ['query', 'cursor'],
+      'Invalid cursor: pass next_cursor unchanged, with the same filters',
+      'cursor_invalid',
+    );
   }
   return { updatedAt: position.updatedAt, id: position.id };
 }

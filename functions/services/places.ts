@@ -14,14 +14,19 @@ const CODE = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,31}$/;
  * Adds or replaces a Place. Its path is its parent's path plus itself, so the parent must exist
  * first (an import sorts parents before children).
  */
-export async function savePlace(input: PlaceInput, parents = new Map<string, PlaceRecord>()): Promise<PlaceRecord> {
-  if (!CODE.test(input.code)) throw new AdminInputError(`Place code "${input.code}" must be 1–32 letters, digits, ".", "_" or "-"`);
+export async function savePlace(
+  input: PlaceInput,
+  parents = new Map<string, PlaceRecord>(),
+): Promise<PlaceRecord> {
+  if (!CODE.test(input.code))
+    throw new AdminInputError(`Place code "${input.code}" must be 1–32 letters, digits, ".", "_" or "-"`);
   if (!input.name?.trim()) throw new AdminInputError(`Place ${input.code}: name must not be empty`);
   let parent: PlaceRecord | undefined;
   if (input.parent) {
     parent = parents.get(input.parent) ?? (await getPlace(input.parent));
     if (!parent) throw new AdminInputError(`Place ${input.code}: unknown parent "${input.parent}"`);
-    if (parent.path.some((p) => p.code === input.code)) throw new AdminInputError(`Place ${input.code}: a Place cannot be its own ancestor`);
+    if (parent.path.some((p) => p.code === input.code))
+      throw new AdminInputError(`Place ${input.code}: a Place cannot be its own ancestor`);
   }
   const kind = input.kind?.trim() || (parent ? 'area' : 'country');
   const now = new Date().toISOString();

@@ -1,5 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { createTenant, requireTenantBySlug, type TenantChanges, type TenantRecord, updateTenant } from '../data/tenants.ts';
+import {
+  createTenant,
+  requireTenantBySlug,
+  type TenantChanges,
+  type TenantRecord,
+  updateTenant,
+} from '../data/tenants.ts';
 
 /** Site Language codes: BCP 47 primary tags, optionally with a region ("en", "pt-BR"). */
 const LANGUAGE = /^[a-z]{2,3}(-[A-Z]{2})?$/;
@@ -7,8 +13,16 @@ const LANGUAGE = /^[a-z]{2,3}(-[A-Z]{2})?$/;
 export class AdminInputError extends Error {}
 
 export function parseLanguages(value: string): string[] {
-  const languages = [...new Set(value.split(',').map((l) => l.trim()).filter(Boolean))];
-  if (languages.length === 0) throw new AdminInputError('--languages needs at least one language code, e.g. en,es');
+  const languages = [
+    ...new Set(
+      value
+        .split(',')
+        .map((l) => l.trim())
+        .filter(Boolean),
+    ),
+  ];
+  if (languages.length === 0)
+    throw new AdminInputError('--languages needs at least one language code, e.g. en,es');
   const bad = languages.find((l) => !LANGUAGE.test(l));
   if (bad) throw new AdminInputError(`--languages: "${bad}" is not a language code such as en, es or pt-BR`);
   return languages;
@@ -24,7 +38,8 @@ export interface TenantCreateInput {
 }
 
 export async function createTenantFromAdmin(input: TenantCreateInput): Promise<TenantRecord> {
-  if (!SLUG.test(input.slug)) throw new AdminInputError('--slug must be lowercase letters, digits and hyphens (1–63)');
+  if (!SLUG.test(input.slug))
+    throw new AdminInputError('--slug must be lowercase letters, digits and hyphens (1–63)');
   if (!input.name.trim()) throw new AdminInputError('--name must not be empty');
   if (input.website !== undefined && !/^https?:\/\/[^\s/]+/.test(input.website)) {
     throw new AdminInputError('--website must be an http(s) URL');
@@ -57,6 +72,8 @@ export function presentTenant(t: TenantRecord) {
     subscription: t.subscription,
     suspended: t.suspended,
     rate_limit_per_minute: t.rateLimitPerMinute ?? null,
+    ai: t.aiEnabled ? 'on' : 'off',
+    ai_monthly_limit_usd: t.aiMonthlyLimitUsd ?? null,
     created_at: t.createdAt,
     updated_at: t.updatedAt,
   };

@@ -13,8 +13,7 @@ export interface TableChange {
 }
 
 function decode(record: DynamoDBRecord): TableChange {
-  const image = (value: unknown) =>
-    value ? unmarshall(value as Record<string, AttributeValue>) : undefined;
+  const image = (value: unknown) => (value ? unmarshall(value as Record<string, AttributeValue>) : undefined);
   const newImage = image(record.dynamodb?.NewImage);
   const oldImage = image(record.dynamodb?.OldImage);
   return {

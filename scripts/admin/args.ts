@@ -52,13 +52,15 @@ export function integerFlag(flags: Flags, name: string, min: number): number | u
   const value = optional(flags, name);
   if (value === undefined) return undefined;
   const n = Number(value);
-  if (!Number.isInteger(n) || n < min) throw new UsageError(`--${name} must be an integer of at least ${min}`);
+  if (!Number.isInteger(n) || n < min)
+    throw new UsageError(`--${name} must be an integer of at least ${min}`);
   return n;
 }
 
 export function oneOf<T extends string>(flags: Flags, name: string, allowed: readonly T[]): T | undefined {
   const value = optional(flags, name);
   if (value === undefined) return undefined;
-  if (!(allowed as readonly string[]).includes(value)) throw new UsageError(`--${name} must be one of: ${allowed.join(', ')}`);
+  if (!(allowed as readonly string[]).includes(value))
+    throw new UsageError(`--${name} must be one of: ${allowed.join(', ')}`);
   return value as T;
 }

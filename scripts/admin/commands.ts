@@ -3,6 +3,7 @@ import { requireTenantBySlug } from '../../functions/data/tenants.ts';
 import { toPlaceOut } from '../../functions/http/places/schemas.ts';
 import { createAgent } from '../../functions/services/agents.ts';
 import { issueApiKey, parseScopes, revokeApiKeyById } from '../../functions/services/api-keys.ts';
+import { createArea, recomputeAreas, setManualMembership } from '../../functions/services/areas.ts';
 import { orderByDepth, type PlaceInput, savePlace } from '../../functions/services/places.ts';
 import {
   AdminInputError,
@@ -43,11 +44,16 @@ export const commands: Record<string, Command> = {
         ...(optional(flags, 'name') ? { name: required(flags, 'name') } : {}),
         ...(languages ? { languages: parseLanguages(languages) } : {}),
         ...(optional(flags, 'website') ? { website: required(flags, 'website') } : {}),
-        ...(flags.has('subscription') ? { subscription: oneOf(flags, 'subscription', ['active', 'read_only'] as const) } : {}),
+        ...(flags.has('subscription')
+          ? { subscription: oneOf(flags, 'subscription', ['active', 'read_only'] as const) }
+          : {}),
         ...(flags.has('suspended') ? { suspended: booleanFlag(flags, 'suspended') } : {}),
-        ...(flags.has('rate-limit-per-minute') ? { rateLimitPerMinute: integerFlag(flags, 'rate-limit-per-minute', 1) } : {}),
+        ...(flags.has('rate-limit-per-minute')
+          ? { rateLimitPerMinute: integerFlag(flags, 'rate-limit-per-minute', 1) }
+          : {}),
       };
-      if (Object.keys(changes).length === 0) throw new UsageError('Nothing to change: pass at least one option');
+      if (Object.keys(changes).length === 0)
+        throw new UsageError('Nothing to change: pass at least one option');
       return presentTenant(await updateTenantFromAdmin(required(flags, 'tenant'), changes));
     },
   },
@@ -92,6 +98,62 @@ export const commands: Record<string, Command> = {
       return { id: record.id, revoked_at: record.revokedAt };
     },
   },
+  'area create': {
+    usage: '--tenant SLUG --kind region|zone|neighborhood|community --name NAME [--places CODE,...]',
+    run: async (flags) => {
+      const tenant = await requireTenantBySlug(required(flags, 'tenant'));
+      const places = optional(flags, 'places');
+      const { area, added } = await createArea({
+        tenantId: tenant.tenantId,
+        kind: required(flags, 'kind'),
+        name: required(flags, 'name'),
+        placeCodes: places
+          ? places
+              .split(',')
+              .map((c) => c.trim())
+              .filter(Boolean)
+          : [],
+      });
+      return {
+        id: area.id,
+        kind: area.kind,
+        name: area.name,
+        place_codes: area.placeCodes,
+        listings_added: added,
+      };
+    },
+  },
+  'area add-listing': {
+    usage: '--tenant SLUG --area AREA_ID --listing PROPERTY_ID',
+    run: async (flags) => {
+      const tenant = await requireTenantBySlug(required(flags, 'tenant'));
+      return setManualMembership(
+        tenant.tenantId,
+        required(flags, 'area'),
+        required(flags, 'listing'),
+        'manual',
+      );
+    },
+  },
+  'area exclude-listing': {
+    usage: '--tenant SLUG --area AREA_ID --listing PROPERTY_ID',
+    run: async (flags) => {
+      const tenant = await requireTenantBySlug(required(flags, 'tenant'));
+      return setManualMembership(
+        tenant.tenantId,
+        required(flags, 'area'),
+        required(flags, 'listing'),
+        'excluded',
+      );
+    },
+  },
+  'area recompute': {
+    usage: '--tenant SLUG [--area AREA_ID]',
+    run: async (flags, progress) => {
+      const tenant = await requireTenantBySlug(required(flags, 'tenant'));
+      return recomputeAreas(tenant.tenantId, optional(flags, 'area'), progress);
+    },
+  },
   'place create': {
     usage: '--code CODE --name NAME [--parent CODE] [--kind KIND]',
     run: async (flags) =>
@@ -122,7 +184,12 @@ export const commands: Record<string, Command> = {
       const every = Math.max(100, Math.ceil(ordered.length / 20));
       for (const [i, place] of ordered.entries()) {
         try {
-          if (!place || typeof place !== 'object' || typeof place.code !== 'string' || typeof place.name !== 'string') {
+          if (
+            !place ||
+            typeof place !== 'object' ||
+            typeof place.code !== 'string' ||
+            typeof place.name !== 'string'
+          ) {
             throw new AdminInputError('each place needs a string code and name');
           }
           await savePlace(place, parents);

@@ -50,7 +50,9 @@ async function main(): Promise<void> {
     fail(`unknown command "${words.join(' ')}"; run with --help for the list`);
   }
   try {
-    const result = await (command as NonNullable<typeof command>).run(flags, (line) => process.stderr.write(`${line}\n`));
+    const result = await (command as NonNullable<typeof command>).run(flags, (line) =>
+      process.stderr.write(`${line}\n`),
+    );
     process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
   } finally {
     await disconnect();
@@ -62,7 +64,8 @@ main().then(
   (error: unknown) => {
     const known =
       error instanceof UsageError ||
-      (error instanceof Error && ['AdminInputError', 'NotFoundError', 'ConflictError'].includes(error.constructor.name));
+      (error instanceof Error &&
+        ['AdminInputError', 'NotFoundError', 'ConflictError'].includes(error.constructor.name));
     fail(known ? (error as Error).message : `${(error as Error).name}: ${(error as Error).message}`);
   },
 );

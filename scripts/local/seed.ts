@@ -1,11 +1,11 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { getTenantBySlug } from '../../functions/data/tenants.ts';
+import { SCOPES } from '../../functions/domain/scopes.ts';
 import { createAgent } from '../../functions/services/agents.ts';
 import { issueApiKey } from '../../functions/services/api-keys.ts';
 import { orderByDepth, type PlaceInput, savePlace } from '../../functions/services/places.ts';
 import { createTenantFromAdmin } from '../../functions/services/tenants.ts';
-import { SCOPES } from '../../functions/domain/scopes.ts';
 
 export const DEMO_SLUG = 'demo';
 
@@ -22,7 +22,9 @@ export async function seedDemo(): Promise<DemoSeed> {
   const existing = await getTenantBySlug(DEMO_SLUG);
   if (existing) return { tenantId: existing.tenantId, slug: DEMO_SLUG, agentEmail: 'ana@demo.example' };
 
-  const places = JSON.parse(readFileSync(resolve(import.meta.dirname, 'demo-places.json'), 'utf8')) as PlaceInput[];
+  const places = JSON.parse(
+    readFileSync(resolve(import.meta.dirname, 'demo-places.json'), 'utf8'),
+  ) as PlaceInput[];
   const parents = new Map();
   for (const place of orderByDepth(places)) await savePlace(place, parents);
 
@@ -32,8 +34,17 @@ export async function seedDemo(): Promise<DemoSeed> {
     languages: ['en', 'es'],
     website: 'https://demo.example',
   });
-  const agent = await createAgent({ tenantId: tenant.tenantId, name: 'Ana García', email: 'ana@demo.example', isAdmin: true });
-  const full = await issueApiKey({ tenantId: tenant.tenantId, name: 'demo-full-access', scopes: [...SCOPES] });
+  const agent = await createAgent({
+    tenantId: tenant.tenantId,
+    name: 'Ana García',
+    email: 'ana@demo.example',
+    isAdmin: true,
+  });
+  const full = await issueApiKey({
+    tenantId: tenant.tenantId,
+    name: 'demo-full-access',
+    scopes: [...SCOPES],
+  });
   const readOnly = await issueApiKey({
     tenantId: tenant.tenantId,
     name: 'demo-read-only',

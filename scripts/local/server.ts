@@ -67,14 +67,23 @@ async function readBody(req: IncomingMessage): Promise<Buffer> {
 }
 
 /** Builds the API Gateway HTTP API (payload v2) event that Lambda would receive. */
-export function toEvent(req: IncomingMessage, url: URL, body: Buffer, mounted: MountedRoute, match: RegExpMatchArray): HttpEvent {
+export function toEvent(
+  req: IncomingMessage,
+  url: URL,
+  body: Buffer,
+  mounted: MountedRoute,
+  match: RegExpMatchArray,
+): HttpEvent {
   const headers: Record<string, string> = {};
   for (const [name, value] of Object.entries(req.headers)) {
     if (value !== undefined) headers[name.toLowerCase()] = Array.isArray(value) ? value.join(',') : value;
   }
   const query: Record<string, string> = {};
-  for (const [name, value] of url.searchParams) query[name] = name in query ? `${query[name]},${value}` : value;
-  const pathParameters = Object.fromEntries(mounted.paramNames.map((n, i) => [n, decodeURIComponent(match[i + 1] ?? '')]));
+  for (const [name, value] of url.searchParams)
+    query[name] = name in query ? `${query[name]},${value}` : value;
+  const pathParameters = Object.fromEntries(
+    mounted.paramNames.map((n, i) => [n, decodeURIComponent(match[i + 1] ?? '')]),
+  );
   const now = Date.now();
   const method = req.method ?? 'GET';
   return {
@@ -125,7 +134,12 @@ function lambdaContext(requestId: string, functionName: string): Context {
   };
 }
 
-function send(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+function send(
+  res: ServerResponse,
+  status: number,
+  body: unknown,
+  headers: Record<string, string> = {},
+): void {
   const text = body === undefined ? '' : JSON.stringify(body);
   res.writeHead(status, { ...(text ? { 'Content-Type': 'application/json' } : {}), ...headers });
   res.end(text);
@@ -156,7 +170,12 @@ export async function startApiServer(options: ApiServerOptions): Promise<{ serve
       if (!hit) {
         status = candidates.length ? 405 : 404;
         const allow = candidates.map((c) => c.m.route.method).join(', ');
-        send(res, status, { detail: status === 404 ? 'Not Found' : 'Method Not Allowed' }, allow ? { Allow: allow } : {});
+        send(
+          res,
+          status,
+          { detail: status === 404 ? 'Not Found' : 'Method Not Allowed' },
+          allow ? { Allow: allow } : {},
+        );
         return;
       }
       let body: Buffer;
@@ -170,7 +189,10 @@ export async function startApiServer(options: ApiServerOptions): Promise<{ serve
       }
       const event = toEvent(req, url, body, hit.m, hit.match);
       const handler = await hit.m.load();
-      const response = await handler(event, lambdaContext(event.requestContext.requestId, hit.m.route.operationId));
+      const response = await handler(
+        event,
+        lambdaContext(event.requestContext.requestId, hit.m.route.operationId),
+      );
       status = response.statusCode;
       res.writeHead(status, response.headers);
       res.end(response.body ?? '');
@@ -179,7 +201,9 @@ export async function startApiServer(options: ApiServerOptions): Promise<{ serve
       console.error(error);
       if (!res.headersSent) send(res, 500, { detail: 'Internal error' });
     } finally {
-      options.log?.(`${req.method} ${url.pathname}${url.search} → ${status} ${(performance.now() - started).toFixed(1)}ms`);
+      options.log?.(
+        `${req.method} ${url.pathname}${url.search} → ${status} ${(performance.now() - started).toFixed(1)}ms`,
+      );
     }
   });
   const host = options.host ?? '127.0.0.1';

@@ -17,7 +17,9 @@ const log = (line: string) => process.stdout.write(`${line}\n`);
 
 const running = readStackInfo(dir);
 if (running) {
-  console.error(`A local stack (pid ${running.pid}) already runs on ${dir} at ${running.apiUrl}; stop it first or set DATA_DIR.`);
+  console.error(
+    `A local stack (pid ${running.pid}) already runs on ${dir} at ${running.apiUrl}; stop it first or set DATA_DIR.`,
+  );
   process.exit(1);
 }
 mkdirSync(dir, { recursive: true });
@@ -67,7 +69,13 @@ const poller = startStreamPoller({
   onError: (error) => console.error('stream consumer:', (error as Error).message),
 });
 
-writeStackInfo(dir, { pid: process.pid, dynamoEndpoint: dynamo.endpoint, apiUrl: url, tableName, s3Endpoint: `http://127.0.0.1:${s3Port}` });
+writeStackInfo(dir, {
+  pid: process.pid,
+  dynamoEndpoint: dynamo.endpoint,
+  apiUrl: url,
+  tableName,
+  s3Endpoint: `http://127.0.0.1:${s3Port}`,
+});
 
 if (demo.keys) {
   log('');
@@ -77,7 +85,9 @@ if (demo.keys) {
   log(`  curl -H "Authorization: Bearer ${demo.keys[0]?.key}" ${url}/v1/places`);
 } else {
   log(`Demo tenant "${demo.slug}" already exists; its keys were shown on the first start.`);
-  log(`New key: npm run -s admin -- key create --tenant ${demo.slug} --name me --scopes properties:write,leads:write`);
+  log(
+    `New key: npm run -s admin -- key create --tenant ${demo.slug} --name me --scopes properties:write,leads:write`,
+  );
 }
 log('');
 log(`API ready on ${url}`);

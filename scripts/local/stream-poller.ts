@@ -8,7 +8,9 @@ import {
 import type { DynamoDBStreamEvent } from 'aws-lambda';
 import { localClient } from './dynamo-local.ts';
 
-type StreamHandler = (event: DynamoDBStreamEvent) => Promise<{ batchItemFailures: { itemIdentifier: string }[] }>;
+type StreamHandler = (
+  event: DynamoDBStreamEvent,
+) => Promise<{ batchItemFailures: { itemIdentifier: string }[] }>;
 
 /**
  * Plays Lambda's part for the stream consumer locally: polls every shard of the table's stream on
@@ -35,24 +37,35 @@ export function startStreamPoller(options: {
     for (const shard of StreamDescription?.Shards ?? []) {
       if (!shard.ShardId || iterators.has(shard.ShardId)) continue;
       const { ShardIterator } = await streams.send(
-        new GetShardIteratorCommand({ StreamArn: streamArn, ShardId: shard.ShardId, ShardIteratorType: 'LATEST' }),
+        new GetShardIteratorCommand({
+          StreamArn: streamArn,
+          ShardId: shard.ShardId,
+          ShardIteratorType: 'LATEST',
+        }),
       );
       iterators.set(shard.ShardId, ShardIterator);
     }
   }
 
   async function poll(): Promise<void> {
-    const { Table } = await localClient(options.endpoint).send(new DescribeTableCommand({ TableName: options.tableName }));
+    const { Table } = await localClient(options.endpoint).send(
+      new DescribeTableCommand({ TableName: options.tableName }),
+    );
     const streamArn = Table?.LatestStreamArn;
     if (!streamArn) return;
     await discoverShards(streamArn);
     for (const [shardId, iterator] of iterators) {
       if (!iterator) continue;
-      const { Records, NextShardIterator } = await streams.send(new GetRecordsCommand({ ShardIterator: iterator, Limit: 100 }));
+      const { Records, NextShardIterator } = await streams.send(
+        new GetRecordsCommand({ ShardIterator: iterator, Limit: 100 }),
+      );
       iterators.set(shardId, NextShardIterator);
       if (Records?.length) {
         await options.handler({
-          Records: Records.map((r) => ({ ...r, eventSourceARN: streamArn })) as DynamoDBStreamEvent['Records'],
+          Records: Records.map((r) => ({
+            ...r,
+            eventSourceARN: streamArn,
+          })) as DynamoDBStreamEvent['Records'],
         });
       }
     }

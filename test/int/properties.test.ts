@@ -2,17 +2,32 @@ import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { UniqueClaim } from '../../functions/data/entities/unique-claim.ts';
 import { getProperty } from '../../functions/data/properties.ts';
+import type { PropertyCreateInput, PropertyUpdateInput } from '../../functions/http/properties/schemas.ts';
 import { ConflictError, NotFoundError, RequestValidationError } from '../../functions/platform/errors.ts';
 import type { Caller } from '../../functions/platform/request-state.ts';
 import {
-  archiveProperty,
-  createProperty,
-  getPropertyFor,
-  listProperties,
-  updateProperty,
+  archiveListing,
+  createListing,
+  editListing,
+  listProperties as listListings,
+  readListing,
+  writerOf,
 } from '../../functions/services/properties.ts';
 import { createTenantFromAdmin } from '../../functions/services/tenants.ts';
 import { createTestPlaces, unique } from '../support/factories.ts';
+
+// The listing service, called the way the handlers call it (as the caller's API key, no ?lang=).
+const createProperty = async (c: Caller, input: PropertyCreateInput, now?: string) =>
+  (await createListing(writerOf(c), input, undefined, now)).record;
+const updateProperty = async (c: Caller, id: string, input: PropertyUpdateInput) =>
+  (await editListing(writerOf(c), id, input, undefined)).record;
+const archiveProperty = (c: Caller, id: string) => archiveListing(writerOf(c), id);
+const getPropertyFor = async (c: Caller, id: string) => (await readListing(c.tenant.tenantId, id)).property;
+const listProperties = <O>(
+  c: Caller,
+  q: Parameters<typeof listListings>[1],
+  present: Parameters<typeof listListings<O>>[2],
+) => listListings(c.tenant.tenantId, q, present);
 
 /** A caller as the middleware would establish it, for a brand-new tenant. */
 async function newCaller(keyName = 'int-key'): Promise<Caller> {

@@ -17,13 +17,22 @@ export interface TestTenant {
   key: string;
   keyId: string;
   /** Issues another key for this tenant. */
-  newKey: (scopes: readonly Scope[], options?: { expiresAt?: string; name?: string }) => Promise<{ id: string; key: string }>;
-  update: typeof updateTenantFromAdmin extends (slug: string, c: infer C) => unknown ? (changes: C) => Promise<unknown> : never;
+  newKey: (
+    scopes: readonly Scope[],
+    options?: { expiresAt?: string; name?: string },
+  ) => Promise<{ id: string; key: string }>;
+  update: typeof updateTenantFromAdmin extends (slug: string, c: infer C) => unknown
+    ? (changes: C) => Promise<unknown>
+    : never;
 }
 
 export async function createTestTenant(options: { languages?: string[] } = {}): Promise<TestTenant> {
   const slug = unique('tenant');
-  const tenant = await createTenantFromAdmin({ slug, name: `Test ${slug}`, languages: options.languages ?? ['en', 'es'] });
+  const tenant = await createTenantFromAdmin({
+    slug,
+    name: `Test ${slug}`,
+    languages: options.languages ?? ['en', 'es'],
+  });
   const newKey: TestTenant['newKey'] = async (scopes, opts = {}) => {
     const { record, secret } = await issueApiKey({
       tenantId: tenant.tenantId,
@@ -52,7 +61,17 @@ export async function createTestAgent(tenantId: string, name = 'Test Agent') {
 export async function createTestPlaces() {
   const prefix = unique('P').toUpperCase().replace(/-/g, '');
   const country = await savePlace({ code: `${prefix}`, name: 'Testland', kind: 'country' });
-  const region = await savePlace({ code: `${prefix}-R`, name: 'Coast', parent: country.code, kind: 'region' });
-  const town = await savePlace({ code: `${prefix}-R-T`, name: 'Seatown', parent: region.code, kind: 'municipality' });
+  const region = await savePlace({
+    code: `${prefix}-R`,
+    name: 'Coast',
+    parent: country.code,
+    kind: 'region',
+  });
+  const town = await savePlace({
+    code: `${prefix}-R-T`,
+    name: 'Seatown',
+    parent: region.code,
+    kind: 'municipality',
+  });
   return { country, region, town };
 }

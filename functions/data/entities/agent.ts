@@ -29,7 +29,12 @@ export const Agent = new Entity(
       },
       byEmail: {
         index: 'gsi2',
-        pk: { field: 'gsi2pk', composite: ['tenantId', 'email'], template: 't#${tenantId}#agent-email#${email}', ...asIs },
+        pk: {
+          field: 'gsi2pk',
+          composite: ['tenantId', 'email'],
+          template: 't#${tenantId}#agent-email#${email}',
+          ...asIs,
+        },
         sk: { field: 'gsi2sk', composite: [], template: 'agent', ...asIs },
       },
     },

@@ -21,7 +21,53 @@ export const Property = new Entity(
       propertyType: { type: 'string' },
       bedrooms: { type: 'number' },
       bathrooms: { type: 'string' },
+      area: { type: 'string' },
+      lotArea: { type: 'string' },
+      parkingSpaces: { type: 'number' },
+      yearBuilt: { type: 'number' },
+      floor: { type: 'number' },
+      hoaFee: { type: 'string' },
+      amenities: { type: 'list', items: { type: 'string' } },
+      address: { type: 'string' },
+      latitude: { type: 'number' },
+      longitude: { type: 'number' },
+      locationPrecision: { type: ['exact', 'approximate', 'hidden'] as const },
+      isFeatured: { type: 'boolean' },
+      videoUrl: { type: 'string' },
+      tourUrl: { type: 'string' },
+      agentId: { type: 'string' },
+      /** The language of the listing's own text (`title`, `description`). */
+      sourceLanguage: { type: 'string', required: true, default: 'en' },
+      /**
+       * Text per Site Language (domain/listing-text.ts `ListingTexts`): translations, highlights,
+       * SEO descriptions, and which fields a client wrote (AI leaves those alone).
+       */
+      texts: { type: 'any' },
+      /** false: writes never queue AI enrichment for this listing. */
+      aiEnrichment: { type: 'boolean', required: true, default: true },
+      enrichmentStatus: { type: ['pending', 'enriched', 'failed', 'off', 'paused'] as const },
+      /** Identifies the latest enrichment request; a worker holding an older one stands down. */
+      enrichmentRequestId: { type: 'string' },
+      enrichmentAttempts: { type: 'number' },
+      enrichmentError: { type: 'string' },
+      enrichedAt: { type: 'string' },
+      /** Every price change: `{price, rent_price, currency, changed_at, changed_by}`, oldest first. */
+      priceHistory: { type: 'any' },
+      /** Fields a key edited on an imported listing: a later import leaves them alone. */
+      manualFields: { type: 'list', items: { type: 'string' } },
       placeCode: { type: 'string' },
+      /** The Place's path (root first), copied at write time so a read needs no Place lookup. */
+      placePath: {
+        type: 'list',
+        items: {
+          type: 'map',
+          properties: {
+            code: { type: 'string', required: true },
+            name: { type: 'string', required: true },
+            kind: { type: 'string', required: true },
+          },
+        },
+      },
       internalRef: { type: 'string' },
       slug: { type: 'string', required: true },
       origin: { type: ['api', 'import', 'console'] as const, required: true, readOnly: true },

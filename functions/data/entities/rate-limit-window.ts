@@ -18,7 +18,12 @@ export const RateLimitWindow = new Entity(
     },
     indexes: {
       byWindow: {
-        pk: { field: 'pk', composite: ['tenantId', 'windowStart'], template: 't#${tenantId}#rate#${windowStart}', ...asIs },
+        pk: {
+          field: 'pk',
+          composite: ['tenantId', 'windowStart'],
+          template: 't#${tenantId}#rate#${windowStart}',
+          ...asIs,
+        },
         sk: { field: 'sk', composite: [], template: 'window', ...asIs },
       },
     },

@@ -16,6 +16,10 @@ export const Tenant = new Entity(
       suspended: { type: 'boolean', required: true, default: false },
       /** Replaces the default tenant budget when set. */
       rateLimitPerMinute: { type: 'number' },
+      /** The Tenant's AI off-switch: false holds every enrichment in `off`. */
+      aiEnabled: { type: 'boolean', required: true, default: true },
+      /** Monthly AI Spend Ceiling in USD; unset means no ceiling. */
+      aiMonthlyLimitUsd: { type: 'number' },
       ...timestamps,
     },
     indexes: {

@@ -12,7 +12,11 @@ export const UniqueClaim = new Entity(
     attributes: {
       /** `t#<tenantId>` for tenant-owned values, `global` for platform-wide ones. */
       scope: { type: 'string', required: true, readOnly: true },
-      kind: { type: ['tenant-slug', 'agent-slug', 'agent-email', 'property-ref', 'property-slug'] as const, required: true, readOnly: true },
+      kind: {
+        type: ['tenant-slug', 'agent-slug', 'agent-email', 'property-ref', 'property-slug'] as const,
+        required: true,
+        readOnly: true,
+      },
       value: { type: 'string', required: true, readOnly: true },
       ownerId: { type: 'string', required: true },
       /** A retired claim still resolves (old slugs) but no longer blocks the owner from a new one. */
@@ -21,7 +25,12 @@ export const UniqueClaim = new Entity(
     },
     indexes: {
       byValue: {
-        pk: { field: 'pk', composite: ['scope', 'kind', 'value'], template: '${scope}#unique#${kind}#${value}', ...asIs },
+        pk: {
+          field: 'pk',
+          composite: ['scope', 'kind', 'value'],
+          template: '${scope}#unique#${kind}#${value}',
+          ...asIs,
+        },
         sk: { field: 'sk', composite: [], template: 'claim', ...asIs },
       },
     },

@@ -25,7 +25,10 @@ export const operation = defineOperation(
     const page = places.slice(0, query.limit);
     return {
       status: 200,
-      body: { data: page.map(toPlaceOut), next_cursor: places.length > query.limit ? (page.at(-1)?.code ?? null) : null },
+      body: {
+        data: page.map(toPlaceOut),
+        next_cursor: places.length > query.limit ? (page.at(-1)?.code ?? null) : null,
+      },
     };
   },
 );

@@ -20,5 +20,12 @@ export function placeLabels(path: { name: string }[]): { short: string; long: st
 }
 
 export function toPlaceOut(p: PlaceRecord): z.infer<typeof PlaceOut> {
-  return { code: p.code, name: p.name, kind: p.kind, parent_code: p.parentCode ?? null, path: p.path, ...placeLabels(p.path) };
+  return {
+    code: p.code,
+    name: p.name,
+    kind: p.kind,
+    parent_code: p.parentCode ?? null,
+    path: p.path,
+    ...placeLabels(p.path),
+  };
 }

@@ -1,5 +1,5 @@
 import { defineOperation } from '../../platform/operation.ts';
-import { archiveProperty } from '../../services/properties.ts';
+import { archiveListing, writerOf } from '../../services/properties.ts';
 import { ErrorOut } from '../shared/schemas.ts';
 import { PropertyPath } from './schemas.ts';
 
@@ -13,7 +13,7 @@ export const operation = defineOperation(
     },
   },
   async ({ params, caller }) => {
-    await archiveProperty(caller, params.property_id);
+    await archiveListing(writerOf(caller), params.property_id);
     return { status: 204 };
   },
 );

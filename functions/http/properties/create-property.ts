@@ -1,19 +1,30 @@
 import { defineOperation } from '../../platform/operation.ts';
-import { createProperty } from '../../services/properties.ts';
+import { createListing, writerOf } from '../../services/properties.ts';
 import { ErrorOut, ValidationErrorOut } from '../shared/schemas.ts';
-import { PropertyCreate, PropertyOut, toPropertyOut } from './schemas.ts';
+import { LanguageQuery, PropertyCreate, PropertyOut, toPropertyOut } from './schemas.ts';
 
 export const operation = defineOperation(
   'createProperty',
   {
+    query: LanguageQuery,
     body: PropertyCreate,
     responses: {
-      201: { description: 'The new listing', schema: PropertyOut },
-      409: { description: 'internal_ref is held by another listing, or the Idempotency-Key is in use', schema: ErrorOut },
-      422: { description: 'Validation failure', schema: ValidationErrorOut },
+      201: { description: 'The new listing, in the language it was written in', schema: PropertyOut },
+      409: {
+        description: 'internal_ref is held by another listing, or the Idempotency-Key is in use',
+        schema: ErrorOut,
+      },
+      422: {
+        description:
+          'Validation failure; both agent_id and agent_email, an unknown Agent or place_code, a language not enabled',
+        schema: ValidationErrorOut,
+      },
     },
   },
-  async ({ body, caller }) => ({ status: 201, body: toPropertyOut(await createProperty(caller, body)) }),
+  async ({ query, body, caller }) => {
+    const { record, language } = await createListing(writerOf(caller), body, query.lang);
+    return { status: 201, body: toPropertyOut(record, { language }) };
+  },
 );
 
 export const handler = operation.handler;

@@ -1,5 +1,5 @@
 import { defineOperation } from '../../platform/operation.ts';
-import { listProperties } from '../../services/properties.ts';
+import { listProperties, resolveLanguage } from '../../services/properties.ts';
 import { pageOf, ValidationErrorOut } from '../shared/schemas.ts';
 import { PropertyListQuery, PropertyOut, toPropertyOut } from './schemas.ts';
 
@@ -8,11 +8,20 @@ export const operation = defineOperation(
   {
     query: PropertyListQuery,
     responses: {
-      200: { description: 'A page of listings, least recently updated first', schema: pageOf(PropertyOut) },
-      422: { description: 'Invalid limit, cursor or updated_since', schema: ValidationErrorOut },
+      200: {
+        description: 'A page of listings, least recently updated first (Areas are shown on the single read)',
+        schema: pageOf(PropertyOut),
+      },
+      422: { description: 'Invalid limit, cursor, updated_since or lang', schema: ValidationErrorOut },
     },
   },
-  async ({ query, caller }) => ({ status: 200, body: await listProperties(caller, query, toPropertyOut) }),
+  async ({ query, caller }) => {
+    const language = resolveLanguage(caller.tenant, query.lang);
+    return {
+      status: 200,
+      body: await listProperties(caller.tenant.tenantId, query, (p) => toPropertyOut(p, { language })),
+    };
+  },
 );
 
 export const handler = operation.handler;

@@ -1,24 +1,26 @@
 import { defineOperation } from '../../platform/operation.ts';
-import { updateProperty } from '../../services/properties.ts';
+import { editListing, readListing, writerOf } from '../../services/properties.ts';
 import { ErrorOut, ValidationErrorOut } from '../shared/schemas.ts';
-import { PropertyOut, PropertyPath, PropertyUpdate, toPropertyOut } from './schemas.ts';
+import { LanguageQuery, PropertyOut, PropertyPath, PropertyUpdate, toPropertyOut } from './schemas.ts';
 
 export const operation = defineOperation(
   'updateProperty',
   {
     params: PropertyPath,
+    query: LanguageQuery,
     body: PropertyUpdate,
     responses: {
-      200: { description: 'The edited listing', schema: PropertyOut },
+      200: { description: 'The edited listing, in the language it was written in', schema: PropertyOut },
       404: { description: 'No listing with this id in this tenant', schema: ErrorOut },
       409: { description: 'internal_ref is held by another listing', schema: ErrorOut },
       422: { description: 'Validation failure', schema: ValidationErrorOut },
     },
   },
-  async ({ params, body, caller }) => ({
-    status: 200,
-    body: toPropertyOut(await updateProperty(caller, params.property_id, body)),
-  }),
+  async ({ params, query, body, caller }) => {
+    const { language } = await editListing(writerOf(caller), params.property_id, body, query.lang);
+    const { property, areas } = await readListing(caller.tenant.tenantId, params.property_id);
+    return { status: 200, body: toPropertyOut(property, { language, areas }) };
+  },
 );
 
 export const handler = operation.handler;

@@ -17,7 +17,9 @@ export function checkAccess(): MiddlewareObj<HttpEvent, unknown, Error, Context>
       const { tenant, apiKey } = callerOf(state);
       if (tenant.suspended) throw new ServiceUnavailableError('This account is suspended');
       if (isWrite(state.route) && tenant.subscription === 'read_only') {
-        throw new PaymentRequiredError('The subscription is read-only: writes are disabled until it is renewed');
+        throw new PaymentRequiredError(
+          'The subscription is read-only: writes are disabled until it is renewed',
+        );
       }
       if (!grants(apiKey.scopes, state.route.scope)) {
         throw new ForbiddenError(`This API key lacks the scope ${state.route.scope}`);

@@ -29,7 +29,8 @@ function canonical(body: string | undefined): string {
 }
 
 export function fingerprintOf(event: HttpEvent): string {
-  const body = event.body && event.isBase64Encoded ? Buffer.from(event.body, 'base64').toString('utf8') : event.body;
+  const body =
+    event.body && event.isBase64Encoded ? Buffer.from(event.body, 'base64').toString('utf8') : event.body;
   return createHash('sha256')
     .update(`${event.requestContext.http.method} ${event.rawPath}\n${canonical(body)}`)
     .digest('hex');
@@ -65,14 +66,18 @@ export function idempotency(): MiddlewareObj<HttpEvent, unknown, Error, Context>
             complete: (response: HttpResponse) =>
               completeIdempotencyKey(scope, {
                 statusCode: response.statusCode,
-                headers: Object.fromEntries(Object.entries(response.headers).filter(([h]) => !PER_REQUEST_HEADERS.test(h))),
+                headers: Object.fromEntries(
+                  Object.entries(response.headers).filter(([h]) => !PER_REQUEST_HEADERS.test(h)),
+                ),
                 ...(response.body !== undefined ? { body: response.body } : {}),
               }),
             release: () => releaseIdempotencyKey(scope),
           };
           return;
         case 'in_progress':
-          throw new ConflictError('A request with this Idempotency-Key is still being processed; retry later');
+          throw new ConflictError(
+            'A request with this Idempotency-Key is still being processed; retry later',
+          );
         case 'mismatch':
           throw RequestValidationError.single(
             ['header', 'Idempotency-Key'],

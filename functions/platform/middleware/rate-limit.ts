@@ -21,7 +21,12 @@ export function rateLimit(): MiddlewareObj<HttpEvent, unknown, Error, Context> {
       const { RATE_LIMIT_KEY_PER_MINUTE, RATE_LIMIT_TENANT_PER_MINUTE } = config();
       const verdict = judge(
         [
-          { name: 'key-minute', quota: RATE_LIMIT_KEY_PER_MINUTE, windowSeconds: WINDOW_SECONDS, used: counts.keyCount },
+          {
+            name: 'key-minute',
+            quota: RATE_LIMIT_KEY_PER_MINUTE,
+            windowSeconds: WINDOW_SECONDS,
+            used: counts.keyCount,
+          },
           {
             name: 'tenant-minute',
             quota: tenant.rateLimitPerMinute ?? RATE_LIMIT_TENANT_PER_MINUTE,
@@ -33,7 +38,8 @@ export function rateLimit(): MiddlewareObj<HttpEvent, unknown, Error, Context> {
       );
       const { 'Retry-After': _retry, ...everyResponse } = verdict.headers;
       state.rateLimitHeaders = everyResponse;
-      if (!verdict.allowed) throw new RateLimitedError('Rate limit exceeded: retry after the window resets', verdict.headers);
+      if (!verdict.allowed)
+        throw new RateLimitedError('Rate limit exceeded: retry after the window resets', verdict.headers);
     },
   };
 }

@@ -1,6 +1,6 @@
 import type { MiddlewareObj } from '@middy/core';
 import type { Context } from 'aws-lambda';
-import type { z } from 'zod';
+import type * as z from 'zod';
 import { PayloadTooLargeError, RequestValidationError, type ValidationIssue } from '../errors.ts';
 import type { HttpEvent } from '../http.ts';
 import { stateOf } from '../request-state.ts';
@@ -23,7 +23,11 @@ function valueAt(root: unknown, path: PropertyKey[]): unknown {
 }
 
 /** zod issues → `{loc, msg, type}` items; a value that is absent is reported as `missing`. */
-export function toValidationIssues(location: 'body' | 'query' | 'path', error: z.ZodError, input: unknown): ValidationIssue[] {
+export function toValidationIssues(
+  location: 'body' | 'query' | 'path',
+  error: z.ZodError,
+  input: unknown,
+): ValidationIssue[] {
   return error.issues.map((issue) => {
     const path = issue.path.map((p) => (typeof p === 'number' ? p : String(p)));
     const absent = issue.code === 'invalid_type' && valueAt(input, issue.path) === undefined;
@@ -35,7 +39,12 @@ export function toValidationIssues(location: 'body' | 'query' | 'path', error: z
   });
 }
 
-function parse<S extends z.ZodType>(location: 'body' | 'query' | 'path', schema: S, input: unknown, issues: ValidationIssue[]) {
+function parse<S extends z.ZodType>(
+  location: 'body' | 'query' | 'path',
+  schema: S,
+  input: unknown,
+  issues: ValidationIssue[],
+) {
   const result = schema.safeParse(input);
   if (result.success) return result.data;
   issues.push(...toValidationIssues(location, result.error, input));
@@ -49,7 +58,11 @@ function readBody(event: HttpEvent): unknown {
   try {
     return JSON.parse(raw.toString('utf8'));
   } catch (error) {
-    throw RequestValidationError.single(['body'], `Malformed JSON: ${(error as Error).message}`, 'json_invalid');
+    throw RequestValidationError.single(
+      ['body'],
+      `Malformed JSON: ${(error as Error).message}`,
+      'json_invalid',
+    );
   }
 }
 
@@ -61,7 +74,9 @@ export function validateInput(schemas: InputSchemas): MiddlewareObj<HttpEvent, u
       const issues: ValidationIssue[] = [];
       const body = readBody(event);
       const params = schemas.params ? parse('path', schemas.params, event.pathParameters ?? {}, issues) : {};
-      const query = schemas.query ? parse('query', schemas.query, event.queryStringParameters ?? {}, issues) : {};
+      const query = schemas.query
+        ? parse('query', schemas.query, event.queryStringParameters ?? {}, issues)
+        : {};
       let parsedBody: unknown;
       if (schemas.body) {
         if (body === undefined) issues.push({ loc: ['body'], msg: 'Field required', type: 'missing' });

@@ -1,0 +1,84 @@
+import type { EntityItem } from 'electrodb';
+import type { AreaVia } from '../domain/areas.ts';
+import { Area } from './entities/area.ts';
+import { AreaMembership } from './entities/area-membership.ts';
+
+export type AreaRecord = EntityItem<typeof Area>;
+export type AreaMembershipRecord = EntityItem<typeof AreaMembership>;
+
+export async function insertArea(record: AreaRecord): Promise<AreaRecord> {
+  await Area.create(record).go();
+  return record;
+}
+
+export async function getArea(tenantId: string, id: string): Promise<AreaRecord | undefined> {
+  const { data } = await Area.get({ tenantId, id }).go();
+  return data ?? undefined;
+}
+
+/** Every Area of a Tenant (a Tenant has tens, not thousands: one or two pages). */
+export async function listAreas(tenantId: string): Promise<AreaRecord[]> {
+  const { data } = await Area.query.byTenant({ tenantId }).go({ pages: 'all' });
+  return data;
+}
+
+export async function membershipsOfProperty(
+  tenantId: string,
+  propertyId: string,
+): Promise<AreaMembershipRecord[]> {
+  const { data } = await AreaMembership.query.byProperty({ tenantId, propertyId }).go({ pages: 'all' });
+  return data;
+}
+
+export async function membersOfArea(tenantId: string, areaId: string): Promise<AreaMembershipRecord[]> {
+  const { data } = await AreaMembership.query.byArea({ tenantId, areaId }).go({ pages: 'all' });
+  return data;
+}
+
+type AreaLabel = Pick<AreaRecord, 'id' | 'kind' | 'name'>;
+
+export async function setMembership(
+  tenantId: string,
+  propertyId: string,
+  area: AreaLabel,
+  via: AreaVia,
+): Promise<void> {
+  await AreaMembership.put({
+    tenantId,
+    propertyId,
+    areaId: area.id,
+    areaKind: area.kind,
+    areaName: area.name,
+    via,
+    updatedAt: new Date().toISOString(),
+  }).go();
+}
+
+export async function removeMemberships(
+  tenantId: string,
+  propertyId: string,
+  areaIds: string[],
+): Promise<void> {
+  if (areaIds.length === 0) return;
+  await AreaMembership.delete(areaIds.map((areaId) => ({ tenantId, propertyId, areaId }))).go();
+}
+
+export async function addRuleMemberships(
+  tenantId: string,
+  propertyId: string,
+  areas: AreaLabel[],
+): Promise<void> {
+  if (areas.length === 0) return;
+  const updatedAt = new Date().toISOString();
+  await AreaMembership.put(
+    areas.map((a) => ({
+      tenantId,
+      propertyId,
+      areaId: a.id,
+      areaKind: a.kind,
+      areaName: a.name,
+      via: 'rule' as const,
+      updatedAt,
+    })),
+  ).go();
+}

@@ -1,0 +1,53 @@
+import { describe, expect, it } from 'vitest';
+import { grants, isScope, SCOPES } from '../../functions/domain/scopes.ts';
+
+describe('scopes', () => {
+  it('lists the seven scopes of interface §5', () => {
+    expect([...SCOPES].sort()).toEqual(
+      [
+        'activities:read',
+        'activities:write',
+        'leads:read',
+        'leads:write',
+        'properties:read',
+        'properties:write',
+        'webhooks:manage',
+      ].sort(),
+    );
+  });
+
+  it('recognises only known scopes', () => {
+    expect(isScope('properties:read')).toBe(true);
+    expect(isScope('properties:admin')).toBe(false);
+    expect(isScope('PROPERTIES:READ')).toBe(false);
+    expect(isScope('')).toBe(false);
+  });
+
+  it('grants a held scope', () => {
+    for (const scope of SCOPES) expect(grants([scope], scope)).toBe(true);
+  });
+
+  it('write implies the matching read', () => {
+    expect(grants(['properties:write'], 'properties:read')).toBe(true);
+    expect(grants(['leads:write'], 'leads:read')).toBe(true);
+    expect(grants(['activities:write'], 'activities:read')).toBe(true);
+  });
+
+  it('read does not imply write, and nothing crosses resources', () => {
+    expect(grants(['properties:read'], 'properties:write')).toBe(false);
+    expect(grants(['leads:write'], 'properties:read')).toBe(false);
+    expect(grants(['properties:write'], 'leads:read')).toBe(false);
+    expect(grants(['leads:read'], 'properties:read')).toBe(false);
+    expect(grants(['webhooks:manage'], 'leads:write')).toBe(false);
+  });
+
+  it('grants nothing for no scopes or unknown scopes', () => {
+    expect(grants([], 'properties:read')).toBe(false);
+    expect(grants(['properties:*', '*', 'admin', 'properties'], 'properties:read')).toBe(false);
+    expect(grants(['properties:write '], 'properties:write')).toBe(false);
+  });
+
+  it('an unknown scope next to a good one does not get in the way', () => {
+    expect(grants(['bogus', 'properties:read'], 'properties:read')).toBe(true);
+  });
+});
