@@ -2,6 +2,7 @@ import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
 import { logger } from '../platform/logger.ts';
+import { queueRequestedEnrichment } from '../services/enrichment.ts';
 
 /** One table change, decoded: which entity, and its images before and after. */
 export interface TableChange {
@@ -33,6 +34,8 @@ const processors: ChangeProcessor[] = [
     if (change.entity === 'rateLimitWindow' || change.entity === 'idempotencyRecord') return;
     logger.debug('table change', { entity: change.entity, kind: change.kind, eventId: change.eventId });
   },
+  // Outbox for AI enrichment: the write that requested it committed, so the request cannot be lost.
+  (change) => queueRequestedEnrichment(change.oldImage, change.newImage),
 ];
 
 /**

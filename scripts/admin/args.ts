@@ -64,3 +64,12 @@ export function oneOf<T extends string>(flags: Flags, name: string, allowed: rea
     throw new UsageError(`--${name} must be one of: ${allowed.join(', ')}`);
   return value as T;
 }
+
+export function decimalFlag(flags: Flags, name: string): number | undefined {
+  const value = optional(flags, name);
+  if (value === undefined) return undefined;
+  const n = Number(value);
+  if (!/^\d+(\.\d+)?$/.test(value) || !Number.isFinite(n))
+    throw new UsageError(`--${name} must be a number of at least 0`);
+  return n;
+}

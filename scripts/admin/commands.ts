@@ -1,10 +1,15 @@
 import { readFileSync } from 'node:fs';
+import { basename } from 'node:path';
 import { requireTenantBySlug } from '../../functions/data/tenants.ts';
 import { toPlaceOut } from '../../functions/http/places/schemas.ts';
+import { toPropertyOut } from '../../functions/http/properties/schemas.ts';
 import { createAgent } from '../../functions/services/agents.ts';
 import { issueApiKey, parseScopes, revokeApiKeyById } from '../../functions/services/api-keys.ts';
 import { createArea, recomputeAreas, setManualMembership } from '../../functions/services/areas.ts';
+import { resumeHeldEnrichments } from '../../functions/services/enrichment.ts';
+import { importListings } from '../../functions/services/listing-import.ts';
 import { orderByDepth, type PlaceInput, savePlace } from '../../functions/services/places.ts';
+import { readListing } from '../../functions/services/properties.ts';
 import {
   AdminInputError,
   createTenantFromAdmin,
@@ -12,7 +17,16 @@ import {
   presentTenant,
   updateTenantFromAdmin,
 } from '../../functions/services/tenants.ts';
-import { booleanFlag, type Flags, integerFlag, oneOf, optional, required, UsageError } from './args.ts';
+import {
+  booleanFlag,
+  decimalFlag,
+  type Flags,
+  integerFlag,
+  oneOf,
+  optional,
+  required,
+  UsageError,
+} from './args.ts';
 
 export interface Command {
   usage: string;
@@ -37,7 +51,7 @@ export const commands: Record<string, Command> = {
   },
   'tenant update': {
     usage:
-      '--tenant SLUG [--name NAME] [--languages en,es] [--website URL] [--subscription active|read_only] [--suspended true|false] [--rate-limit-per-minute N]',
+      '--tenant SLUG [--name NAME] [--languages en,es] [--website URL] [--subscription active|read_only] [--suspended true|false] [--rate-limit-per-minute N] [--ai on|off] [--ai-monthly-limit-usd N]',
     run: async (flags) => {
       const languages = optional(flags, 'languages');
       const changes = {
@@ -154,6 +168,37 @@ export const commands: Record<string, Command> = {
       return recomputeAreas(tenant.tenantId, optional(flags, 'area'), progress);
     },
   },
+  'listing import': {
+    usage:
+      '--tenant SLUG --file FEED.json   (a JSON array of listings in the create shape, each with internal_ref)',
+    run: async (flags, progress) => {
+      const tenant = await requireTenantBySlug(required(flags, 'tenant'));
+      const file = required(flags, 'file');
+      const items = readJsonArray(file);
+      return importListings(tenant, items, basename(file), progress);
+    },
+  },
+  'listing show': {
+    usage: '--tenant SLUG --id PROPERTY_ID',
+    run: async (flags) => {
+      const tenant = await requireTenantBySlug(required(flags, 'tenant'));
+      const { property, areas } = await readListing(tenant.tenantId, required(flags, 'id'));
+      return {
+        ...toPropertyOut(property, { areas }),
+        created_by: property.createdBy,
+        updated_by: property.updatedBy,
+        price_history: property.priceHistory ?? [],
+        manual_fields: property.manualFields ?? [],
+        texts: property.texts ?? {},
+        enrichment: {
+          status: property.enrichmentStatus ?? null,
+          attempts: property.enrichmentAttempts ?? 0,
+          enriched_at: property.enrichedAt ?? null,
+          error: property.enrichmentError ?? null,
+        },
+      };
+    },
+  },
   'place create': {
     usage: '--code CODE --name NAME [--parent CODE] [--kind KIND]',
     run: async (flags) =>
@@ -170,13 +215,7 @@ export const commands: Record<string, Command> = {
     usage: '--file FILE.json   (a JSON array of {code, name, parent?, kind?})',
     run: async (flags, progress) => {
       const file = required(flags, 'file');
-      let places: PlaceInput[];
-      try {
-        places = JSON.parse(readFileSync(file, 'utf8')) as PlaceInput[];
-      } catch (error) {
-        throw new AdminInputError(`Cannot read ${file}: ${(error as Error).message}`);
-      }
-      if (!Array.isArray(places)) throw new AdminInputError(`${file} must hold a JSON array of places`);
+      const places = readJsonArray(file) as PlaceInput[];
       const ordered = orderByDepth(places);
       const parents = new Map();
       const failures: { code: unknown; error: string }[] = [];
@@ -204,6 +243,17 @@ export const commands: Record<string, Command> = {
     },
   },
 };
+
+function readJsonArray(file: string): unknown[] {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(readFileSync(file, 'utf8'));
+  } catch (error) {
+    throw new AdminInputError(`Cannot read ${file}: ${(error as Error).message}`);
+  }
+  if (!Array.isArray(parsed)) throw new AdminInputError(`${file} must hold a JSON array`);
+  return parsed;
+}
 
 export function usage(): string {
   return [

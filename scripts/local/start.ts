@@ -69,6 +69,14 @@ const poller = startStreamPoller({
   onError: (error) => console.error('stream consumer:', (error as Error).message),
 });
 
+const { handler: aiWorker } = await import('../../functions/workers/ai.ts');
+const { startQueuePoller } = await import('./queue-poller.ts');
+const aiPoller = startQueuePoller({
+  queue: 'ai',
+  handler: aiWorker,
+  onError: (error) => console.error('AI worker:', (error as Error).message),
+});
+
 writeStackInfo(dir, {
   pid: process.pid,
   dynamoEndpoint: dynamo.endpoint,
@@ -98,6 +106,7 @@ async function stop(): Promise<void> {
   stopping = true;
   log('Stopping…');
   poller.stop();
+  aiPoller.stop();
   server.closeAllConnections();
   server.close();
   await s3.close().catch(() => undefined);

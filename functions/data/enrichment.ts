@@ -1,0 +1,42 @@
+import type { EnrichmentStatus } from '../domain/enrichment.ts';
+import type { ListingTexts } from '../domain/listing-text.ts';
+import { Property } from './entities/property.ts';
+import { isConditionalFailure } from './errors.ts';
+import type { PropertyRecord } from './properties.ts';
+
+export interface EnrichmentUpdate {
+  status: EnrichmentStatus;
+  texts?: ListingTexts;
+  attempts?: number;
+  error?: string;
+  /** A new request (resume): the stream consumer queues it. */
+  newRequestId?: string;
+}
+
+/**
+ * Records an enrichment outcome, only if the listing still waits for `requestId`: a client edit in
+ * between made a newer request, and this (older) result must not overwrite it. Returns false then.
+ */
+export async function recordEnrichment(
+  listing: PropertyRecord,
+  requestId: string,
+  update: EnrichmentUpdate,
+): Promise<boolean> {
+  const now = new Date(Math.max(Date.now(), Date.parse(listing.updatedAt) + 1)).toISOString();
+  try {
+    let op = Property.patch({ tenantId: listing.tenantId, id: listing.id }).set({
+      enrichmentStatus: update.status,
+      ...(update.texts ? { texts: update.texts, updatedAt: now } : {}),
+      ...(update.status === 'enriched' ? { enrichedAt: now } : {}),
+      ...(update.attempts !== undefined ? { enrichmentAttempts: update.attempts } : {}),
+      ...(update.error ? { enrichmentError: update.error } : {}),
+      ...(update.newRequestId ? { enrichmentRequestId: update.newRequestId } : {}),
+    });
+    if (!update.error && listing.enrichmentError) op = op.remove(['enrichmentError']);
+    await op.where(({ enrichmentRequestId }, { eq }) => eq(enrichmentRequestId, requestId)).go();
+    return true;
+  } catch (error) {
+    if (isConditionalFailure(error)) return false;
+    throw error;
+  }
+}

@@ -1,0 +1,156 @@
+import { randomUUID } from 'node:crypto';
+import { chargeSpend, spentThisMonthUsd } from '../data/ai-spend.ts';
+import { recordEnrichment } from '../data/enrichment.ts';
+import { getProperty, type PropertyRecord, queryAllProperties } from '../data/properties.ts';
+import { getTenant, type TenantRecord } from '../data/tenants.ts';
+import {
+  costUsd,
+  type EnrichmentRequest,
+  mergeEnrichment,
+  retryDelaySeconds,
+  spendMonth,
+  statusOnTrigger,
+} from '../domain/enrichment.ts';
+import { clientWritten, type ListingTexts } from '../domain/listing-text.ts';
+import { config } from '../platform/config.ts';
+import { logger } from '../platform/logger.ts';
+import { enrichmentProvider } from '../platform/ports/ai-provider.ts';
+import { queue } from '../platform/ports/queue.ts';
+
+export interface EnrichMessage {
+  type: 'enrich';
+  tenantId: string;
+  propertyId: string;
+  requestId: string;
+  attempt: number;
+}
+
+function requestFor(listing: PropertyRecord, tenant: TenantRecord): EnrichmentRequest {
+  const placeNames = listing.placePath?.map((p) => p.name) ?? [];
+  return {
+    sourceLanguage: listing.sourceLanguage,
+    languages: tenant.languages,
+    facts: {
+      title: listing.title,
+      description: listing.description ?? null,
+      listingType: listing.listingType ?? null,
+      propertyType: listing.propertyType ?? null,
+      bedrooms: listing.bedrooms ?? null,
+      bathrooms: listing.bathrooms ?? null,
+      area: listing.area ?? null,
+      lotArea: listing.lotArea ?? null,
+      price: listing.price ?? null,
+      rentPrice: listing.rentPrice ?? null,
+      currency: listing.currency ?? null,
+      place: placeNames.at(-1) ?? null,
+      amenities: listing.amenities ?? [],
+    },
+    clientWritten: clientWritten((listing.texts as ListingTexts | undefined) ?? {}, listing.sourceLanguage),
+  };
+}
+
+async function allowanceOf(tenant: TenantRecord) {
+  const limit = tenant.aiMonthlyLimitUsd ?? null;
+  const spent = limit === null ? 0 : await spentThisMonthUsd(tenant.tenantId, spendMonth(new Date()));
+  return { enabled: tenant.aiEnabled, monthlyLimitUsd: limit, spentThisMonthUsd: spent };
+}
+
+/**
+ * Runs one enrichment request: held (off, paused) when the Tenant's switch or ceiling says so;
+ * otherwise the provider writes translations, highlights and an SEO description (never over text a
+ * client wrote) and the usage is charged. A failing provider is retried with backoff, then failed.
+ */
+export async function enrichListing(message: EnrichMessage): Promise<void> {
+  const [tenant, listing] = await Promise.all([
+    getTenant(message.tenantId),
+    getProperty(message.tenantId, message.propertyId),
+  ]);
+  if (!tenant || !listing) return;
+  if (listing.enrichmentRequestId !== message.requestId || listing.enrichmentStatus !== 'pending') return;
+
+  const held = statusOnTrigger(await allowanceOf(tenant));
+  if (held !== 'pending') {
+    await recordEnrichment(listing, message.requestId, { status: held });
+    return;
+  }
+  const provider = enrichmentProvider();
+  try {
+    const { output, usage } = await provider.enrich(requestFor(listing, tenant));
+    const { AI_PRICE_INPUT_PER_1K_USD: input, AI_PRICE_OUTPUT_PER_1K_USD: outputPrice } = config();
+    await chargeSpend(
+      tenant.tenantId,
+      spendMonth(new Date()),
+      costUsd(usage, { input, output: outputPrice }),
+      usage,
+    );
+    const texts = mergeEnrichment(
+      (listing.texts as ListingTexts | undefined) ?? {},
+      listing.sourceLanguage,
+      output,
+    );
+    await recordEnrichment(listing, message.requestId, {
+      status: 'enriched',
+      texts,
+      attempts: message.attempt,
+    });
+  } catch (error) {
+    const delay = retryDelaySeconds(message.attempt);
+    logger.warn('enrichment attempt failed', {
+      propertyId: listing.id,
+      attempt: message.attempt,
+      provider: provider.name,
+      error: error as Error,
+    });
+    if (delay !== undefined) {
+      await queue().send('ai', { ...message, attempt: message.attempt + 1 }, { delaySeconds: delay });
+      await recordEnrichment(listing, message.requestId, { status: 'pending', attempts: message.attempt });
+    } else {
+      await recordEnrichment(listing, message.requestId, {
+        status: 'failed',
+        attempts: message.attempt,
+        error: (error as Error).message.slice(0, 500),
+      });
+    }
+  }
+}
+
+/**
+ * Requeues a Tenant's held enrichments (off or paused) once AI is available again: after the
+ * switch is turned on, the ceiling is raised, or a new month starts.
+ */
+export async function resumeHeldEnrichments(tenantId: string): Promise<{ resumed: number }> {
+  const tenant = await getTenant(tenantId);
+  if (!tenant) return { resumed: 0 };
+  if (statusOnTrigger(await allowanceOf(tenant)) !== 'pending') return { resumed: 0 };
+  let resumed = 0;
+  for (const listing of await queryAllProperties(tenantId)) {
+    const status = listing.enrichmentStatus;
+    if ((status !== 'off' && status !== 'paused') || !listing.enrichmentRequestId || listing.archivedAt)
+      continue;
+    const ok = await recordEnrichment(listing, listing.enrichmentRequestId, {
+      status: 'pending',
+      attempts: 0,
+      newRequestId: randomUUID(),
+    });
+    if (ok) resumed++;
+  }
+  return { resumed };
+}
+
+/** The stream consumer's part: a listing that now waits for a new request gets it queued. */
+export async function queueRequestedEnrichment(
+  oldImage: Record<string, unknown> | undefined,
+  newImage: Record<string, unknown> | undefined,
+): Promise<void> {
+  if (!newImage || newImage.__edb_e__ !== 'property') return;
+  if (newImage.enrichmentStatus !== 'pending') return;
+  const requestId = newImage.enrichmentRequestId as string | undefined;
+  if (!requestId || requestId === oldImage?.enrichmentRequestId) return;
+  await queue().send('ai', {
+    type: 'enrich',
+    tenantId: String(newImage.tenantId),
+    propertyId: String(newImage.id),
+    requestId,
+    attempt: 1,
+  } satisfies EnrichMessage);
+}

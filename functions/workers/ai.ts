@@ -1,0 +1,41 @@
+import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
+import * as z from 'zod';
+import { logger } from '../platform/logger.ts';
+import { enrichListing } from '../services/enrichment.ts';
+
+/** What the AI queue carries. Scoring (leads) will add its own message type here. */
+export const AiMessage = z.discriminatedUnion('type', [
+  z.object({
+    type: z.literal('enrich'),
+    tenantId: z.string(),
+    propertyId: z.string(),
+    requestId: z.string(),
+    attempt: z.number().int().min(1),
+  }),
+]);
+export type AiMessage = z.infer<typeof AiMessage>;
+
+/**
+ * The AI worker (SQS in AWS, the local queue in `npm start`). A malformed message is logged and
+ * dropped (retrying cannot fix it); an unexpected error is reported as a batch item failure so that
+ * only that message is retried.
+ */
+export async function handler(event: SQSEvent): Promise<SQSBatchResponse> {
+  const batchItemFailures: SQSBatchResponse['batchItemFailures'] = [];
+  for (const record of event.Records) {
+    let message: AiMessage;
+    try {
+      message = AiMessage.parse(JSON.parse(record.body));
+    } catch (error) {
+      logger.error('dropping malformed AI message', { messageId: record.messageId, error: error as Error });
+      continue;
+    }
+    try {
+      await enrichListing(message);
+    } catch (error) {
+      logger.error('AI message failed', { messageId: record.messageId, error: error as Error });
+      batchItemFailures.push({ itemIdentifier: record.messageId });
+    }
+  }
+  return { batchItemFailures };
+}
