@@ -1,3 +1,7 @@
+import { resolve } from 'node:path';
+
+const stubs = resolve(import.meta.dirname, '../functions/platform/bundling');
+
 /**
  * How every Lambda is bundled, shared by the CDK functions (lib/constructs/service-function.ts)
  * and the bench (scripts/bench), so that what the bench measures is what is deployed.
@@ -15,4 +19,12 @@ export const bundlingDefaults = {
     "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);",
   /** The SDK is bundled (not taken from the runtime) so the version is the one we test. */
   external: [] as string[],
+  /**
+   * Modules replaced in Lambda bundles by smaller ones that do what Lambda needs: the SDK's full
+   * credential chain (SSO, INI files, STS web identity, IMDS) is dead weight where the credentials
+   * are always in the environment (−90 KB).
+   */
+  alias: {
+    '@aws-sdk/credential-provider-node': resolve(stubs, 'lambda-credentials.ts'),
+  } as Record<string, string>,
 } as const;

@@ -1,6 +1,6 @@
 import type { EntityItem } from 'electrodb';
 import { Agent } from './entities/agent.ts';
-import { Db } from './service.ts';
+import { db } from './service.ts';
 
 export type AgentRecord = EntityItem<typeof Agent>;
 
@@ -17,8 +17,8 @@ export async function findAgentByEmail(tenantId: string, email: string): Promise
 /** Inserts the Agent with claims on its email and slug; returns which claim was refused, if any. */
 export async function insertAgent(record: AgentRecord): Promise<'ok' | 'email_taken' | 'slug_taken'> {
   const scope = `t#${record.tenantId}`;
-  const result = await Db.transaction
-    .write(({ UniqueClaim, Agent: a }) => [
+  const result = await db()
+    .transaction.write(({ UniqueClaim, Agent: a }) => [
       UniqueClaim.create({
         scope,
         kind: 'agent-email',

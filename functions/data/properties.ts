@@ -6,7 +6,7 @@ import { dynamo, tableName } from './client.ts';
 import { AreaMembership } from './entities/area-membership.ts';
 import { Property } from './entities/property.ts';
 import { UniqueClaim } from './entities/unique-claim.ts';
-import { Db } from './service.ts';
+import { db } from './service.ts';
 
 export type PropertyRecord = EntityItem<typeof Property>;
 
@@ -71,8 +71,8 @@ function rejectedClaim(
 export async function insertProperty(record: PropertyRecord): Promise<ClaimOutcome> {
   const claims: ('slug' | 'ref')[] = ['slug', ...(record.internalRef ? (['ref'] as const) : [])];
   const scope = `t#${record.tenantId}`;
-  const result = await Db.transaction
-    .write(({ UniqueClaim, Property: p }) => [
+  const result = await db()
+    .transaction.write(({ UniqueClaim, Property: p }) => [
       UniqueClaim.create({
         scope,
         kind: 'property-slug',
@@ -121,8 +121,8 @@ export async function applyPropertyChange(
 ): Promise<ClaimOutcome | 'stale'> {
   const scope = `t#${current.tenantId}`;
   const claims: ('slug' | 'ref' | 'other')[] = [];
-  const result = await Db.transaction
-    .write(({ UniqueClaim, Property: p }) => {
+  const result = await db()
+    .transaction.write(({ UniqueClaim, Property: p }) => {
       const ops = [];
       if (change.newSlug) {
         claims.push('slug');

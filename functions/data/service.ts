@@ -5,5 +5,18 @@ import { Property } from './entities/property.ts';
 import { Tenant } from './entities/tenant.ts';
 import { UniqueClaim } from './entities/unique-claim.ts';
 
-/** Entities that take part in transactions together (a record plus its uniqueness claims). */
-export const Db = new Service({ Tenant, UniqueClaim, Agent, ApiKey, Property });
+function build() {
+  return new Service({ Tenant, UniqueClaim, Agent, ApiKey, Property });
+}
+
+let service: ReturnType<typeof build> | undefined;
+
+/**
+ * Entities that take part in transactions together (a record plus its uniqueness claims). Built on
+ * first use: ElectroDB re-parses every entity model to build a Service, work that read-only
+ * functions never need at cold start.
+ */
+export function db(): ReturnType<typeof build> {
+  service ??= build();
+  return service;
+}
