@@ -1,4 +1,7 @@
 import type { Scope } from './domain/scopes.ts';
+import { areaRoutes } from './http/areas/routes.ts';
+import { placeRoutes } from './http/places/routes.ts';
+import { propertyRoutes } from './http/properties/routes.ts';
 
 /**
  * THE route table. Every HTTP operation is one row: CDK builds one API route and one function per
@@ -7,6 +10,8 @@ import type { Scope } from './domain/scopes.ts';
  * anywhere else.
  *
  * `entry` is the handler module under functions/http/; it exports `handler` and `operation`.
+ * Each resource keeps its rows beside its handlers (functions/http/<resource>/routes.ts); this is
+ * the one place they are put together.
  */
 export interface RouteDefinition {
   readonly operationId: string;
@@ -20,78 +25,9 @@ export interface RouteDefinition {
 }
 
 export const routes = [
-  {
-    operationId: 'listPlaces',
-    method: 'GET',
-    path: '/v1/places',
-    scope: 'properties:read',
-    entry: 'places/list-places.ts',
-    summary: 'List the Place catalogue (the place_code values listings accept)',
-    tag: 'Places',
-  },
-  {
-    operationId: 'createProperty',
-    method: 'POST',
-    path: '/v1/properties',
-    scope: 'properties:write',
-    entry: 'properties/create-property.ts',
-    summary: 'Create a listing',
-    tag: 'Listings',
-  },
-  {
-    operationId: 'listProperties',
-    method: 'GET',
-    path: '/v1/properties',
-    scope: 'properties:read',
-    entry: 'properties/list-properties.ts',
-    summary: 'List listings, least recently updated first',
-    tag: 'Listings',
-  },
-  {
-    operationId: 'getProperty',
-    method: 'GET',
-    path: '/v1/properties/{property_id}',
-    scope: 'properties:read',
-    entry: 'properties/get-property.ts',
-    summary: 'Read one listing',
-    tag: 'Listings',
-  },
-  {
-    operationId: 'updateProperty',
-    method: 'PATCH',
-    path: '/v1/properties/{property_id}',
-    scope: 'properties:write',
-    entry: 'properties/update-property.ts',
-    summary: 'Edit a listing (fields present are changed, null clears)',
-    tag: 'Listings',
-  },
-  {
-    operationId: 'archiveProperty',
-    method: 'DELETE',
-    path: '/v1/properties/{property_id}',
-    scope: 'properties:write',
-    entry: 'properties/archive-property.ts',
-    summary: 'Archive a listing (it keeps its slug and price history)',
-    tag: 'Listings',
-  },
-  {
-    operationId: 'upsertPropertyByRef',
-    method: 'PUT',
-    path: '/v1/properties/by-ref/{internal_ref}',
-    scope: 'properties:write',
-    entry: 'properties/upsert-property-by-ref.ts',
-    summary: "Create or update the listing with the agency's own reference (201 created, 200 updated)",
-    tag: 'Listings',
-  },
-  {
-    operationId: 'listAreas',
-    method: 'GET',
-    path: '/v1/areas',
-    scope: 'properties:read',
-    entry: 'areas/list-areas.ts',
-    summary: "List the Tenant's Areas (regions, zones, neighborhoods, communities)",
-    tag: 'Areas',
-  },
+  ...placeRoutes,
+  ...propertyRoutes,
+  ...areaRoutes,
 ] as const satisfies readonly RouteDefinition[];
 
 export type OperationId = (typeof routes)[number]['operationId'];

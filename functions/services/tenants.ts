@@ -6,6 +6,7 @@ import {
   type TenantRecord,
   updateTenant,
 } from '../data/tenants.ts';
+import { SUPPORTED_COUNTRIES } from '../domain/leads.ts';
 
 /** Site Language codes: BCP 47 primary tags, optionally with a region ("en", "pt-BR"). */
 const LANGUAGE = /^[a-z]{2,3}(-[A-Z]{2})?$/;
@@ -35,6 +36,17 @@ export interface TenantCreateInput {
   name: string;
   languages?: string[];
   website?: string;
+  defaultCountry?: string;
+}
+
+export function parseCountry(value: string): string {
+  const country = value.trim().toUpperCase();
+  if (!SUPPORTED_COUNTRIES.includes(country)) {
+    throw new AdminInputError(
+      `--country must be an ISO 3166 code we know the calling code of: ${SUPPORTED_COUNTRIES.join(', ')}`,
+    );
+  }
+  return country;
 }
 
 export async function createTenantFromAdmin(input: TenantCreateInput): Promise<TenantRecord> {
@@ -51,6 +63,7 @@ export async function createTenantFromAdmin(input: TenantCreateInput): Promise<T
       name: input.name.trim(),
       languages: input.languages ?? ['en'],
       ...(input.website ? { website: input.website } : {}),
+      ...(input.defaultCountry ? { defaultCountry: parseCountry(input.defaultCountry) } : {}),
     },
     new Date().toISOString(),
   );
@@ -69,6 +82,7 @@ export function presentTenant(t: TenantRecord) {
     name: t.name,
     languages: t.languages,
     website: t.website ?? null,
+    default_country: t.defaultCountry,
     subscription: t.subscription,
     suspended: t.suspended,
     rate_limit_per_minute: t.rateLimitPerMinute ?? null,

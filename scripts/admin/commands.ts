@@ -13,6 +13,7 @@ import { readListing } from '../../functions/services/properties.ts';
 import {
   AdminInputError,
   createTenantFromAdmin,
+  parseCountry,
   parseLanguages,
   presentTenant,
   updateTenantFromAdmin,
@@ -36,28 +37,31 @@ export interface Command {
 /** Every admin command, keyed by "<group> <action>". Output is the JSON printed on stdout. */
 export const commands: Record<string, Command> = {
   'tenant create': {
-    usage: '--slug SLUG --name NAME [--languages en,es] [--website URL]',
+    usage: '--slug SLUG --name NAME [--languages en,es] [--website URL] [--country ES]',
     run: async (flags) => {
       const languages = optional(flags, 'languages');
       const website = optional(flags, 'website');
+      const country = optional(flags, 'country');
       const tenant = await createTenantFromAdmin({
         slug: required(flags, 'slug'),
         name: required(flags, 'name'),
         ...(languages ? { languages: parseLanguages(languages) } : {}),
         ...(website ? { website } : {}),
+        ...(country ? { defaultCountry: country } : {}),
       });
       return { id: tenant.tenantId, slug: tenant.slug };
     },
   },
   'tenant update': {
     usage:
-      '--tenant SLUG [--name NAME] [--languages en,es] [--website URL] [--subscription active|read_only] [--suspended true|false] [--rate-limit-per-minute N] [--ai on|off] [--ai-monthly-limit-usd N]',
+      '--tenant SLUG [--name NAME] [--languages en,es] [--website URL] [--country ES] [--subscription active|read_only] [--suspended true|false] [--rate-limit-per-minute N] [--ai on|off] [--ai-monthly-limit-usd N]',
     run: async (flags) => {
       const languages = optional(flags, 'languages');
       const changes = {
         ...(optional(flags, 'name') ? { name: required(flags, 'name') } : {}),
         ...(languages ? { languages: parseLanguages(languages) } : {}),
         ...(optional(flags, 'website') ? { website: required(flags, 'website') } : {}),
+        ...(optional(flags, 'country') ? { defaultCountry: parseCountry(required(flags, 'country')) } : {}),
         ...(flags.has('subscription')
           ? { subscription: oneOf(flags, 'subscription', ['active', 'read_only'] as const) }
           : {}),
@@ -65,10 +69,18 @@ export const commands: Record<string, Command> = {
         ...(flags.has('rate-limit-per-minute')
           ? { rateLimitPerMinute: integerFlag(flags, 'rate-limit-per-minute', 1) }
           : {}),
+        ...(flags.has('ai') ? { aiEnabled: oneOf(flags, 'ai', ['on', 'off'] as const) === 'on' } : {}),
+        ...(flags.has('ai-monthly-limit-usd')
+          ? { aiMonthlyLimitUsd: decimalFlag(flags, 'ai-monthly-limit-usd') }
+          : {}),
       };
       if (Object.keys(changes).length === 0)
         throw new UsageError('Nothing to change: pass at least one option');
-      return presentTenant(await updateTenantFromAdmin(required(flags, 'tenant'), changes));
+      const tenant = await updateTenantFromAdmin(required(flags, 'tenant'), changes);
+      if (!flags.has('ai') && !flags.has('ai-monthly-limit-usd')) return presentTenant(tenant);
+      // AI switched on or the ceiling raised: held (off, paused) enrichments are queued again.
+      const { resumed } = await resumeHeldEnrichments(tenant.tenantId);
+      return { ...presentTenant(tenant), enrichments_resumed: resumed };
     },
   },
   'tenant show': {

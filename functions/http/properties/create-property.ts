@@ -1,5 +1,5 @@
 import { defineOperation } from '../../platform/operation.ts';
-import { createListing, writerOf } from '../../services/properties.ts';
+import { createListing, readListing, writerOf } from '../../services/properties.ts';
 import { ErrorOut, ValidationErrorOut } from '../shared/schemas.ts';
 import { LanguageQuery, PropertyCreate, PropertyOut, toPropertyOut } from './schemas.ts';
 
@@ -23,7 +23,11 @@ export const operation = defineOperation(
   },
   async ({ query, body, caller }) => {
     const { record, language } = await createListing(writerOf(caller), body, query.lang);
-    return { status: 201, body: toPropertyOut(record, { language }) };
+    // A placed listing may have joined Areas by rule on create: show them like a read does.
+    const { property, areas } = record.placeCode
+      ? await readListing(caller.tenant.tenantId, record.id)
+      : { property: record, areas: [] };
+    return { status: 201, body: toPropertyOut(property, { language, areas }) };
   },
 );
 
