@@ -15,7 +15,8 @@ export interface EnrichmentUpdate {
 
 /**
  * Records an enrichment outcome, only if the listing still waits for `requestId`: a client edit in
- * between made a newer request, and this (older) result must not overwrite it. Returns false then.
+ * between made a newer request, and this (older) result must not overwrite it. With texts, only if
+ * the listing is unchanged since it was read. Returns false then.
  */
 export async function recordEnrichment(
   listing: PropertyRecord,
@@ -33,6 +34,8 @@ export async function recordEnrichment(
       ...(update.newRequestId ? { enrichmentRequestId: update.newRequestId } : {}),
     });
     if (!update.error && listing.enrichmentError) op = op.remove(['enrichmentError']);
+    // Texts are merged from `listing`: a client write since then must not be overwritten.
+    if (update.texts) op = op.where(({ updatedAt }, { eq }) => eq(updatedAt, listing.updatedAt));
     await op.where(({ enrichmentRequestId }, { eq }) => eq(enrichmentRequestId, requestId)).go();
     return true;
   } catch (error) {

@@ -23,6 +23,8 @@ const ConfigSchema = z.object({
   /** USD per 1,000 tokens used to charge a Tenant's AI spend (input, output). */
   AI_PRICE_INPUT_PER_1K_USD: z.coerce.number().min(0).default(0.003),
   AI_PRICE_OUTPUT_PER_1K_USD: z.coerce.number().min(0).default(0.015),
+  /** Verified SES sender; unset locally, where emails go to the outbox (`admin email list`). */
+  EMAIL_FROM: z.email().optional(),
   LOG_LEVEL: z.enum(['DEBUG', 'INFO', 'WARN', 'ERROR', 'SILENT']).default('INFO'),
 });
 

@@ -83,16 +83,22 @@ export async function enrichListing(message: EnrichMessage): Promise<void> {
       costUsd(usage, { input, output: outputPrice }),
       usage,
     );
-    const texts = mergeEnrichment(
-      (listing.texts as ListingTexts | undefined) ?? {},
-      listing.sourceLanguage,
-      output,
-    );
-    await recordEnrichment(listing, message.requestId, {
-      status: 'enriched',
-      texts,
-      attempts: message.attempt,
-    });
+    // Merged into the latest texts: a client write during the run is re-read, never overwritten.
+    let current: PropertyRecord | undefined = listing;
+    for (let i = 0; current && current.enrichmentRequestId === message.requestId && i < 5; i++) {
+      const texts = mergeEnrichment(
+        (current.texts as ListingTexts | undefined) ?? {},
+        current.sourceLanguage,
+        output,
+      );
+      const done = await recordEnrichment(current, message.requestId, {
+        status: 'enriched',
+        texts,
+        attempts: message.attempt,
+      });
+      if (done) break;
+      current = await getProperty(message.tenantId, message.propertyId);
+    }
   } catch (error) {
     const delay = retryDelaySeconds(message.attempt);
     logger.warn('enrichment attempt failed', {

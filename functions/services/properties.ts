@@ -351,6 +351,10 @@ export async function editListing(
         if (newSlug) {
           change.newSlug = newSlug;
           change.set = { ...change.set, slug: newSlug.value };
+        } else {
+          // This candidate is the slug the listing already has: keep it (drop a taken earlier try).
+          delete change.newSlug;
+          delete change.set.slug;
         }
       }
       outcome = await applyPropertyChange(current, change, now);

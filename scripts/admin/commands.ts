@@ -3,6 +3,7 @@ import { basename } from 'node:path';
 import { requireTenantBySlug } from '../../functions/data/tenants.ts';
 import { toPlaceOut } from '../../functions/http/places/schemas.ts';
 import { toPropertyOut } from '../../functions/http/properties/schemas.ts';
+import { listOutbox } from '../../functions/platform/ports/email.ts';
 import { createAgent } from '../../functions/services/agents.ts';
 import { issueApiKey, parseScopes, revokeApiKeyById } from '../../functions/services/api-keys.ts';
 import { createArea, recomputeAreas, setManualMembership } from '../../functions/services/areas.ts';
@@ -209,6 +210,13 @@ export const commands: Record<string, Command> = {
           error: property.enrichmentError ?? null,
         },
       };
+    },
+  },
+  'email list': {
+    usage: '--tenant SLUG   (the local outbox: what the local stack would have emailed)',
+    run: async (flags) => {
+      const tenant = await requireTenantBySlug(required(flags, 'tenant'));
+      return listOutbox(tenant.tenantId);
     },
   },
   'place create': {
