@@ -5,7 +5,7 @@ import { BUNDLING_STACKS } from 'aws-cdk-lib/cx-api';
 import { type RouteDefinition, routes as routeTable } from '../functions/routes.ts';
 import { repoRoot } from './constructs/service-function.ts';
 import { ApiStack } from './stacks/api-stack.ts';
-import { AsyncStack } from './stacks/async-stack.ts';
+import { type AiModelSettings, AsyncStack, DEFAULT_AI_MODEL } from './stacks/async-stack.ts';
 import { DataStack } from './stacks/data-stack.ts';
 
 export interface BuildAppOptions {
@@ -14,6 +14,12 @@ export interface BuildAppOptions {
    * @default - a new App with the context (feature flags) of cdk.json
    */
   readonly app?: App;
+  /**
+   * Context values merged over those of cdk.json, as `cdk synth -c key=value` would pass them (for
+   * example `aiModelId`). Ignored when `app` is given.
+   * @default - cdk.json's context only
+   */
+  readonly context?: Record<string, unknown>;
   /**
    * Stage name, part of every stack name (`ListingsLeads-<stage>-Api`).
    * @default - the `stage` context value, else 'dev'
@@ -46,7 +52,7 @@ export interface ServiceApp {
 
 /** Builds the stacks of one stage. bin/app.ts and the infrastructure tests both start here. */
 export function buildApp(options: BuildAppOptions = {}): ServiceApp {
-  const app = options.app ?? new App({ context: cdkJsonContext() });
+  const app = options.app ?? new App({ context: { ...cdkJsonContext(), ...options.context } });
   if (options.bundle === false) app.node.setContext(BUNDLING_STACKS, []);
   const stage = options.stage ?? (app.node.tryGetContext('stage') as string | undefined) ?? 'dev';
   if (!/^[A-Za-z][A-Za-z0-9]{0,15}$/.test(stage)) {
@@ -67,10 +73,55 @@ export function buildApp(options: BuildAppOptions = {}): ServiceApp {
   });
   const async = new AsyncStack(app, `${prefix}-Async`, {
     env,
-    description: 'Listings and Leads: stream consumer',
+    description: 'Listings and Leads: stream consumer, AI queue and worker',
     table: data.table,
+    aiModel: aiModelFromContext(app),
   });
   return { app, data, api, async };
+}
+
+/**
+ * The AI worker's model from context: `aiModelId` (a Bedrock foundation model id), with its prices
+ * `aiPriceInputPer1kUsd` and `aiPriceOutputPer1kUsd` (USD per 1,000 tokens). Without `aiModelId`,
+ * DEFAULT_AI_MODEL. Another model must come with both prices: charging Tenants the default model's
+ * prices for it would make their spend ceilings meaningless.
+ */
+export function aiModelFromContext(app: App): AiModelSettings {
+  const modelId = contextString(app, 'aiModelId') ?? DEFAULT_AI_MODEL.modelId;
+  const input = contextPrice(app, 'aiPriceInputPer1kUsd');
+  const output = contextPrice(app, 'aiPriceOutputPer1kUsd');
+  if (modelId === DEFAULT_AI_MODEL.modelId) {
+    return {
+      modelId,
+      priceInputPer1kUsd: input ?? DEFAULT_AI_MODEL.priceInputPer1kUsd,
+      priceOutputPer1kUsd: output ?? DEFAULT_AI_MODEL.priceOutputPer1kUsd,
+    };
+  }
+  if (input === undefined || output === undefined) {
+    throw new Error(
+      `Context aiModelId=${modelId} needs aiPriceInputPer1kUsd and aiPriceOutputPer1kUsd as well ` +
+        "(USD per 1,000 tokens, from Bedrock's price list): AI spend is charged at them.",
+    );
+  }
+  return { modelId, priceInputPer1kUsd: input, priceOutputPer1kUsd: output };
+}
+
+function contextString(app: App, key: string): string | undefined {
+  const value: unknown = app.node.tryGetContext(key);
+  if (value === undefined || value === null || value === '') return undefined;
+  if (typeof value !== 'string') throw new Error(`Context ${key} must be a string`);
+  return value;
+}
+
+/** A price from context; `-c key=0.001` passes a string, cdk.json a number. */
+function contextPrice(app: App, key: string): number | undefined {
+  const value: unknown = app.node.tryGetContext(key);
+  if (value === undefined || value === null || value === '') return undefined;
+  const price = typeof value === 'number' ? value : typeof value === 'string' ? Number(value) : Number.NaN;
+  if (!Number.isFinite(price) || price < 0) {
+    throw new Error(`Context ${key} must be a non-negative number (USD per 1,000 tokens)`);
+  }
+  return price;
 }
 
 /**

@@ -1,11 +1,12 @@
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Duration, RemovalPolicy } from 'aws-cdk-lib';
+import { ArnFormat, Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { Architecture, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
 import { LogLevel, NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
+import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { NagSuppressions } from 'cdk-nag';
 import { Construct } from 'constructs';
 import { bundlingDefaults } from '../bundling.ts';
@@ -27,6 +28,11 @@ export type TableAction =
 
 /** Reads: key lookups and queries on the table and its indexes. */
 export const TABLE_READ: readonly TableAction[] = ['dynamodb:GetItem', 'dynamodb:Query'];
+
+/** A Bedrock foundation model id: `provider.model`, e.g. `anthropic.claude-3-haiku-20240307-v1:0`. */
+const FOUNDATION_MODEL_ID = /^[a-z0-9-]+\.[A-Za-z0-9._:-]+$/;
+/** The geography prefixes of cross-region inference profile ids (`us.amazon.nova-lite-v1:0`). */
+const INFERENCE_PROFILE_PREFIX = /^(us|us-gov|eu|apac|jp|au|ca|global)\./;
 
 /** What `bindTable` grants. */
 export interface TableAccess {
@@ -98,8 +104,10 @@ export interface ServiceFunctionProps {
 /**
  * One Lambda function of the service, with the defaults every function must have: Node.js 24 on ARM64,
  * bundled ESM by the local esbuild with the options of lib/bundling.ts (the SDK included), its own log
- * group with a retention, active tracing, source-mapped stack traces, and a role that starts with
- * nothing but writing to that log group. Access to data is added with `bindTable`.
+ * group with a retention, active tracing, source maps beside the bundle (not loaded at start: they
+ * cost 20–40 ms of cold start; map stack traces offline), and a role that starts with
+ * nothing but writing to that log group. Access is added with `bindTable`, `bindQueue` and
+ * `bindFoundationModel`, each granting only the actions its caller names or needs.
  */
 export class ServiceFunction extends Construct {
   readonly fn: NodejsFunction;
@@ -140,7 +148,6 @@ export class ServiceFunction extends Construct {
       environment: {
         POWERTOOLS_SERVICE_NAME: props.serviceName ?? 'listings-leads',
         LOG_LEVEL: props.logLevel ?? 'INFO',
-        NODE_OPTIONS: '--enable-source-maps',
         ...props.environment,
       },
       bundling: {
@@ -153,6 +160,12 @@ export class ServiceFunction extends Construct {
         // Empty on purpose: the SDK is bundled so that the deployed version is the tested one.
         externalModules: [...bundlingDefaults.external],
         bundleAwsSDK: true,
+        esbuildArgs: Object.fromEntries(
+          Object.entries(bundlingDefaults.alias).map(([module, replacement]) => [
+            `--alias:${module}`,
+            replacement,
+          ]),
+        ),
         logLevel: LogLevel.WARNING,
       },
     });
@@ -185,6 +198,47 @@ export class ServiceFunction extends Construct {
         }),
       );
     }
+  }
+
+  /**
+   * Lets the function send to `queue`, and nothing else on it: the queue's URL in `environmentVariable`
+   * and `sqs:SendMessage` on that queue alone (not `grantSendMessages`, which adds
+   * `GetQueueAttributes` and `GetQueueUrl`, neither needed with the URL at hand). A KMS-encrypted queue
+   * would also need its key; the queues of this service are SQS-managed.
+   */
+  bindQueue(queue: IQueue, environmentVariable: string): void {
+    this.fn.addEnvironment(environmentVariable, queue.queueUrl);
+    queue.grant(this.role, 'sqs:SendMessage');
+  }
+
+  /**
+   * Lets the function call one Amazon Bedrock foundation model (Converse or InvokeModel, no streaming):
+   * its id in `AI_MODEL_ID` and `bedrock:InvokeModel` on that model's ARN in the stack's region only.
+   * An inference profile id (`us.…`, `eu.…`, `global.…`) or an ARN is refused: calling through a profile
+   * needs a grant on the profile and on the model in every region it routes to, which this does not give.
+   */
+  bindFoundationModel(modelId: string): void {
+    if (!FOUNDATION_MODEL_ID.test(modelId) || INFERENCE_PROFILE_PREFIX.test(modelId)) {
+      throw new Error(
+        `"${modelId}" is not a Bedrock foundation model id (provider.model, e.g. amazon.nova-lite-v1:0); ` +
+          'inference profile ids and ARNs are not supported here.',
+      );
+    }
+    this.fn.addEnvironment('AI_MODEL_ID', modelId);
+    this.role.addToPrincipalPolicy(
+      new PolicyStatement({
+        actions: ['bedrock:InvokeModel'],
+        resources: [
+          Stack.of(this).formatArn({
+            service: 'bedrock',
+            account: '',
+            resource: 'foundation-model',
+            resourceName: modelId,
+            arnFormat: ArnFormat.SLASH_RESOURCE_NAME,
+          }),
+        ],
+      }),
+    );
   }
 
   /**

@@ -200,12 +200,11 @@ describe('API functions', () => {
         expect(props.TracingConfig).toEqual({ Mode: 'Active' });
         expect(logGroup?.Properties.RetentionInDays).toBeGreaterThan(0);
         expect(Object.keys(props.Environment.Variables).sort()).toEqual(
-          ['CURSOR_SECRET', 'LOG_LEVEL', 'NODE_OPTIONS', 'POWERTOOLS_SERVICE_NAME', 'TABLE_NAME'].sort(),
+          ['CURSOR_SECRET', 'LOG_LEVEL', 'POWERTOOLS_SERVICE_NAME', 'TABLE_NAME'].sort(),
         );
         expect(props.Environment.Variables).toMatchObject({
           POWERTOOLS_SERVICE_NAME: 'listings-leads',
           LOG_LEVEL: 'INFO',
-          NODE_OPTIONS: '--enable-source-maps',
         });
         // A dynamic reference resolved by CloudFormation, never a literal in the template.
         expect(JSON.stringify(props.Environment.Variables.CURSOR_SECRET)).toContain(

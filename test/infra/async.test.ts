@@ -1,7 +1,36 @@
+import { App, Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import type { CfnRole } from 'aws-cdk-lib/aws-iam';
+import type { CfnFunction } from 'aws-cdk-lib/aws-lambda';
+import type { CfnQueue, Queue } from 'aws-cdk-lib/aws-sqs';
+import { BUNDLING_STACKS } from 'aws-cdk-lib/cx-api';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { buildApp, type ServiceApp } from '../../lib/app.ts';
+import { aiModelFromContext, buildApp, type ServiceApp } from '../../lib/app.ts';
+import { repoRoot, ServiceFunction } from '../../lib/constructs/service-function.ts';
+import { DEFAULT_AI_MODEL } from '../../lib/stacks/async-stack.ts';
+
+type Json = Record<string, unknown>;
+interface Statement {
+  Action: string | string[];
+  Effect: string;
+  Resource: unknown;
+}
+
+/** What any function may hold besides its own grants: its log group, and X-Ray. */
+const PLATFORM_ACTIONS = [
+  'logs:CreateLogStream',
+  'logs:PutLogEvents',
+  'xray:PutTraceSegments',
+  'xray:PutTelemetryRecords',
+];
+/** What the SQS event source needs to receive and delete messages. */
+const SQS_CONSUME_ACTIONS = [
+  'sqs:ReceiveMessage',
+  'sqs:ChangeMessageVisibility',
+  'sqs:GetQueueUrl',
+  'sqs:DeleteMessage',
+  'sqs:GetQueueAttributes',
+];
 
 let service: ServiceApp;
 let template: Template;
@@ -12,70 +41,110 @@ beforeAll(() => {
   template = Template.fromStack(service.async);
 });
 
+function actionsOf(statement: Statement): string[] {
+  return Array.isArray(statement.Action) ? statement.Action : [statement.Action];
+}
+
+function resourcesOf(statement: Statement): unknown[] {
+  return Array.isArray(statement.Resource) ? statement.Resource : [statement.Resource];
+}
+
+function queueId(queue: Queue): string {
+  return service.async.getLogicalId(queue.node.defaultChild as CfnQueue);
+}
+
+function functionId(fn: ServiceFunction): string {
+  return service.async.getLogicalId(fn.fn.node.defaultChild as CfnFunction);
+}
+
+function statementsOf(from: Template, stack: Stack, fn: ServiceFunction): Statement[] {
+  const roleId = stack.getLogicalId(fn.role.node.defaultChild as CfnRole);
+  return Object.values(from.findResources('AWS::IAM::Policy'))
+    .filter((p) => JSON.stringify(p.Properties.Roles).includes(`"${roleId}"`))
+    .flatMap((p) => p.Properties.PolicyDocument.Statement as Statement[]);
+}
+
+function mappingOf(fn: ServiceFunction): Json {
+  const mappings = Object.values(
+    template.findResources('AWS::Lambda::EventSourceMapping', {
+      Properties: { FunctionName: { Ref: functionId(fn) } },
+    }),
+  );
+  expect(mappings).toHaveLength(1);
+  return mappings[0]?.Properties as Json;
+}
+
+function functionProps(from: Template, stack: Stack, fn: ServiceFunction): Json {
+  const id = stack.getLogicalId(fn.fn.node.defaultChild as CfnFunction);
+  return from.toJSON().Resources[id].Properties as Json;
+}
+
+/** The statements of the SSL-only policy attached to `queue`. */
+function queuePolicyStatements(queue: Queue): Json[] {
+  const id = queueId(queue);
+  const policy = Object.values(template.findResources('AWS::SQS::QueuePolicy')).find((p) =>
+    JSON.stringify(p.Properties.Queues).includes(`"${id}"`),
+  );
+  return (policy?.Properties.PolicyDocument.Statement ?? []) as Json[];
+}
+
+const denyWithoutTls = expect.objectContaining({
+  Effect: 'Deny',
+  Condition: { Bool: { 'aws:SecureTransport': 'false' } },
+});
+
 describe('the stream consumer', () => {
   it('reads the table stream from the start, reports partial failures and bounds its retries', () => {
-    // Prepare
-    const mappings = template.findResources('AWS::Lambda::EventSourceMapping');
-
     // Act
-    const [mapping] = Object.values(mappings);
+    const mapping = mappingOf(service.async.streamConsumer);
 
     // Assess
-    expect(Object.keys(mappings)).toHaveLength(1);
-    expect(mapping?.Properties).toMatchObject({
+    expect(mapping).toMatchObject({
       StartingPosition: 'TRIM_HORIZON',
       FunctionResponseTypes: ['ReportBatchItemFailures'],
       BisectBatchOnFunctionError: true,
     });
-    expect(mapping?.Properties.MaximumRetryAttempts).toBeGreaterThanOrEqual(0);
-    expect(mapping?.Properties.MaximumRetryAttempts).toBeLessThanOrEqual(20);
-    expect(mapping?.Properties.MaximumRecordAgeInSeconds).toBeLessThanOrEqual(24 * 3600);
-    expect(JSON.stringify(mapping?.Properties.EventSourceArn)).toContain('StreamArn');
+    expect(mapping.MaximumRetryAttempts).toBeGreaterThanOrEqual(0);
+    expect(mapping.MaximumRetryAttempts).toBeLessThanOrEqual(20);
+    expect(mapping.MaximumRecordAgeInSeconds).toBeLessThanOrEqual(24 * 3600);
+    expect(JSON.stringify(mapping.EventSourceArn)).toContain('StreamArn');
   });
 
   it('sends failed batches to an encrypted, SSL-only dead-letter queue', () => {
     // Prepare
-    const queues = template.findResources('AWS::SQS::Queue');
-    const [queueId] = Object.keys(queues);
-    const [mapping] = Object.values(template.findResources('AWS::Lambda::EventSourceMapping'));
+    const dlqId = queueId(service.async.streamDeadLetterQueue);
 
     // Act
-    const policy = Object.values(template.findResources('AWS::SQS::QueuePolicy')).find((p) =>
-      JSON.stringify(p.Properties.Queues).includes(`"${queueId}"`),
-    );
+    const mapping = mappingOf(service.async.streamConsumer) as {
+      DestinationConfig: { OnFailure: { Destination: unknown } };
+    };
 
     // Assess
-    expect(mapping?.Properties.DestinationConfig.OnFailure.Destination).toEqual({
-      'Fn::GetAtt': [queueId, 'Arn'],
-    });
-    expect(queues[queueId ?? '']?.Properties.SqsManagedSseEnabled).toBe(true);
-    expect(policy?.Properties.PolicyDocument.Statement).toEqual(
-      expect.arrayContaining([
-        expect.objectContaining({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } }),
-      ]),
+    expect(mapping.DestinationConfig.OnFailure.Destination).toEqual({ 'Fn::GetAtt': [dlqId, 'Arn'] });
+    expect(template.toJSON().Resources[dlqId].Properties.SqsManagedSseEnabled).toBe(true);
+    expect(queuePolicyStatements(service.async.streamDeadLetterQueue)).toEqual(
+      expect.arrayContaining([denyWithoutTls]),
     );
   });
 
   it('runs Node.js 24 on arm64 with its own log group, and only reads the table', () => {
     // Prepare
     const consumer = service.async.streamConsumer;
-    const roleId = service.async.getLogicalId(consumer.role.node.defaultChild as CfnRole);
 
     // Act
-    const [fn] = Object.values(template.findResources('AWS::Lambda::Function'));
-    const logGroups = template.findResources('AWS::Logs::LogGroup');
-    const actions = Object.values(template.findResources('AWS::IAM::Policy'))
-      .filter((p) => JSON.stringify(p.Properties.Roles).includes(`"${roleId}"`))
-      .flatMap((p) => p.Properties.PolicyDocument.Statement)
-      .flatMap((s: { Action: string | string[] }) => (Array.isArray(s.Action) ? s.Action : [s.Action]));
+    const props = functionProps(template, service.async, consumer) as {
+      Runtime: string;
+      Architectures: string[];
+      LoggingConfig: { LogGroup: { Ref: string } };
+    };
+    const logGroup = template.toJSON().Resources[props.LoggingConfig.LogGroup.Ref];
+    const actions = statementsOf(template, service.async, consumer).flatMap(actionsOf);
 
     // Assess
-    expect(fn?.Properties.Runtime).toBe('nodejs24.x');
-    expect(fn?.Properties.Architectures).toEqual(['arm64']);
-    expect(logGroups[fn?.Properties.LoggingConfig.LogGroup.Ref]?.Properties.RetentionInDays).toBeGreaterThan(
-      0,
-    );
-    expect([...new Set(actions.filter((a: string) => a.startsWith('dynamodb:')))].sort()).toEqual(
+    expect(props.Runtime).toBe('nodejs24.x');
+    expect(props.Architectures).toEqual(['arm64']);
+    expect(logGroup?.Properties.RetentionInDays).toBeGreaterThan(0);
+    expect([...new Set(actions.filter((a) => a.startsWith('dynamodb:')))].sort()).toEqual(
       [
         'dynamodb:DescribeStream',
         'dynamodb:GetItem',
@@ -85,6 +154,229 @@ describe('the stream consumer', () => {
         'dynamodb:Query',
       ].sort(),
     );
-    expect(actions.filter((a: string) => a.includes('*'))).toEqual([]);
+    expect(actions.filter((a) => a.includes('*'))).toEqual([]);
+  });
+
+  it('knows the AI queue and may only send to it (besides its own dead-letter queue)', () => {
+    // Prepare
+    const consumer = service.async.streamConsumer;
+    const aiQueueArn = { 'Fn::GetAtt': [queueId(service.async.aiQueue), 'Arn'] };
+    const dlqArn = { 'Fn::GetAtt': [queueId(service.async.streamDeadLetterQueue), 'Arn'] };
+
+    // Act
+    const statements = statementsOf(template, service.async, consumer);
+    const sqsStatements = statements.filter((s) => actionsOf(s).some((a) => a.startsWith('sqs:')));
+    const env = (functionProps(template, service.async, consumer).Environment as { Variables: Json })
+      .Variables;
+
+    // Assess
+    expect(env.AI_QUEUE_URL).toEqual({ Ref: queueId(service.async.aiQueue) });
+    for (const statement of sqsStatements) expect(resourcesOf(statement)).toHaveLength(1);
+    const toAiQueue = sqsStatements.filter((s) => JSON.stringify(s.Resource) === JSON.stringify(aiQueueArn));
+    const toDlq = sqsStatements.filter((s) => JSON.stringify(s.Resource) === JSON.stringify(dlqArn));
+    expect(toAiQueue.flatMap(actionsOf)).toEqual(['sqs:SendMessage']);
+    // The on-failure destination of the stream (granted by the event source).
+    expect(toDlq.flatMap(actionsOf).sort()).toEqual(
+      ['sqs:GetQueueAttributes', 'sqs:GetQueueUrl', 'sqs:SendMessage'].sort(),
+    );
+    expect(toAiQueue.length + toDlq.length).toBe(sqsStatements.length);
+    expect(statements.flatMap(actionsOf)).not.toContain('bedrock:InvokeModel');
+  });
+});
+
+describe('the AI queue', () => {
+  it('is encrypted, SSL-only, and redrives to a dead-letter queue after 5 receives', () => {
+    // Prepare
+    const resources = template.toJSON().Resources;
+
+    // Act
+    const queue = resources[queueId(service.async.aiQueue)].Properties;
+    const dlq = resources[queueId(service.async.aiDeadLetterQueue)].Properties;
+
+    // Assess
+    expect(queue.SqsManagedSseEnabled).toBe(true);
+    expect(queue.RedrivePolicy).toEqual({
+      deadLetterTargetArn: { 'Fn::GetAtt': [queueId(service.async.aiDeadLetterQueue), 'Arn'] },
+      maxReceiveCount: 5,
+    });
+    expect(queuePolicyStatements(service.async.aiQueue)).toEqual(expect.arrayContaining([denyWithoutTls]));
+    expect(dlq.SqsManagedSseEnabled).toBe(true);
+    expect(dlq.MessageRetentionPeriod).toBe(14 * 24 * 3600);
+    expect(queuePolicyStatements(service.async.aiDeadLetterQueue)).toEqual(
+      expect.arrayContaining([denyWithoutTls]),
+    );
+  });
+
+  it('hides a received message for at least six times the worker timeout', () => {
+    // Act
+    const queue = template.toJSON().Resources[queueId(service.async.aiQueue)].Properties;
+    const worker = functionProps(template, service.async, service.async.aiWorker);
+
+    // Assess
+    expect(queue.VisibilityTimeout).toBeGreaterThanOrEqual(6 * (worker.Timeout as number));
+  });
+});
+
+describe('the AI worker', () => {
+  it('consumes the AI queue in small batches and reports partial batch failures', () => {
+    // Act
+    const mapping = mappingOf(service.async.aiWorker);
+
+    // Assess
+    expect(mapping.EventSourceArn).toEqual({ 'Fn::GetAtt': [queueId(service.async.aiQueue), 'Arn'] });
+    expect(mapping.FunctionResponseTypes).toEqual(['ReportBatchItemFailures']);
+    expect(mapping.BatchSize).toBeGreaterThanOrEqual(1);
+    expect(mapping.BatchSize).toBeLessThanOrEqual(10);
+  });
+
+  it('runs Node.js 24 on arm64 with the table, queue and model it needs in its environment', () => {
+    // Act
+    const props = functionProps(template, service.async, service.async.aiWorker) as {
+      Runtime: string;
+      Architectures: string[];
+      MemorySize: number;
+      Timeout: number;
+      Environment: { Variables: Json };
+    };
+
+    // Assess
+    expect(props.Runtime).toBe('nodejs24.x');
+    expect(props.Architectures).toEqual(['arm64']);
+    expect(props.MemorySize).toBe(1024);
+    expect(props.Timeout).toBeLessThanOrEqual(900);
+    expect(Object.keys(props.Environment.Variables).sort()).toEqual(
+      [
+        'AI_MODEL_ID',
+        'AI_PRICE_INPUT_PER_1K_USD',
+        'AI_PRICE_OUTPUT_PER_1K_USD',
+        'AI_QUEUE_URL',
+        'LOG_LEVEL',
+        'POWERTOOLS_SERVICE_NAME',
+        'TABLE_NAME',
+      ].sort(),
+    );
+    expect(props.Environment.Variables).toMatchObject({
+      AI_MODEL_ID: DEFAULT_AI_MODEL.modelId,
+      AI_PRICE_INPUT_PER_1K_USD: String(DEFAULT_AI_MODEL.priceInputPer1kUsd),
+      AI_PRICE_OUTPUT_PER_1K_USD: String(DEFAULT_AI_MODEL.priceOutputPer1kUsd),
+      AI_QUEUE_URL: { Ref: queueId(service.async.aiQueue) },
+    });
+  });
+
+  it('holds exactly the actions it needs: key reads and updates, its queue, and one model', () => {
+    // Prepare
+    const dataTemplate = Template.fromStack(service.data);
+    const [tableLogicalId] = Object.keys(dataTemplate.findResources('AWS::DynamoDB::Table'));
+    const aiQueueArn = JSON.stringify({ 'Fn::GetAtt': [queueId(service.async.aiQueue), 'Arn'] });
+
+    // Act
+    const statements = statementsOf(template, service.async, service.async.aiWorker);
+    const actions = statements.flatMap(actionsOf);
+
+    // Assess
+    expect(statements.every((s) => s.Effect === 'Allow')).toBe(true);
+    expect(actions.filter((a) => a.includes('*'))).toEqual([]);
+    expect(actions).not.toContain('dynamodb:Scan');
+    expect([...new Set(actions)].sort()).toEqual(
+      [
+        ...PLATFORM_ACTIONS,
+        'dynamodb:GetItem',
+        'dynamodb:UpdateItem',
+        ...SQS_CONSUME_ACTIONS,
+        'sqs:SendMessage',
+        'bedrock:InvokeModel',
+      ].sort(),
+    );
+    for (const statement of statements) {
+      const resources = resourcesOf(statement).map((r) => JSON.stringify(r));
+      const kinds = new Set(actionsOf(statement).map((a) => a.split(':')[0]));
+      // The table itself (no index: the worker does not query), the AI queue alone.
+      if (kinds.has('dynamodb')) {
+        expect(resources).toHaveLength(1);
+        expect(resources[0]).toContain(`${tableLogicalId}Arn`);
+        expect(resources[0]).not.toContain('/index/');
+      }
+      if (kinds.has('sqs')) expect(resources).toEqual([aiQueueArn]);
+    }
+  });
+
+  it('may invoke the configured foundation model in its own region, and no other model', () => {
+    // Act
+    const bedrock = statementsOf(template, service.async, service.async.aiWorker).filter((s) =>
+      actionsOf(s).includes('bedrock:InvokeModel'),
+    );
+
+    // Assess
+    expect(bedrock).toHaveLength(1);
+    expect(actionsOf(bedrock[0]!)).toEqual(['bedrock:InvokeModel']);
+    expect(bedrock[0]?.Resource).toEqual({
+      'Fn::Join': [
+        '',
+        [
+          'arn:',
+          { Ref: 'AWS::Partition' },
+          ':bedrock:',
+          { Ref: 'AWS::Region' },
+          `::foundation-model/${DEFAULT_AI_MODEL.modelId}`,
+        ],
+      ],
+    });
+  });
+
+  it('takes another model and its prices from context', () => {
+    // Prepare
+    const modelId = 'anthropic.claude-3-haiku-20240307-v1:0';
+    const other = buildApp({
+      stage: 'test',
+      bundle: false,
+      // As `-c` passes them: strings.
+      context: { aiModelId: modelId, aiPriceInputPer1kUsd: '0.00025', aiPriceOutputPer1kUsd: '0.00125' },
+    });
+
+    // Act
+    const otherTemplate = Template.fromStack(other.async);
+    const env = (
+      functionProps(otherTemplate, other.async, other.async.aiWorker).Environment as { Variables: Json }
+    ).Variables;
+    const resources = statementsOf(otherTemplate, other.async, other.async.aiWorker)
+      .filter((s) => actionsOf(s).includes('bedrock:InvokeModel'))
+      .flatMap(resourcesOf)
+      .map((r) => JSON.stringify(r));
+
+    // Assess
+    expect(env).toMatchObject({
+      AI_MODEL_ID: modelId,
+      AI_PRICE_INPUT_PER_1K_USD: '0.00025',
+      AI_PRICE_OUTPUT_PER_1K_USD: '0.00125',
+    });
+    expect(resources).toHaveLength(1);
+    expect(resources[0]).toContain(`::foundation-model/${modelId}`);
+    expect(resources[0]).not.toContain(DEFAULT_AI_MODEL.modelId);
+  });
+
+  it('refuses another model without its prices, and inference profiles or ARNs as model ids', () => {
+    // Prepare
+    const withoutPrices = new App({ context: { aiModelId: 'anthropic.claude-3-haiku-20240307-v1:0' } });
+    const badPrice = new App({ context: { aiPriceInputPer1kUsd: 'cheap' } });
+    const bind = (modelId: string) => () => {
+      const app = new App({ context: { [BUNDLING_STACKS]: [] } });
+      const fn = new ServiceFunction(new Stack(app, 'Stack'), 'Fn', {
+        entry: `${repoRoot}/functions/workers/ai.ts`,
+      });
+      fn.bindFoundationModel(modelId);
+    };
+
+    // Act + Assess
+    expect(() => aiModelFromContext(withoutPrices)).toThrow(/aiPriceInputPer1kUsd/);
+    expect(() => aiModelFromContext(badPrice)).toThrow(/non-negative number/);
+    expect(aiModelFromContext(new App())).toEqual(DEFAULT_AI_MODEL);
+    expect(bind('us.amazon.nova-lite-v1:0')).toThrow(/not a Bedrock foundation model id/);
+    expect(bind('global.anthropic.claude-haiku-4-5-20251001-v1:0')).toThrow(
+      /not a Bedrock foundation model id/,
+    );
+    expect(bind('arn:aws:bedrock:us-east-1::foundation-model/amazon.nova-lite-v1:0')).toThrow(
+      /not a Bedrock foundation model id/,
+    );
+    expect(bind('*')).toThrow(/not a Bedrock foundation model id/);
   });
 });
