@@ -1,5 +1,10 @@
 import type { Scope } from './domain/scopes.ts';
+import { activityRoutes } from './http/activities/routes.ts';
 import { areaRoutes } from './http/areas/routes.ts';
+import { inquiryRoutes } from './http/inquiries/routes.ts';
+import { leadCriteriaRoutes } from './http/lead-criteria/routes.ts';
+import { leadPropertyRoutes } from './http/lead-properties/routes.ts';
+import { leadRoutes } from './http/leads/routes.ts';
 import { placeRoutes } from './http/places/routes.ts';
 import { propertyRoutes } from './http/properties/routes.ts';
 

@@ -1,0 +1,4 @@
+import type { RouteDefinition } from '../../routes.ts';
+
+/** Rows of the route table (functions/routes.ts) for this resource. */
+export const leadRoutes = [] as const satisfies readonly RouteDefinition[];
