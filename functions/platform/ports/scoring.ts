@@ -1,0 +1,76 @@
+import { BedrockRuntimeClient, ConverseCommand } from '@aws-sdk/client-bedrock-runtime';
+import type { TokenUsage } from '../../domain/enrichment.ts';
+import { type Score, ScoreOutput, type ScoringInput, scoreLocally } from '../../domain/scoring.ts';
+import { tierOf } from '../../domain/leads.ts';
+import { config } from '../config.ts';
+import { ProviderError } from './ai.ts';
+
+/** Where Lead Scoring runs: Bedrock in AWS, the documented rule-based scorer locally. */
+export interface ScoringProvider {
+  readonly name: string;
+  score(input: ScoringInput): Promise<{ score: Score; usage: TokenUsage }>;
+}
+
+export class LocalScoringProvider implements ScoringProvider {
+  readonly name = 'local-rules';
+  async score(input: ScoringInput) {
+    return { score: scoreLocally(input), usage: { inputTokens: 0, outputTokens: 0 } };
+  }
+}
+
+const SYSTEM_PROMPT = `You score real-estate leads for an agency's sales team.
+You receive one lead: contact completeness, inquiries (newest first, with the asked listing's price), activity count and search criteria.
+Answer with one JSON object only, no prose:
+{"score": integer 0-100, "buyer_type": one of investor|retiree|vacation_home|relocation|renter|local_buyer|unknown,
+ "recommended_action": one of call_immediately|send_comps|nurture_sequence|low_priority, "reasons": [1-8 short reasons]}
+Score high for recent, repeated, specific interest with a budget that fits; low for stale or anonymous contacts.
+Base every reason on the data given; never invent facts.`;
+
+/** Amazon Bedrock (Converse API); the model's JSON is validated with zod before it is used. */
+export class BedrockScoringProvider implements ScoringProvider {
+  readonly name = 'bedrock';
+  readonly #client: BedrockRuntimeClient;
+  readonly #modelId: string;
+
+  constructor(modelId: string, client = new BedrockRuntimeClient({})) {
+    this.#modelId = modelId;
+    this.#client = client;
+  }
+
+  async score(input: ScoringInput) {
+    const response = await this.#client.send(
+      new ConverseCommand({
+        modelId: this.#modelId,
+        system: [{ text: SYSTEM_PROMPT }],
+        messages: [{ role: 'user', content: [{ text: JSON.stringify(input) }] }],
+        inferenceConfig: { maxTokens: 600, temperature: 0 },
+      }),
+    );
+    const text = response.output?.message?.content?.find((c) => c.text !== undefined)?.text;
+    if (!text) throw new ProviderError('Bedrock returned no text');
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(text.slice(text.indexOf('{'), text.lastIndexOf('}') + 1));
+    } catch {
+      throw new ProviderError('Bedrock returned text that is not JSON');
+    }
+    const output = ScoreOutput.safeParse(parsed);
+    if (!output.success) throw new ProviderError(`Bedrock score failed validation: ${output.error.issues[0]?.message}`);
+    return {
+      score: { ...output.data, tier: tierOf(output.data.score) },
+      usage: { inputTokens: response.usage?.inputTokens ?? 0, outputTokens: response.usage?.outputTokens ?? 0 },
+    };
+  }
+}
+
+let provider: ScoringProvider | undefined;
+
+export function scoringProvider(): ScoringProvider {
+  const modelId = config().AI_MODEL_ID;
+  provider ??= modelId ? new BedrockScoringProvider(modelId) : new LocalScoringProvider();
+  return provider;
+}
+
+export function setScoringProvider(next: ScoringProvider | undefined): void {
+  provider = next;
+}
