@@ -228,8 +228,11 @@ async function draftChange(
     if (manual.length !== (current.manualFields ?? []).length) set.manualFields = manual;
   }
 
-  // AI enrichment: queued on create, or when the listing goes live or its text changes while live.
-  const textChanged = ['title', 'description', 'texts'].some((a) => a in set || clear.has(a));
+  // AI enrichment: queued on create, or when the listing goes live or its title or description
+  // changes while live (highlights alone, or other fields, do not re-run it).
+  const textChanged =
+    ['title', 'description'].some((a) => a in set || clear.has(a)) ||
+    ('texts' in set && (input.title !== undefined || input.description !== undefined));
   const nextStatus = listingStatus(next as { placeCode?: string; archivedAt?: string });
   const aiEnrichment = (next.aiEnrichment as boolean | undefined) ?? true;
   if (
@@ -255,6 +258,10 @@ async function draftChange(
     set.enrichmentRequestId = randomUUID();
     set.enrichmentAttempts = 0;
     if (current?.enrichmentError) clear.add('enrichmentError');
+  } else if (!aiEnrichment && current?.enrichmentStatus === 'pending') {
+    // Switched off while queued: withdraw the request, so the worker stands down.
+    clear.add('enrichmentStatus');
+    clear.add('enrichmentRequestId');
   }
   return { set, clear, placeChanged };
 }

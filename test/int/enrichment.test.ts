@@ -469,3 +469,45 @@ describe('the AI worker on the local queue', () => {
     expect(dropped.batchItemFailures).toEqual([]);
   });
 });
+
+describe('what re-queues enrichment on a live listing', () => {
+  it('a highlights-only edit keeps the request; a title edit makes a new one', async () => {
+    // Prepare
+    setQueue(new RecordingQueue());
+    const agency = await newAgency();
+    const listing = await create(agency, { title: 'Quiet flat', place_code: placeCode });
+    const firstRequest = listing.enrichmentRequestId;
+    // Act
+    await editListing(await agency.writer(), listing.id, { highlights: ['Sunny'] }, undefined);
+    const afterHighlights = await reread(listing);
+    await editListing(await agency.writer(), listing.id, { title: 'Quiet sunny flat' }, undefined);
+    const afterTitle = await reread(listing);
+    // Assess
+    expect(afterHighlights.enrichmentRequestId).toBe(firstRequest);
+    expect(afterTitle.enrichmentRequestId).not.toBe(firstRequest);
+    expect(afterTitle.enrichmentStatus).toBe('pending');
+  });
+
+  it('ai_enrichment false on a pending listing withdraws the request, so the worker stands down', async () => {
+    // Prepare
+    setQueue(new RecordingQueue());
+    const provider = new FailingProvider();
+    setEnrichmentProvider(provider);
+    const agency = await newAgency();
+    const listing = await create(agency, { title: 'Withdrawn', place_code: placeCode });
+    const requestId = listing.enrichmentRequestId as string;
+    // Act
+    await editListing(await agency.writer(), listing.id, { ai_enrichment: false }, undefined);
+    await enrichListing({
+      type: 'enrich',
+      tenantId: agency.tenantId,
+      propertyId: listing.id,
+      requestId,
+      attempt: 1,
+    });
+    const after = await reread(listing);
+    // Assess
+    expect(after.enrichmentStatus).toBeUndefined();
+    expect(provider.calls).toBe(0);
+  });
+});
