@@ -77,3 +77,9 @@ export async function updateTenant(
 }
 
 export { UniqueClaim };
+
+/** Every Tenant, for platform jobs (not a request path). */
+export async function listTenants(): Promise<TenantRecord[]> {
+  const { data } = await Tenant.query.all({}).go({ pages: 'all' });
+  return data;
+}

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { chargeSpend, spentThisMonthUsd } from '../data/ai-spend.ts';
 import { recordEnrichment } from '../data/enrichment.ts';
 import { getProperty, type PropertyRecord, queryAllProperties } from '../data/properties.ts';
-import { getTenant, type TenantRecord } from '../data/tenants.ts';
+import { getTenant, listTenants, type TenantRecord } from '../data/tenants.ts';
 import {
   costUsd,
   type EnrichmentRequest,
@@ -159,4 +159,15 @@ export async function queueRequestedEnrichment(
     requestId,
     attempt: 1,
   } satisfies EnrichMessage);
+}
+
+/**
+ * The daily job: a new month resets every Tenant's AI spend, so enrichments paused by the ceiling
+ * resume (resumeHeldEnrichments does nothing while a Tenant is still off or over its ceiling).
+ */
+export async function resumeAllTenants(): Promise<{ tenants: number; resumed: number }> {
+  let resumed = 0;
+  const tenants = (await listTenants()).filter((t) => t.aiEnabled && t.aiMonthlyLimitUsd !== undefined);
+  for (const tenant of tenants) resumed += (await resumeHeldEnrichments(tenant.tenantId)).resumed;
+  return { tenants: tenants.length, resumed };
 }

@@ -1,6 +1,8 @@
 import { join } from 'node:path';
 import { Duration, Stack, type StackProps } from 'aws-cdk-lib';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
+import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
+import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
 import { StartingPosition } from 'aws-cdk-lib/aws-lambda';
 import { DynamoEventSource, SqsDlq, SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
@@ -62,6 +64,7 @@ export class AsyncStack extends Stack {
   readonly aiQueue: Queue;
   readonly aiDeadLetterQueue: Queue;
   readonly aiWorker: ServiceFunction;
+  readonly aiResume: ServiceFunction;
   /** The model the AI worker is bound to. */
   readonly aiModel: AiModelSettings;
 
@@ -159,5 +162,22 @@ export class AsyncStack extends Stack {
         maxConcurrency: 10,
       }),
     );
+
+    // Daily: a new month resets every Tenant's AI spend, so enrichments paused by the ceiling resume.
+    this.aiResume = new ServiceFunction(this, 'AiResume', {
+      entry: join(repoRoot, 'functions', 'workers', 'ai-resume.ts'),
+      description: 'Daily job: resumes AI enrichments paused by a spend ceiling once the month resets',
+      timeout: Duration.minutes(5),
+    });
+    // Lists the Tenants (gsi2) and their listings (gsi1), reads the month's spend, re-requests held ones.
+    this.aiResume.bindTable(props.table, {
+      actions: [...TABLE_READ, 'dynamodb:UpdateItem'],
+      indexNames: ['gsi1', 'gsi2'],
+    });
+    new Rule(this, 'AiResumeSchedule', {
+      description: 'Resume AI enrichments paused by the monthly spend ceiling',
+      schedule: Schedule.cron({ minute: '15', hour: '0' }),
+      targets: [new LambdaFunction(this.aiResume.fn, { retryAttempts: 2 })],
+    });
   }
 }

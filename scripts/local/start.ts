@@ -77,6 +77,13 @@ const aiPoller = startQueuePoller({
   onError: (error) => console.error('AI worker:', (error as Error).message),
 });
 
+// The daily AI resume job of AWS, run at start and hourly here.
+const { handler: aiResume } = await import('../../functions/workers/ai-resume.ts');
+const runResume = () =>
+  aiResume().catch((error: unknown) => console.error('AI resume:', (error as Error).message));
+void runResume();
+const resumeTimer = setInterval(runResume, 3_600_000);
+
 writeStackInfo(dir, {
   pid: process.pid,
   dynamoEndpoint: dynamo.endpoint,
@@ -107,6 +114,7 @@ async function stop(): Promise<void> {
   log('Stopping…');
   poller.stop();
   aiPoller.stop();
+  clearInterval(resumeTimer);
   server.closeAllConnections();
   server.close();
   await s3.close().catch(() => undefined);

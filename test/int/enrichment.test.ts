@@ -511,3 +511,22 @@ describe('what re-queues enrichment on a live listing', () => {
     expect(provider.calls).toBe(0);
   });
 });
+
+describe('the daily resume job', () => {
+  it('resumes enrichments paused by the ceiling once the month has reset the spend', async () => {
+    // Prepare: a paused listing, then a "new month" (no spend recorded for the current one).
+    const agency = await newAgency({ aiMonthlyLimitUsd: 1 });
+    const month = spendMonth(new Date());
+    await chargeSpend(agency.tenantId, month, 2, { inputTokens: 1, outputTokens: 1 });
+    const paused = await create(agency, { title: 'Paused villa', place_code: placeCode });
+    expect(paused.enrichmentStatus).toBe('paused');
+    const { AiSpend } = await import('../../functions/data/entities/ai-spend.ts');
+    await AiSpend.delete({ tenantId: agency.tenantId, month }).go();
+    // Act
+    const { handler: resumeJob } = await import('../../functions/workers/ai-resume.ts');
+    const result = await resumeJob();
+    // Assess
+    expect(result.resumed).toBeGreaterThanOrEqual(1);
+    expect((await reread(paused)).enrichmentStatus).toBe('pending');
+  });
+});

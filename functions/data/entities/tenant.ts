@@ -29,6 +29,12 @@ export const Tenant = new Entity(
         pk: { field: 'pk', composite: ['tenantId'], template: 't#${tenantId}', ...asIs },
         sk: { field: 'sk', composite: [], template: 'tenant', ...asIs },
       },
+      /** Every Tenant (platform jobs such as the monthly AI resume). */
+      all: {
+        index: 'gsi2',
+        pk: { field: 'gsi2pk', composite: [], template: 'global#tenants', ...asIs },
+        sk: { field: 'gsi2sk', composite: ['tenantId'], template: '${tenantId}', ...asIs },
+      },
       bySlug: {
         index: 'gsi1',
         pk: { field: 'gsi1pk', composite: ['slug'], template: 'global#tenant-slug#${slug}', ...asIs },

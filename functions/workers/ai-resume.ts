@@ -1,0 +1,12 @@
+import { logger } from '../platform/logger.ts';
+import { resumeAllTenants } from '../services/enrichment.ts';
+
+/**
+ * Runs daily (EventBridge schedule in AWS, hourly in `npm start`): releases enrichments that were
+ * paused by a Tenant's monthly AI Spend Ceiling once a new month has reset the spend.
+ */
+export async function handler(): Promise<{ tenants: number; resumed: number }> {
+  const result = await resumeAllTenants();
+  logger.info('AI resume', result);
+  return result;
+}
