@@ -1,11 +1,12 @@
-import { BedrockRuntimeClient, ConverseCommand } from '@aws-sdk/client-bedrock-runtime';
+import { BedrockRuntimeClient } from '@aws-sdk/client-bedrock-runtime';
 import {
   EnrichmentOutput,
   type EnrichmentRequest,
   MAX_HIGHLIGHTS,
   SEO_DESCRIPTION_MAX,
 } from '../../domain/enrichment.ts';
-import { type EnrichmentProvider, ProviderError } from './ai.ts';
+import type { EnrichmentProvider } from './ai.ts';
+import { converseJson } from './bedrock-json.ts';
 
 const SYSTEM_PROMPT = `You write real-estate listing copy for an agency website.
 You receive a listing's facts and its text in its source language, and the list of languages to produce.
@@ -30,45 +31,20 @@ export class BedrockEnrichmentProvider implements EnrichmentProvider {
   }
 
   async enrich(request: EnrichmentRequest) {
-    const response = await this.#client.send(
-      new ConverseCommand({
+    return converseJson(
+      this.#client,
+      {
         modelId: this.#modelId,
-        system: [{ text: SYSTEM_PROMPT }],
-        messages: [
-          {
-            role: 'user',
-            content: [
-              {
-                text: JSON.stringify({
-                  source_language: request.sourceLanguage,
-                  languages: request.languages,
-                  facts: request.facts,
-                }),
-              },
-            ],
-          },
-        ],
-        inferenceConfig: { maxTokens: 4000, temperature: 0.2 },
-      }),
-    );
-    const text = response.output?.message?.content?.find((c) => c.text !== undefined)?.text;
-    if (!text) throw new ProviderError('Bedrock returned no text');
-    const json = text.slice(text.indexOf('{'), text.lastIndexOf('}') + 1);
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(json);
-    } catch {
-      throw new ProviderError('Bedrock returned text that is not JSON');
-    }
-    const output = EnrichmentOutput.safeParse(parsed);
-    if (!output.success)
-      throw new ProviderError(`Bedrock output failed validation: ${output.error.issues[0]?.message}`);
-    return {
-      output: output.data,
-      usage: {
-        inputTokens: response.usage?.inputTokens ?? 0,
-        outputTokens: response.usage?.outputTokens ?? 0,
+        system: SYSTEM_PROMPT,
+        user: JSON.stringify({
+          source_language: request.sourceLanguage,
+          languages: request.languages,
+          facts: request.facts,
+        }),
+        maxTokens: 4000,
+        temperature: 0.2,
       },
-    };
+      EnrichmentOutput,
+    );
   }
 }

@@ -1,9 +1,9 @@
-import { BedrockRuntimeClient, ConverseCommand } from '@aws-sdk/client-bedrock-runtime';
+import { BedrockRuntimeClient } from '@aws-sdk/client-bedrock-runtime';
 import type { TokenUsage } from '../../domain/enrichment.ts';
-import { type Score, ScoreOutput, type ScoringInput, scoreLocally } from '../../domain/scoring.ts';
 import { tierOf } from '../../domain/leads.ts';
+import { type Score, ScoreOutput, type ScoringInput, scoreLocally } from '../../domain/scoring.ts';
 import { config } from '../config.ts';
-import { ProviderError } from './ai.ts';
+import { converseJson } from './bedrock-json.ts';
 
 /** Where Lead Scoring runs: Bedrock in AWS, the documented rule-based scorer locally. */
 export interface ScoringProvider {
@@ -38,28 +38,18 @@ export class BedrockScoringProvider implements ScoringProvider {
   }
 
   async score(input: ScoringInput) {
-    const response = await this.#client.send(
-      new ConverseCommand({
+    const { output, usage } = await converseJson(
+      this.#client,
+      {
         modelId: this.#modelId,
-        system: [{ text: SYSTEM_PROMPT }],
-        messages: [{ role: 'user', content: [{ text: JSON.stringify(input) }] }],
-        inferenceConfig: { maxTokens: 600, temperature: 0 },
-      }),
+        system: SYSTEM_PROMPT,
+        user: JSON.stringify(input),
+        maxTokens: 600,
+        temperature: 0,
+      },
+      ScoreOutput,
     );
-    const text = response.output?.message?.content?.find((c) => c.text !== undefined)?.text;
-    if (!text) throw new ProviderError('Bedrock returned no text');
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(text.slice(text.indexOf('{'), text.lastIndexOf('}') + 1));
-    } catch {
-      throw new ProviderError('Bedrock returned text that is not JSON');
-    }
-    const output = ScoreOutput.safeParse(parsed);
-    if (!output.success) throw new ProviderError(`Bedrock score failed validation: ${output.error.issues[0]?.message}`);
-    return {
-      score: { ...output.data, tier: tierOf(output.data.score) },
-      usage: { inputTokens: response.usage?.inputTokens ?? 0, outputTokens: response.usage?.outputTokens ?? 0 },
-    };
+    return { score: { ...output, tier: tierOf(output.score) }, usage };
   }
 }
 
