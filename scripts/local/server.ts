@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -6,6 +5,7 @@ import type { Context } from 'aws-lambda';
 import type { HttpEvent, HttpResponse } from '../../functions/platform/http.ts';
 import { MAX_BODY_BYTES } from '../../functions/platform/middleware/validate-input.ts';
 import { type RouteDefinition, routes } from '../../functions/routes.ts';
+import { httpEvent, lambdaContext } from './lambda-events.ts';
 
 type LambdaHandler = (event: HttpEvent, context: Context) => Promise<HttpResponse>;
 
@@ -66,7 +66,7 @@ async function readBody(req: IncomingMessage): Promise<Buffer> {
   return Buffer.concat(chunks);
 }
 
-/** Builds the API Gateway HTTP API (payload v2) event that Lambda would receive. */
+/** The API Gateway event for a real HTTP request to a mounted route. */
 export function toEvent(
   req: IncomingMessage,
   url: URL,
@@ -81,57 +81,19 @@ export function toEvent(
   const query: Record<string, string> = {};
   for (const [name, value] of url.searchParams)
     query[name] = name in query ? `${query[name]},${value}` : value;
-  const pathParameters = Object.fromEntries(
-    mounted.paramNames.map((n, i) => [n, decodeURIComponent(match[i + 1] ?? '')]),
-  );
-  const now = Date.now();
-  const method = req.method ?? 'GET';
-  return {
-    version: '2.0',
-    routeKey: `${mounted.route.method} ${mounted.route.path}`,
+  return httpEvent({
+    route: mounted.route,
     rawPath: url.pathname,
     rawQueryString: url.search.slice(1),
     headers,
-    ...(Object.keys(query).length ? { queryStringParameters: query } : {}),
-    ...(mounted.paramNames.length ? { pathParameters } : {}),
-    ...(body.length ? { body: body.toString('utf8') } : {}),
-    isBase64Encoded: false,
-    requestContext: {
-      accountId: 'local',
-      apiId: 'local',
-      domainName: headers.host ?? '127.0.0.1',
-      domainPrefix: 'local',
-      http: {
-        method,
-        path: url.pathname,
-        protocol: `HTTP/${req.httpVersion}`,
-        sourceIp: req.socket.remoteAddress ?? '127.0.0.1',
-        userAgent: headers['user-agent'] ?? '',
-      },
-      requestId: randomUUID(),
-      routeKey: `${mounted.route.method} ${mounted.route.path}`,
-      stage: '$default',
-      time: new Date(now).toUTCString(),
-      timeEpoch: now,
-    },
-  };
-}
-
-function lambdaContext(requestId: string, functionName: string): Context {
-  return {
-    callbackWaitsForEmptyEventLoop: false,
-    functionName,
-    functionVersion: '$LATEST',
-    invokedFunctionArn: `arn:aws:lambda:local:000000000000:function:${functionName}`,
-    memoryLimitInMB: '1024',
-    awsRequestId: requestId,
-    logGroupName: `/aws/lambda/${functionName}`,
-    logStreamName: 'local',
-    getRemainingTimeInMillis: () => 29_000,
-    done: () => undefined,
-    fail: () => undefined,
-    succeed: () => undefined,
-  };
+    query,
+    pathParameters: Object.fromEntries(
+      mounted.paramNames.map((n, i) => [n, decodeURIComponent(match[i + 1] ?? '')]),
+    ),
+    body: body.length ? body.toString('utf8') : undefined,
+    sourceIp: req.socket.remoteAddress ?? '127.0.0.1',
+    protocol: `HTTP/${req.httpVersion}`,
+  });
 }
 
 function send(
@@ -191,7 +153,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<{ serve
       const handler = await hit.m.load();
       const response = await handler(
         event,
-        lambdaContext(event.requestContext.requestId, hit.m.route.operationId),
+        lambdaContext(hit.m.route.operationId, event.requestContext.requestId),
       );
       status = response.statusCode;
       res.writeHead(status, response.headers);
