@@ -27,12 +27,25 @@ export interface RouteDefinition {
   readonly entry: string;
   readonly summary: string;
   readonly tag: string;
+  /**
+   * AWS services the operation calls besides the table: CDK grants exactly these
+   * (lib/stacks/route-group-stack.ts). `aiQueue`: sends to the AI queue (`AI_QUEUE_URL`,
+   * `sqs:SendMessage`); `email`: sends email through SES (`EMAIL_FROM`, `ses:SendEmail` on the
+   * sender's identity). Without it, the function gets neither and falls back to the local adapters.
+   * @default - none
+   */
+  readonly uses?: readonly ('aiQueue' | 'email')[];
 }
 
 export const routes = [
   ...placeRoutes,
   ...propertyRoutes,
   ...areaRoutes,
+  ...leadRoutes,
+  ...inquiryRoutes,
+  ...activityRoutes,
+  ...leadPropertyRoutes,
+  ...leadCriteriaRoutes,
 ] as const satisfies readonly RouteDefinition[];
 
 export type OperationId = (typeof routes)[number]['operationId'];

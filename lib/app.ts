@@ -3,8 +3,8 @@ import { join } from 'node:path';
 import { App, type Environment } from 'aws-cdk-lib';
 import { BUNDLING_STACKS } from 'aws-cdk-lib/cx-api';
 import { type RouteDefinition, routes as routeTable } from '../functions/routes.ts';
-import { repoRoot } from './constructs/service-function.ts';
-import { ApiStack } from './stacks/api-stack.ts';
+import { emailDomain, repoRoot } from './constructs/service-function.ts';
+import { ApiStack, PLACEHOLDER_EMAIL_FROM } from './stacks/api-stack.ts';
 import { type AiModelSettings, AsyncStack, DEFAULT_AI_MODEL } from './stacks/async-stack.ts';
 import { DataStack } from './stacks/data-stack.ts';
 
@@ -16,7 +16,7 @@ export interface BuildAppOptions {
   readonly app?: App;
   /**
    * Context values merged over those of cdk.json, as `cdk synth -c key=value` would pass them (for
-   * example `aiModelId`). Ignored when `app` is given.
+   * example `aiModelId` or `emailFrom`). Ignored when `app` is given.
    * @default - cdk.json's context only
    */
   readonly context?: Record<string, unknown>;
@@ -50,7 +50,15 @@ export interface ServiceApp {
   readonly async: AsyncStack;
 }
 
-/** Builds the stacks of one stage. bin/app.ts and the infrastructure tests both start here. */
+/**
+ * Builds the stacks of one stage. bin/app.ts and the infrastructure tests both start here.
+ *
+ * Order: data, then async, then API. The async stack owns the AI queue (with its dead-letter queue)
+ * and the API's routes that `use` it send to it, so the API stack depends on the async stack
+ * (Data <- Async <- Api; CloudFormation deploys them in that order). The queue stays where it was, so
+ * existing stages keep it and its messages. The async stack must therefore never reference the API
+ * stack: that would be a dependency cycle.
+ */
 export function buildApp(options: BuildAppOptions = {}): ServiceApp {
   const app = options.app ?? new App({ context: { ...cdkJsonContext(), ...options.context } });
   if (options.bundle === false) app.node.setContext(BUNDLING_STACKS, []);
@@ -65,17 +73,19 @@ export function buildApp(options: BuildAppOptions = {}): ServiceApp {
     env,
     description: 'Listings and Leads: table and photo bucket (retained)',
   });
-  const api = new ApiStack(app, `${prefix}-Api`, {
-    env,
-    description: 'Listings and Leads: HTTP API and one function per route',
-    table: data.table,
-    routes: options.routes ?? routeTable,
-  });
   const async = new AsyncStack(app, `${prefix}-Async`, {
     env,
     description: 'Listings and Leads: stream consumer, AI queue and worker',
     table: data.table,
     aiModel: aiModelFromContext(app),
+  });
+  const api = new ApiStack(app, `${prefix}-Api`, {
+    env,
+    description: 'Listings and Leads: HTTP API and one function per route',
+    table: data.table,
+    routes: options.routes ?? routeTable,
+    aiQueue: async.aiQueue,
+    emailFrom: emailFromContext(app),
   });
   return { app, data, api, async };
 }
@@ -104,6 +114,24 @@ export function aiModelFromContext(app: App): AiModelSettings {
     );
   }
   return { modelId, priceInputPer1kUsd: input, priceOutputPer1kUsd: output };
+}
+
+/**
+ * The SES sender of the routes that send email: context `emailFrom`, a plain address whose domain (or
+ * the address itself) is a verified SES identity in the target region. Without it,
+ * PLACEHOLDER_EMAIL_FROM (`no-reply@example.com`), and synth warns. Anything but a plain address fails
+ * synth.
+ */
+export function emailFromContext(app: App): string {
+  const from = contextString(app, 'emailFrom') ?? PLACEHOLDER_EMAIL_FROM;
+  try {
+    emailDomain(from);
+  } catch (error) {
+    throw new Error(
+      `Context emailFrom must be a plain email address on an SES-verified identity: ${(error as Error).message}`,
+    );
+  }
+  return from;
 }
 
 function contextString(app: App, key: string): string | undefined {

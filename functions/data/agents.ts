@@ -40,3 +40,12 @@ export async function insertAgent(record: AgentRecord): Promise<'ok' | 'email_ta
   const index = (result.data as { rejected: boolean }[]).findIndex((d) => d.rejected);
   return index === 0 ? 'email_taken' : 'slug_taken';
 }
+
+/** The Tenant's active Agents, by id (the round-robin order of Lead assignment). */
+export async function listActiveAgents(tenantId: string): Promise<AgentRecord[]> {
+  const { data } = await Agent.query
+    .byTenant({ tenantId })
+    .where(({ isActive }, { eq }) => eq(isActive, true))
+    .go({ pages: 'all' });
+  return data;
+}

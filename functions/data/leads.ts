@@ -1,17 +1,268 @@
 import type { EntityItem } from 'electrodb';
-import { NotFoundError } from '../platform/errors.ts';
+import { ConflictError, NotFoundError } from '../platform/errors.ts';
+import { AssignmentCounter } from './entities/assignment-counter.ts';
 import { Lead } from './entities/lead.ts';
+import { UniqueClaim } from './entities/unique-claim.ts';
+import type { InquiryRecord } from './inquiries.ts';
+import { searchIndexOf, tokensOf } from './lead-search.ts';
+import { db } from './service.ts';
 
 export type LeadRecord = EntityItem<typeof Lead>;
 
-export async function getLead(tenantId: string, id: string): Promise<LeadRecord | undefined> {
-  const { data } = await Lead.get({ tenantId, id }).go();
+/** `consistent`: a strongly consistent read, for read-modify-write (it sees the latest write). */
+export async function getLead(
+  tenantId: string,
+  id: string,
+  options: { consistent?: boolean } = {},
+): Promise<LeadRecord | undefined> {
+  const { data } = await Lead.get({ tenantId, id }).go({ consistent: options.consistent ?? false });
   return data ?? undefined;
 }
 
 /** The Lead, or 404 (another Tenant's Lead is simply not found). */
-export async function requireLead(tenantId: string, id: string): Promise<LeadRecord> {
-  const lead = await getLead(tenantId, id);
+export async function requireLead(
+  tenantId: string,
+  id: string,
+  options: { consistent?: boolean } = {},
+): Promise<LeadRecord> {
+  const lead = await getLead(tenantId, id, options);
   if (!lead) throw new NotFoundError('No lead with this id');
   return lead;
+}
+
+export type LeadClaimKind = 'lead-email' | 'lead-phone';
+
+/** The id of the Lead holding a normalised email or E.164 phone in this Tenant (archived Leads too). */
+export async function findLeadClaim(
+  tenantId: string,
+  kind: LeadClaimKind,
+  value: string,
+): Promise<string | undefined> {
+  const { data } = await UniqueClaim.get({ scope: `t#${tenantId}`, kind, value }).go({ consistent: true });
+  return data?.ownerId;
+}
+
+const defined = <T extends object>(value: T): T =>
+  Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as T;
+
+/**
+ * The Lead with its index values recomputed from its own fields: ownerKey (gsi3) from the owner,
+ * tierKey (gsi4) from the score tier, and the search prefixes its token items are filed under.
+ * Every write goes through this, so they never drift from what they index.
+ */
+export function withDerivedKeys(lead: LeadRecord): LeadRecord {
+  return defined({
+    ...lead,
+    ownerKey: lead.assignedAgentId ?? 'unassigned',
+    tierKey: lead.scoreTier ?? 'unscored',
+    searchPrefixes: searchIndexOf(lead).prefixes,
+  });
+}
+
+/** A strictly later timestamp than `previous`: a Lead's versions are ordered, and token keys differ. */
+export function nextTimestamp(previous?: string): string {
+  const floor = previous ? Date.parse(previous) + 1 : 0;
+  return new Date(Math.max(Date.now(), floor)).toISOString();
+}
+
+export interface LeadWrite {
+  /** The Lead as read (undefined: a new Lead). The write only lands if it is still unchanged. */
+  previous?: LeadRecord | undefined;
+  /** The whole Lead after the write; index values are derived here. */
+  next: LeadRecord;
+  /** Emails and phones the Lead newly holds: claimed in the same transaction. */
+  claims?: { kind: LeadClaimKind; value: string }[];
+  /** An Inquiry recorded together with the Lead. */
+  inquiry?: InquiryRecord | undefined;
+}
+
+export type LeadWriteOutcome = 'ok' | 'stale' | 'claim_taken';
+
+/**
+ * Writes a Lead in one transaction with everything that must agree with it: the claims on a new
+ * email or phone (attribute_not_exists, so two concurrent writers cannot both hold one value), an
+ * Inquiry, and its search tokens (the previous version's deleted, the new one's put). A new Lead is
+ * created only if its id is free; an existing one is replaced only if its updatedAt is still the one
+ * read, so concurrent edits cannot interleave. Either all of it lands or none does.
+ * At most 2 claims + Lead + Inquiry + 46 deletes + 46 puts = 96 actions (the limit is 100).
+ */
+export async function writeLead(write: LeadWrite): Promise<{ outcome: LeadWriteOutcome; lead: LeadRecord }> {
+  const next = withDerivedKeys(write.next);
+  const previous = write.previous;
+  if (previous && next.updatedAt <= previous.updatedAt) {
+    throw new Error('writeLead: updatedAt must advance (use nextTimestamp)');
+  }
+  const scope = `t#${next.tenantId}`;
+  const kinds: ('claim' | 'lead' | 'other')[] = [];
+  const result = await db()
+    .transaction.write(({ UniqueClaim: claim, Lead: lead, LeadSearchToken: token, Inquiry: inquiry }) => {
+      const ops = [];
+      for (const c of write.claims ?? []) {
+        kinds.push('claim');
+        ops.push(
+          claim
+            .create({ scope, kind: c.kind, value: c.value, ownerId: next.id, createdAt: next.updatedAt })
+            .commit(),
+        );
+      }
+      kinds.push('lead');
+      ops.push(
+        previous
+          ? lead
+              .put(next)
+              .where(({ updatedAt }, { eq }) => eq(updatedAt, previous.updatedAt))
+              .commit()
+          : lead.create(next).commit(),
+      );
+      if (write.inquiry) {
+        kinds.push('other');
+        ops.push(inquiry.create(write.inquiry).commit());
+      }
+      for (const prefix of previous?.searchPrefixes ?? []) {
+        kinds.push('other');
+        ops.push(
+          token
+            .delete({
+              tenantId: next.tenantId,
+              prefix,
+              updatedAt: previous?.updatedAt ?? '',
+              leadId: next.id,
+            })
+            .commit(),
+        );
+      }
+      for (const item of tokensOf(next)) {
+        kinds.push('other');
+        ops.push(token.put(item).commit());
+      }
+      return ops;
+    })
+    .go();
+  if (!result.canceled) return { outcome: 'ok', lead: next };
+  const rejected = (result.data as { rejected: boolean }[]).findIndex((d) => d.rejected);
+  return { outcome: kinds[rejected] === 'claim' ? 'claim_taken' : 'stale', lead: next };
+}
+
+/** Concurrent writers of one Lead retry on a fresh read, with growing jitter. */
+export const WRITE_ATTEMPTS = 40;
+export const pause = (attempt: number) =>
+  new Promise((r) => setTimeout(r, Math.random() * Math.min(100, 5 * attempt)));
+
+/**
+ * Read-modify-write of one Lead with optimistic retries: `change` gets the current Lead and the
+ * timestamp of this write and returns the whole next Lead, or undefined when nothing changes.
+ * Use it for every edit of an existing Lead (scoring included) so that index values and search
+ * tokens follow. 404 when the Lead does not exist.
+ */
+export async function modifyLead(
+  tenantId: string,
+  id: string,
+  change: (current: LeadRecord, now: string) => LeadRecord | undefined | Promise<LeadRecord | undefined>,
+): Promise<{ lead: LeadRecord; changed: boolean; previous: LeadRecord }> {
+  for (let attempt = 1; attempt <= WRITE_ATTEMPTS; attempt++) {
+    const current = await requireLead(tenantId, id, { consistent: true });
+    const now = nextTimestamp(current.updatedAt);
+    const next = await change(current, now);
+    if (!next) return { lead: current, changed: false, previous: current };
+    const { outcome, lead } = await writeLead({ previous: current, next: { ...next, updatedAt: now } });
+    if (outcome === 'ok') return { lead, changed: true, previous: current };
+    await pause(attempt);
+  }
+  throw new ConflictError('The lead changed while it was being written; retry');
+}
+
+export interface LeadPageQuery {
+  tenantId: string;
+  limit: number;
+  /** Exclusive lower bound: the (updatedAt, id) of the last item already returned. */
+  after?: { updatedAt: string; id: string } | undefined;
+  /** Inclusive lower bound on updatedAt. */
+  since?: string | undefined;
+  includeArchived: boolean;
+  statuses?: readonly LeadRecord['status'][] | undefined;
+  /** An agent id or `unassigned`. */
+  ownerKey?: string | undefined;
+  /** Score tiers or `unscored`. */
+  tierKeys?: readonly string[] | undefined;
+}
+
+type LeadAttributes = Parameters<Parameters<ReturnType<typeof Lead.query.byUpdated>['where']>[0]>[0];
+type WhereOps = Parameters<Parameters<ReturnType<typeof Lead.query.byUpdated>['where']>[0]>[1];
+
+/** What the four list indexes have in common: the same sort key (updatedAt, id) and attributes. */
+interface Ranged {
+  where(cb: (a: LeadAttributes, op: WhereOps) => string): Ranged;
+  go(options: { limit: number; count: number }): Promise<{ data: LeadRecord[] }>;
+}
+interface Partition extends Ranged {
+  gt(sk: { updatedAt: string; id: string }): Ranged;
+  gte(sk: { updatedAt: string }): Ranged;
+}
+
+/**
+ * A page of Leads, least recently updated first, from the index that serves the most selective
+ * filter: owner → gsi3; status → gsi2; tier → gsi4; none → gsi1. The other filters (and the
+ * archived flag) are filter expressions, with `count` reading on so they never cut a page short.
+ * A list of statuses or tiers queries one partition per value and merges them in order.
+ */
+export async function queryLeads(q: LeadPageQuery): Promise<LeadRecord[]> {
+  const { tenantId } = q;
+  let partitions: Partition[];
+  const filters: ((a: LeadAttributes, op: WhereOps) => string)[] = [];
+  if (!q.includeArchived) filters.push((a, op) => op.eq(a.isActive, true));
+  const statusFilter = (a: LeadAttributes, op: WhereOps) =>
+    `(${(q.statuses ?? []).map((s) => op.eq(a.status, s)).join(' OR ')})`;
+  const tierFilter = (a: LeadAttributes, op: WhereOps) =>
+    `(${(q.tierKeys ?? []).map((t) => op.eq(a.tierKey, t)).join(' OR ')})`;
+  if (q.ownerKey !== undefined) {
+    partitions = [Lead.query.byOwner({ tenantId, ownerKey: q.ownerKey }) as unknown as Partition];
+    if (q.statuses?.length) filters.push(statusFilter);
+    if (q.tierKeys?.length) filters.push(tierFilter);
+  } else if (q.statuses?.length) {
+    partitions = q.statuses.map(
+      (status) => Lead.query.byStatus({ tenantId, status }) as unknown as Partition,
+    );
+    if (q.tierKeys?.length) filters.push(tierFilter);
+  } else if (q.tierKeys?.length) {
+    partitions = q.tierKeys.map(
+      (tierKey) => Lead.query.byTier({ tenantId, tierKey }) as unknown as Partition,
+    );
+  } else {
+    partitions = [Lead.query.byUpdated({ tenantId }) as unknown as Partition];
+  }
+  const pages = await Promise.all(
+    partitions.map((partition) => {
+      const ranged = q.after
+        ? partition.gt(q.after)
+        : q.since
+          ? partition.gte({ updatedAt: q.since })
+          : partition;
+      const filtered = filters.length
+        ? ranged.where((a, op) => filters.map((f) => f(a, op)).join(' AND '))
+        : ranged;
+      return filtered.go({ limit: q.limit + 1, count: q.limit + 1 });
+    }),
+  );
+  const items = pages.flatMap((p) => p.data);
+  if (pages.length > 1) items.sort(byUpdatedThenId);
+  return items.slice(0, q.limit + 1);
+}
+
+export function byUpdatedThenId(
+  a: { updatedAt: string; id: string },
+  b: { updatedAt: string; id: string },
+): number {
+  if (a.updatedAt !== b.updatedAt) return a.updatedAt < b.updatedAt ? -1 : 1;
+  return a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
+}
+
+/**
+ * Takes the Tenant's next round-robin turn (1, 2, 3…) with one atomic ADD: concurrent callers each
+ * get a different turn, so assignments spread evenly.
+ */
+export async function takeAssignmentTurn(tenantId: string): Promise<number> {
+  const { data } = await AssignmentCounter.update({ tenantId })
+    .add({ turns: 1 })
+    .go({ response: 'updated_new' });
+  return data.turns ?? 1;
 }

@@ -1,12 +1,15 @@
 import { Service } from 'electrodb';
 import { Agent } from './entities/agent.ts';
 import { ApiKey } from './entities/api-key.ts';
+import { Inquiry } from './entities/inquiry.ts';
+import { Lead } from './entities/lead.ts';
+import { LeadSearchToken } from './entities/lead-search-token.ts';
 import { Property } from './entities/property.ts';
 import { Tenant } from './entities/tenant.ts';
 import { UniqueClaim } from './entities/unique-claim.ts';
 
 function build() {
-  return new Service({ Tenant, UniqueClaim, Agent, ApiKey, Property });
+  return new Service({ Tenant, UniqueClaim, Agent, ApiKey, Property, Lead, LeadSearchToken, Inquiry });
 }
 
 let service: ReturnType<typeof build> | undefined;

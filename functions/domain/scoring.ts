@@ -17,7 +17,13 @@ export interface ScoringInput {
     createdAt: string;
   };
   /** Inquiries and registrations, newest first. */
-  inquiries: { occurredAt: string; message: string | null; propertyPrice: string | null; propertyCurrency: string | null; listingType: string | null }[];
+  inquiries: {
+    occurredAt: string;
+    message: string | null;
+    propertyPrice: string | null;
+    propertyCurrency: string | null;
+    listingType: string | null;
+  }[];
   activityCount: number;
   criteria: {
     listingType: string | null;
@@ -81,7 +87,8 @@ export function scoreLocally(input: ScoringInput): Score {
   } else {
     reasons.push('No inquiry yet');
   }
-  const completeness = (input.lead.email ? 8 : 0) + (input.lead.phone ? 8 : 0) + (input.lead.notes || last?.message ? 4 : 0);
+  const completeness =
+    (input.lead.email ? 8 : 0) + (input.lead.phone ? 8 : 0) + (input.lead.notes || last?.message ? 4 : 0);
   if (input.lead.email && input.lead.phone) reasons.push('Both email and phone known');
   const engagement = Math.min(3, input.inquiries.length) * 6 + Math.min(2, input.activityCount);
   if (input.inquiries.length > 1) reasons.push(`${input.inquiries.length} inquiries`);
@@ -90,15 +97,22 @@ export function scoreLocally(input: ScoringInput): Score {
   const c = input.criteria;
   if (c && (c.minPrice || c.maxPrice)) {
     const asked = input.inquiries.map((i) => i.propertyPrice).filter((p): p is string => p !== null);
-    const within = asked.some((p) => (!c.maxPrice || Number(p) <= Number(c.maxPrice)) && (!c.minPrice || Number(p) >= Number(c.minPrice)));
+    const within = asked.some(
+      (p) =>
+        (!c.maxPrice || Number(p) <= Number(c.maxPrice)) && (!c.minPrice || Number(p) >= Number(c.minPrice)),
+    );
     budget = within ? WEIGHTS.budget : 8;
     reasons.push(within ? 'Budget covers the listings asked about' : 'Has a stated budget');
   }
   let specificity = 0;
   if (c) {
-    const set = [c.listingType, c.minPrice ?? c.maxPrice, c.minBeds, c.propertyTypes.length, c.placeCodes.length + c.areaIds.length].filter(
-      (v) => v !== null && v !== 0 && v !== undefined,
-    ).length;
+    const set = [
+      c.listingType,
+      c.minPrice ?? c.maxPrice,
+      c.minBeds,
+      c.propertyTypes.length,
+      c.placeCodes.length + c.areaIds.length,
+    ].filter((v) => v !== null && v !== 0 && v !== undefined).length;
     specificity = Math.min(WEIGHTS.specificity, set * 3);
     if (set >= 3) reasons.push('Specific search criteria');
   }
@@ -108,14 +122,25 @@ export function scoreLocally(input: ScoringInput): Score {
     score,
     tier,
     buyer_type: buyerType(input),
-    recommended_action: tier === 'hot' ? 'call_immediately' : tier === 'warm' ? 'send_comps' : tier === 'moderate' ? 'nurture_sequence' : 'low_priority',
+    recommended_action:
+      tier === 'hot'
+        ? 'call_immediately'
+        : tier === 'warm'
+          ? 'send_comps'
+          : tier === 'moderate'
+            ? 'nurture_sequence'
+            : 'low_priority',
     reasons: reasons.slice(0, 8),
   };
 }
 
 function buyerType(input: ScoringInput): ScoreOutput['buyer_type'] {
-  const text = [input.lead.notes, ...input.inquiries.map((i) => i.message)].filter(Boolean).join(' ').toLowerCase();
-  if (input.criteria?.listingType === 'rent' || input.inquiries.some((i) => i.listingType === 'rent')) return 'renter';
+  const text = [input.lead.notes, ...input.inquiries.map((i) => i.message)]
+    .filter(Boolean)
+    .join(' ')
+    .toLowerCase();
+  if (input.criteria?.listingType === 'rent' || input.inquiries.some((i) => i.listingType === 'rent'))
+    return 'renter';
   if (/invest|yield|rental income|roi/.test(text)) return 'investor';
   if (/retire|pension/.test(text)) return 'retiree';
   if (/holiday|vacation|summer|second home/.test(text)) return 'vacation_home';

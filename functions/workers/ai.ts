@@ -2,9 +2,11 @@ import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import * as z from 'zod';
 import { logger } from '../platform/logger.ts';
 import { enrichListing } from '../services/enrichment.ts';
+import { scoreLead } from '../services/scoring.ts';
 
-/** What the AI queue carries. Scoring (leads) will add its own message type here. */
+/** What the AI queue carries: listing enrichment and Lead (re)scoring requests. */
 export const AiMessage = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('score'), tenantId: z.string(), leadId: z.string(), requestedAt: z.string() }),
   z.object({
     type: z.literal('enrich'),
     tenantId: z.string(),
@@ -31,7 +33,8 @@ export async function handler(event: SQSEvent): Promise<SQSBatchResponse> {
       continue;
     }
     try {
-      await enrichListing(message);
+      if (message.type === 'score') await scoreLead(message);
+      else await enrichListing(message);
     } catch (error) {
       logger.error('AI message failed', { messageId: record.messageId, error: error as Error });
       batchItemFailures.push({ itemIdentifier: record.messageId });

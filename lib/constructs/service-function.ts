@@ -9,6 +9,7 @@ import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { NagSuppressions } from 'cdk-nag';
 import { Construct } from 'constructs';
+import * as z from 'zod';
 import { bundlingDefaults } from '../bundling.ts';
 
 /** The repository root: entries, the lock file and tsconfig.json all live under it. */
@@ -33,6 +34,18 @@ export const TABLE_READ: readonly TableAction[] = ['dynamodb:GetItem', 'dynamodb
 const FOUNDATION_MODEL_ID = /^[a-z0-9-]+\.[A-Za-z0-9._:-]+$/;
 /** The geography prefixes of cross-region inference profile ids (`us.amazon.nova-lite-v1:0`). */
 const INFERENCE_PROFILE_PREFIX = /^(us|us-gov|eu|apac|jp|au|ca|global)\./;
+
+/**
+ * The domain of a sender address, which must be a plain address (no display name) that the functions'
+ * configuration accepts (`EMAIL_FROM`, functions/platform/config.ts): the same zod check, so that synth
+ * refuses what the functions would refuse at cold start.
+ */
+export function emailDomain(address: string): string {
+  if (!z.email().safeParse(address).success) {
+    throw new Error(`"${address}" is not a plain email address (like no-reply@example.com)`);
+  }
+  return address.slice(address.lastIndexOf('@') + 1);
+}
 
 /** What `bindTable` grants. */
 export interface TableAccess {
@@ -106,8 +119,8 @@ export interface ServiceFunctionProps {
  * bundled ESM by the local esbuild with the options of lib/bundling.ts (the SDK included), its own log
  * group with a retention, active tracing, source maps beside the bundle (not loaded at start: they
  * cost 20–40 ms of cold start; map stack traces offline), and a role that starts with
- * nothing but writing to that log group. Access is added with `bindTable`, `bindQueue` and
- * `bindFoundationModel`, each granting only the actions its caller names or needs.
+ * nothing but writing to that log group. Access is added with `bindTable`, `bindQueue`,
+ * `bindEmailSender` and `bindFoundationModel`, each granting only the actions its caller names or needs.
  */
 export class ServiceFunction extends Construct {
   readonly fn: NodejsFunction;
@@ -209,6 +222,34 @@ export class ServiceFunction extends Construct {
   bindQueue(queue: IQueue, environmentVariable: string): void {
     this.fn.addEnvironment(environmentVariable, queue.queueUrl);
     queue.grant(this.role, 'sqs:SendMessage');
+  }
+
+  /**
+   * Lets the function send email through Amazon SES (v2 `SendEmail`) as `from`, and as no one else:
+   * the address in `EMAIL_FROM` and `ses:SendEmail` on the SES identities that can cover it in the
+   * stack's region: its domain (`identity/example.com`, the usual verified identity) and the address
+   * itself (`identity/no-reply@example.com`), which SES authorizes against instead when the address is
+   * verified on its own. No `identity/*`, so the function cannot send from another verified identity.
+   * The service sends without a configuration set; if ops attach a default configuration set to the
+   * identity, SES also checks `ses:SendEmail` on that set, which this does not grant.
+   */
+  bindEmailSender(from: string): void {
+    const domain = emailDomain(from);
+    this.fn.addEnvironment('EMAIL_FROM', from);
+    const stack = Stack.of(this);
+    this.role.addToPrincipalPolicy(
+      new PolicyStatement({
+        actions: ['ses:SendEmail'],
+        resources: [domain, from].map((identity) =>
+          stack.formatArn({
+            service: 'ses',
+            resource: 'identity',
+            resourceName: identity,
+            arnFormat: ArnFormat.SLASH_RESOURCE_NAME,
+          }),
+        ),
+      }),
+    );
   }
 
   /**

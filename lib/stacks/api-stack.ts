@@ -1,4 +1,4 @@
-import { CfnOutput, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
+import { Annotations, CfnOutput, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
 import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
 import {
   HttpApi,
@@ -9,9 +9,11 @@ import {
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
+import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { NagSuppressions } from 'cdk-nag';
 import type { Construct } from 'constructs';
 import type { RouteDefinition } from '../../functions/routes.ts';
+import { emailDomain } from '../constructs/service-function.ts';
 import { RouteGroupStack } from './route-group-stack.ts';
 
 /**
@@ -21,10 +23,30 @@ import { RouteGroupStack } from './route-group-stack.ts';
  */
 export const MAX_ROUTES_PER_GROUP = 40;
 
+/**
+ * The sender used when none is configured (CDK context `emailFrom`). example.com is reserved and can
+ * never be a verified SES identity, so email-sending routes fail loudly in AWS until it is replaced;
+ * synth warns about it.
+ */
+export const PLACEHOLDER_EMAIL_FROM = 'no-reply@example.com';
+/** Id of the synth warning about PLACEHOLDER_EMAIL_FROM (acknowledgeable). */
+export const EMAIL_FROM_PLACEHOLDER_WARNING = 'listings-leads:emailFromPlaceholder';
+
 export interface ApiStackProps extends StackProps {
   readonly table: ITable;
   /** The rows of functions/routes.ts; every row becomes one route with its own function. */
   readonly routes: readonly RouteDefinition[];
+  /**
+   * The AI queue (lib/stacks/async-stack.ts). Routes whose row `uses` 'aiQueue' get its URL as
+   * `AI_QUEUE_URL` and `sqs:SendMessage` on it.
+   */
+  readonly aiQueue: IQueue;
+  /**
+   * The SES sender, a verified identity (the address or its domain) in the stack's region. Routes
+   * whose row `uses` 'email' get it as `EMAIL_FROM` and `ses:SendEmail` on its identity.
+   * @default PLACEHOLDER_EMAIL_FROM, with a synth warning when a route sends email
+   */
+  readonly emailFrom?: string;
   /**
    * Account-level ceiling on the stage, in front of the per-tenant limits of the middleware: it caps
    * what a flood can cost in Lambda concurrency before any tenant is identified.
@@ -131,6 +153,17 @@ export class ApiStack extends Stack {
       },
     ]);
 
+    const emailFrom = props.emailFrom ?? PLACEHOLDER_EMAIL_FROM;
+    emailDomain(emailFrom); // refuses anything but a plain address, even when no route sends email
+    if (emailFrom === PLACEHOLDER_EMAIL_FROM && props.routes.some((r) => r.uses?.includes('email'))) {
+      Annotations.of(this).addWarningV2(
+        EMAIL_FROM_PLACEHOLDER_WARNING,
+        `Routes that send email use the placeholder sender ${PLACEHOLDER_EMAIL_FROM}, which SES will ` +
+          'refuse. Set the sender to an SES identity verified in the target region: ' +
+          '`cdk deploy -c emailFrom=no-reply@your-domain` (or `emailFrom` in cdk.json).',
+      );
+    }
+
     const groups: RouteGroupStack[] = [];
     for (const [groupId, routes] of groupRoutesByTag(props.routes)) {
       groups.push(
@@ -140,6 +173,8 @@ export class ApiStack extends Stack {
           table: props.table,
           cursorSecret: this.cursorSecret.secretValue,
           routes,
+          aiQueue: props.aiQueue,
+          emailFrom,
         }),
       );
     }

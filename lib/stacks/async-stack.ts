@@ -57,6 +57,9 @@ const AI_WORKER_TIMEOUT = Duration.minutes(5);
  * The asynchronous side: the table's stream consumer, and the AI queue with its worker. The consumer
  * turns a listing that asks for enrichment into an AI message (an outbox: the request was committed
  * with the listing); the worker calls Bedrock and writes the result back.
+ *
+ * The API stack is built after this one: the routes whose row `uses` 'aiQueue' send to `aiQueue`
+ * (lib/app.ts). So nothing here may reference the API stack; that would be a dependency cycle.
  */
 export class AsyncStack extends Stack {
   readonly streamConsumer: ServiceFunction;
@@ -146,9 +149,13 @@ export class AsyncStack extends Stack {
       },
     });
     // Key reads (Tenant, listing, the month's AI spend) and updates (the listing, conditioned on its
-    // request id; the spend counter). No Query: nothing on the worker's path lists items, and no PutItem:
-    // both writes are ElectroDB updates, and the local queue (the only PutItem) is never used in AWS.
-    this.aiWorker.bindTable(props.table, { actions: ['dynamodb:GetItem', 'dynamodb:UpdateItem'] });
+    // request id; the spend counter). Queries for Lead scoring: the Lead with its criteria, inquiries
+    // and activities, on the table and the two indexes they are listed by (gsi1, gsi2). No PutItem:
+    // the writes are ElectroDB updates, and the local queue (the only PutItem) is never used in AWS.
+    this.aiWorker.bindTable(props.table, {
+      actions: ['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:UpdateItem'],
+      indexNames: ['gsi1', 'gsi2'],
+    });
     // The retry ladder re-sends a failed request to its own queue, with a delay.
     this.aiWorker.bindQueue(this.aiQueue, 'AI_QUEUE_URL');
     this.aiWorker.bindFoundationModel(this.aiModel.modelId);

@@ -3,6 +3,7 @@ import { NestedStack, type NestedStackProps, type SecretValue } from 'aws-cdk-li
 import { HttpMethod, HttpRoute, HttpRouteKey, type IHttpApi } from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
+import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { NagSuppressions } from 'cdk-nag';
 import type { Construct } from 'constructs';
 import { tableDefinition } from '../../functions/data/table.ts';
@@ -29,6 +30,33 @@ export interface RouteGroupStackProps extends NestedStackProps {
   readonly cursorSecret: SecretValue;
   /** The rows of functions/routes.ts this group serves (all of one tag). */
   readonly routes: readonly RouteDefinition[];
+  /** The AI queue, bound to the routes whose row `uses` 'aiQueue'. */
+  readonly aiQueue: IQueue;
+  /** The SES sender address, bound to the routes whose row `uses` 'email'. */
+  readonly emailFrom: string;
+}
+
+/**
+ * Binds to `service` what the route's row says it `uses` besides the table, and nothing else: a route
+ * without `uses` gets neither the environment variable nor the grant, and so keeps the local adapter.
+ */
+export function bindRouteUses(
+  service: ServiceFunction,
+  route: RouteDefinition,
+  props: Pick<RouteGroupStackProps, 'aiQueue' | 'emailFrom'>,
+): void {
+  for (const use of new Set(route.uses ?? [])) {
+    switch (use) {
+      case 'aiQueue':
+        service.bindQueue(props.aiQueue, 'AI_QUEUE_URL');
+        break;
+      case 'email':
+        service.bindEmailSender(props.emailFrom);
+        break;
+      default:
+        throw new Error(`Route ${route.operationId} uses unknown service ${String(use satisfies never)}`);
+    }
+  }
 }
 
 /**
@@ -59,6 +87,7 @@ export class RouteGroupStack extends NestedStack {
         actions: tableActionsFor(route),
         indexNames: tableDefinition.globalSecondaryIndexes.map((index) => index.indexName),
       });
+      bindRouteUses(service, route, props);
 
       const httpRoute = new HttpRoute(this, `${route.operationId}Route`, {
         httpApi: props.api,

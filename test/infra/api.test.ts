@@ -2,9 +2,10 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Template } from 'aws-cdk-lib/assertions';
 import type { CfnRole } from 'aws-cdk-lib/aws-iam';
+import type { CfnFunction } from 'aws-cdk-lib/aws-lambda';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { tableDefinition } from '../../functions/data/table.ts';
-import { routes } from '../../functions/routes.ts';
+import { type RouteDefinition, routes } from '../../functions/routes.ts';
 import { buildApp, type ServiceApp } from '../../lib/app.ts';
 import { bundlingDefaults } from '../../lib/bundling.ts';
 import type { RouteGroupStack } from '../../lib/stacks/route-group-stack.ts';
@@ -30,6 +31,12 @@ const PLATFORM_ACTIONS = [
   'xray:PutTraceSegments',
   'xray:PutTelemetryRecords',
 ];
+/** What a row's `uses` adds (test/infra/route-uses.test.ts checks the resources and values). */
+const USES_ACTIONS = { aiQueue: 'sqs:SendMessage', email: 'ses:SendEmail' } as const;
+const USES_ENVIRONMENT = { aiQueue: 'AI_QUEUE_URL', email: 'EMAIL_FROM' } as const;
+
+/** The rows as RouteDefinition (the `as const` rows without `uses` have no such key). */
+const table: readonly RouteDefinition[] = routes;
 
 let service: ServiceApp;
 let groups: { stack: RouteGroupStack; template: Template }[];
@@ -135,16 +142,17 @@ describe('HTTP API routes', () => {
 });
 
 describe('API function permissions', () => {
-  it('grants each function only the table actions of its route kind, on the table and its indexes', () => {
+  it('grants each function the table actions of its route kind (table and indexes) and what its row uses', () => {
     // Prepare
     const dataTemplate = Template.fromStack(service.data);
     const [tableLogicalId] = Object.keys(dataTemplate.findResources('AWS::DynamoDB::Table'));
     const indexSuffixes = tableDefinition.globalSecondaryIndexes.map((i) => `/index/${i.indexName}`).sort();
 
-    for (const route of routes) {
+    for (const route of table) {
       const { stack, template, fn } = groupOf(route.operationId);
       const roleId = stack.getLogicalId(fn.role.node.defaultChild as CfnRole);
       const expected = route.method === 'GET' ? READ_ACTIONS : WRITE_ACTIONS;
+      const usesActions = (route.uses ?? []).map((use) => USES_ACTIONS[use]);
 
       // Act
       const statements = roleStatements(template, roleId);
@@ -158,9 +166,10 @@ describe('API function permissions', () => {
       expect([...new Set(actions.filter((a) => a.startsWith('dynamodb:')))].sort()).toEqual(
         [...expected].sort(),
       );
-      expect(
-        actions.filter((a) => !a.startsWith('dynamodb:')).every((a) => PLATFORM_ACTIONS.includes(a)),
-      ).toBe(true);
+      // Besides the table: the platform's actions, and exactly what the row `uses`.
+      expect([...new Set(actions.filter((a) => !a.startsWith('dynamodb:')))].sort()).toEqual(
+        [...PLATFORM_ACTIONS, ...usesActions].sort(),
+      );
       for (const statement of tableStatements) {
         const resources = Array.isArray(statement.Resource) ? statement.Resource : [statement.Resource];
         for (const resource of resources) {
@@ -183,34 +192,35 @@ describe('API function permissions', () => {
 
 describe('API functions', () => {
   it('run Node.js 24 on arm64 with tracing, source maps and their own log group with a retention', () => {
-    for (const { template } of groups) {
+    for (const route of table) {
       // Prepare
-      const functions = template.findResources('AWS::Lambda::Function');
-      const logGroups = template.findResources('AWS::Logs::LogGroup');
+      const { stack, template, fn } = groupOf(route.operationId);
+      const functionId = stack.getLogicalId(fn.fn.node.defaultChild as CfnFunction);
+      const usesEnvironment = (route.uses ?? []).map((use) => USES_ENVIRONMENT[use]);
 
-      for (const fn of Object.values(functions)) {
-        // Act
-        const props = fn.Properties;
-        const logGroup = logGroups[props.LoggingConfig?.LogGroup?.Ref ?? ''];
+      // Act
+      const props = template.toJSON().Resources[functionId].Properties;
+      const logGroup = template.toJSON().Resources[props.LoggingConfig?.LogGroup?.Ref ?? ''];
 
-        // Assess
-        expect(props.Runtime).toBe('nodejs24.x');
-        expect(props.Architectures).toEqual(['arm64']);
-        expect(props.Handler).toBe('index.handler');
-        expect(props.TracingConfig).toEqual({ Mode: 'Active' });
-        expect(logGroup?.Properties.RetentionInDays).toBeGreaterThan(0);
-        expect(Object.keys(props.Environment.Variables).sort()).toEqual(
-          ['CURSOR_SECRET', 'LOG_LEVEL', 'POWERTOOLS_SERVICE_NAME', 'TABLE_NAME'].sort(),
-        );
-        expect(props.Environment.Variables).toMatchObject({
-          POWERTOOLS_SERVICE_NAME: 'listings-leads',
-          LOG_LEVEL: 'INFO',
-        });
-        // A dynamic reference resolved by CloudFormation, never a literal in the template.
-        expect(JSON.stringify(props.Environment.Variables.CURSOR_SECRET)).toContain(
-          '{{resolve:secretsmanager:',
-        );
-      }
+      // Assess
+      expect(props.Runtime).toBe('nodejs24.x');
+      expect(props.Architectures).toEqual(['arm64']);
+      expect(props.Handler).toBe('index.handler');
+      expect(props.TracingConfig).toEqual({ Mode: 'Active' });
+      expect(logGroup?.Type).toBe('AWS::Logs::LogGroup');
+      expect(logGroup?.Properties.RetentionInDays).toBeGreaterThan(0);
+      // The defaults, plus what the row `uses` (AI_QUEUE_URL, EMAIL_FROM) and nothing else.
+      expect(Object.keys(props.Environment.Variables).sort()).toEqual(
+        ['CURSOR_SECRET', 'LOG_LEVEL', 'POWERTOOLS_SERVICE_NAME', 'TABLE_NAME', ...usesEnvironment].sort(),
+      );
+      expect(props.Environment.Variables).toMatchObject({
+        POWERTOOLS_SERVICE_NAME: 'listings-leads',
+        LOG_LEVEL: 'INFO',
+      });
+      // A dynamic reference resolved by CloudFormation, never a literal in the template.
+      expect(JSON.stringify(props.Environment.Variables.CURSOR_SECRET)).toContain(
+        '{{resolve:secretsmanager:',
+      );
     }
   });
 

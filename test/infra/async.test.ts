@@ -263,7 +263,7 @@ describe('the AI worker', () => {
     });
   });
 
-  it('holds exactly the actions it needs: key reads and updates, its queue, and one model', () => {
+  it('holds exactly the actions it needs: reads, queries, updates, its queue, and one model', () => {
     // Prepare
     const dataTemplate = Template.fromStack(service.data);
     const [tableLogicalId] = Object.keys(dataTemplate.findResources('AWS::DynamoDB::Table'));
@@ -281,6 +281,7 @@ describe('the AI worker', () => {
       [
         ...PLATFORM_ACTIONS,
         'dynamodb:GetItem',
+        'dynamodb:Query',
         'dynamodb:UpdateItem',
         ...SQS_CONSUME_ACTIONS,
         'sqs:SendMessage',
@@ -290,14 +291,32 @@ describe('the AI worker', () => {
     for (const statement of statements) {
       const resources = resourcesOf(statement).map((r) => JSON.stringify(r));
       const kinds = new Set(actionsOf(statement).map((a) => a.split(':')[0]));
-      // The table itself (no index: the worker does not query), the AI queue alone.
+      // Every table resource is the table or one of its named indexes; the AI queue alone.
       if (kinds.has('dynamodb')) {
-        expect(resources).toHaveLength(1);
-        expect(resources[0]).toContain(`${tableLogicalId}Arn`);
-        expect(resources[0]).not.toContain('/index/');
+        for (const resource of resources) expect(resource).toContain(`${tableLogicalId}Arn`);
       }
       if (kinds.has('sqs')) expect(resources).toEqual([aiQueueArn]);
     }
+  });
+
+  it('queries the table and gsi1 and gsi2 only (Lead scoring), and updates the table itself', () => {
+    // Act
+    const tableStatements = statementsOf(template, service.async, service.async.aiWorker).filter((s) =>
+      actionsOf(s).some((a) => a.startsWith('dynamodb:')),
+    );
+    const onIndexes = tableStatements.filter((s) => JSON.stringify(s.Resource).includes('/index/'));
+    const onTable = tableStatements.filter((s) => !JSON.stringify(s.Resource).includes('/index/'));
+    const indexSuffixes = onIndexes
+      .flatMap(resourcesOf)
+      .map((r) => JSON.stringify(r).match(/"(\/index\/[^"]+)"/)?.[1]);
+
+    // Assess
+    expect(onTable.flatMap(resourcesOf)).toHaveLength(onTable.length);
+    expect(onTable.flatMap(actionsOf).sort()).toEqual(
+      ['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:UpdateItem'].sort(),
+    );
+    expect(onIndexes.flatMap(actionsOf)).toEqual(['dynamodb:Query']);
+    expect(indexSuffixes.sort()).toEqual(['/index/gsi1', '/index/gsi2']);
   });
 
   it('may invoke the configured foundation model in its own region, and no other model', () => {

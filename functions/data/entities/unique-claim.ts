@@ -13,7 +13,15 @@ export const UniqueClaim = new Entity(
       /** `t#<tenantId>` for tenant-owned values, `global` for platform-wide ones. */
       scope: { type: 'string', required: true, readOnly: true },
       kind: {
-        type: ['tenant-slug', 'agent-slug', 'agent-email', 'property-ref', 'property-slug'] as const,
+        type: [
+          'tenant-slug',
+          'agent-slug',
+          'agent-email',
+          'property-ref',
+          'property-slug',
+          'lead-email',
+          'lead-phone',
+        ] as const,
         required: true,
         readOnly: true,
       },

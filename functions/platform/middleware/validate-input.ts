@@ -30,7 +30,10 @@ export function toValidationIssues(
 ): ValidationIssue[] {
   return error.issues.map((issue) => {
     const path = issue.path.map((p) => (typeof p === 'number' ? p : String(p)));
-    const absent = issue.code === 'invalid_type' && valueAt(input, issue.path) === undefined;
+    // zod reports an absent enum as invalid_value and an absent field as invalid_type.
+    const absent =
+      (issue.code === 'invalid_type' || issue.code === 'invalid_value') &&
+      valueAt(input, issue.path) === undefined;
     return {
       loc: [location, ...path],
       msg: absent ? 'Field required' : issue.message,

@@ -1,0 +1,96 @@
+import type { EntityItem } from 'electrodb';
+import { AreaMembership } from './entities/area-membership.ts';
+import { MatchSent } from './entities/match-sent.ts';
+import { Property } from './entities/property.ts';
+
+export type MatchSentRecord = EntityItem<typeof MatchSent>;
+
+/** The listing attributes a match reads and shows (a projection: listing texts can be large). */
+const MATCH_ATTRIBUTES = [
+  'tenantId',
+  'id',
+  'title',
+  'slug',
+  'listingType',
+  'propertyType',
+  'price',
+  'rentPrice',
+  'currency',
+  'bedrooms',
+  'bathrooms',
+  'amenities',
+  'placeCode',
+  'placePath',
+  'archivedAt',
+  'createdAt',
+  'updatedAt',
+] as const;
+
+/**
+ * Every live listing of a Tenant (a Place, not archived), projected to what a match needs. This
+ * reads the Tenant's whole listing index (gsi1, `pages: 'all'`): the filter trims what comes back,
+ * not what DynamoDB reads, so the cost grows with the Tenant's listings (see docs/criteria-matches.md).
+ */
+export async function queryLiveListings(tenantId: string) {
+  const { data } = await Property.query
+    .byUpdated({ tenantId })
+    .where(
+      ({ archivedAt, placeCode }, { notExists, exists }) =>
+        `${notExists(archivedAt)} AND ${exists(placeCode)}`,
+    )
+    .go({ pages: 'all', attributes: MATCH_ATTRIBUTES });
+  return data;
+}
+
+export type MatchListing = Awaited<ReturnType<typeof queryLiveListings>>[number];
+
+/**
+ * For each of the given Areas (at most 50, criteria §8), its members via rule or manual: one Query
+ * of the Area's member index each, so the reads are bounded by the criteria, not by the Tenant.
+ * Returns listing id → the ids among `areaIds` it belongs to. Excluded listings are not members.
+ */
+export async function membersOfAreas(
+  tenantId: string,
+  areaIds: readonly string[],
+): Promise<Map<string, Set<string>>> {
+  const members = new Map<string, Set<string>>();
+  const results = await Promise.all(
+    areaIds.map((areaId) =>
+      AreaMembership.query
+        .byArea({ tenantId, areaId })
+        .where(({ via }, { ne }) => ne(via, 'excluded'))
+        .go({ pages: 'all', attributes: ['propertyId', 'areaId', 'via'] }),
+    ),
+  );
+  for (const { data } of results) {
+    for (const m of data) {
+      const set = members.get(m.propertyId) ?? new Set<string>();
+      set.add(m.areaId);
+      members.set(m.propertyId, set);
+    }
+  }
+  return members;
+}
+
+/** When each listing was last sent to the Lead: one Query of the Lead's `matchSent#` items. */
+export async function sentAtByProperty(tenantId: string, leadId: string): Promise<Map<string, string>> {
+  const { data } = await MatchSent.query.byLead({ tenantId, leadId }).go({ pages: 'all' });
+  return new Map(data.map((m) => [m.propertyId, m.sentAt]));
+}
+
+/** Records a send of these listings to the Lead (BatchWriteItem; a re-send overwrites sentAt). */
+export async function recordSent(
+  tenantId: string,
+  leadId: string,
+  propertyIds: readonly string[],
+  sentAt: string,
+): Promise<void> {
+  let pending = [...propertyIds];
+  for (let attempt = 0; pending.length > 0 && attempt < 4; attempt++) {
+    const { unprocessed } = await MatchSent.put(
+      pending.map((propertyId) => ({ tenantId, leadId, propertyId, sentAt })),
+    ).go();
+    pending = unprocessed.map((k) => k.propertyId);
+  }
+  if (pending.length > 0) throw new Error(`Could not record the send of ${pending.length} listing(s)`);
+}

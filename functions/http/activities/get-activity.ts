@@ -1,0 +1,22 @@
+import { defineOperation } from '../../platform/operation.ts';
+import { readActivity } from '../../services/activities.ts';
+import { ErrorOut, ValidationErrorOut } from '../shared/schemas.ts';
+import { ActivityOut, ActivityPath, toActivityOut } from './schemas.ts';
+
+export const operation = defineOperation(
+  'getActivity',
+  {
+    params: ActivityPath,
+    responses: {
+      200: { description: 'The Activity', schema: ActivityOut },
+      404: { description: 'No Activity with this id in this tenant', schema: ErrorOut },
+      422: { description: 'activity_id is not a UUID', schema: ValidationErrorOut },
+    },
+  },
+  async ({ params, caller }) => ({
+    status: 200,
+    body: toActivityOut(await readActivity(caller.tenant.tenantId, params.activity_id)),
+  }),
+);
+
+export const handler = operation.handler;

@@ -1,0 +1,24 @@
+import { defineOperation } from '../../platform/operation.ts';
+import { listInquiries } from '../../services/inquiries.ts';
+import { pageOf, ValidationErrorOut } from '../shared/schemas.ts';
+import { InquiryListQuery, InquiryOut, toInquiryOut } from './schemas.ts';
+
+export const operation = defineOperation(
+  'listInquiries',
+  {
+    query: InquiryListQuery,
+    responses: {
+      200: { description: 'A page of Inquiries, least recently updated first', schema: pageOf(InquiryOut) },
+      422: {
+        description: 'Invalid limit, cursor, updated_since, lead_id or property_id',
+        schema: ValidationErrorOut,
+      },
+    },
+  },
+  async ({ query, caller }) => ({
+    status: 200,
+    body: await listInquiries(caller.tenant.tenantId, query, toInquiryOut),
+  }),
+);
+
+export const handler = operation.handler;

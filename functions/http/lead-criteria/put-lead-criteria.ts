@@ -1,0 +1,26 @@
+import { defineOperation } from '../../platform/operation.ts';
+import { saveLeadCriteria } from '../../services/lead-criteria.ts';
+import { ErrorOut, ValidationErrorOut } from '../shared/schemas.ts';
+import { LeadCriteriaIn, LeadCriteriaOut, LeadPath, toLeadCriteriaOut } from './schemas.ts';
+
+export const operation = defineOperation(
+  'putLeadCriteria',
+  {
+    params: LeadPath,
+    body: LeadCriteriaIn,
+    responses: {
+      200: { description: 'The saved criteria, with its Places and Areas labelled', schema: LeadCriteriaOut },
+      404: { description: 'No lead with this id in this tenant', schema: ErrorOut },
+      422: {
+        description: 'A bound broken (each names its field), a price bound without currency, min above max',
+        schema: ValidationErrorOut,
+      },
+    },
+  },
+  async ({ params, body, caller }) => {
+    const view = await saveLeadCriteria(caller.tenant.tenantId, params.lead_id, body);
+    return { status: 200, body: toLeadCriteriaOut(view.criteria, view) };
+  },
+);
+
+export const handler = operation.handler;

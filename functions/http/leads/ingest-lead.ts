@@ -1,0 +1,35 @@
+import { defineOperation } from '../../platform/operation.ts';
+import { ingestLeadEvent } from '../../services/lead-intake.ts';
+import { ErrorOut, ValidationErrorOut } from '../shared/schemas.ts';
+import { LeadIngestIn, LeadIngestOut, toLeadOut } from './schemas.ts';
+
+export const operation = defineOperation(
+  'ingestLead',
+  {
+    body: LeadIngestIn,
+    responses: {
+      200: { description: 'The contact matched an existing Lead, which was updated', schema: LeadIngestOut },
+      201: { description: 'A Lead was created', schema: LeadIngestOut },
+      409: { description: 'The Idempotency-Key is in use', schema: ErrorOut },
+      422: {
+        description:
+          'Validation failure; a person with neither email nor phone; both agent_id and agent_email',
+        schema: ValidationErrorOut,
+      },
+    },
+  },
+  async ({ body, caller }) => {
+    const result = await ingestLeadEvent(caller, body);
+    return {
+      status: result.created ? 201 : 200,
+      body: {
+        lead: toLeadOut(result.lead),
+        inquiry_id: result.inquiryId,
+        activity_id: result.activityId,
+        warnings: result.warnings,
+      },
+    };
+  },
+);
+
+export const handler = operation.handler;

@@ -1,0 +1,100 @@
+import { type AreaRecord, listAreas } from '../data/areas.ts';
+import {
+  getLeadCriteria,
+  getPlaces,
+  type LeadCriteriaRecord,
+  putLeadCriteria,
+} from '../data/lead-criteria.ts';
+import { requireLead } from '../data/leads.ts';
+import type { PlaceRecord } from '../data/places.ts';
+import type { Criteria } from '../domain/criteria.ts';
+import type { LeadCriteriaInput } from '../http/lead-criteria/schemas.ts';
+import { requestScoring } from './scoring-requests.ts';
+
+export interface CriteriaView {
+  criteria: LeadCriteriaRecord | undefined;
+  places: Map<string, PlaceRecord>;
+  areas: Map<string, AreaRecord>;
+}
+
+/**
+ * The Places and Areas the criteria name, for their labels: one BatchGetItem for the Places (at
+ * most 50) and one Query of the Tenant's Areas (tens). Ones no longer known are simply absent.
+ */
+async function labelsOf(tenantId: string, c: LeadCriteriaRecord | undefined): Promise<CriteriaView> {
+  const [places, areas] = await Promise.all([
+    c?.placeCodes.length ? getPlaces(c.placeCodes) : new Map<string, PlaceRecord>(),
+    c?.areaIds.length ? listAreas(tenantId) : [],
+  ]);
+  const wanted = new Set(c?.areaIds ?? []);
+  return {
+    criteria: c,
+    places,
+    areas: new Map(areas.filter((a) => wanted.has(a.id)).map((a) => [a.id, a])),
+  };
+}
+
+/** GET /v1/leads/{lead_id}/criteria: an unknown Lead (or another Tenant's) → 404. */
+export async function readLeadCriteria(tenantId: string, leadId: string): Promise<CriteriaView> {
+  const [, criteria] = await Promise.all([requireLead(tenantId, leadId), getLeadCriteria(tenantId, leadId)]);
+  return labelsOf(tenantId, criteria);
+}
+
+/** Validated input → the stored record: null and omitted both clear. */
+function toRecord(
+  tenantId: string,
+  leadId: string,
+  input: LeadCriteriaInput,
+  now: string,
+): LeadCriteriaRecord {
+  return {
+    tenantId,
+    leadId,
+    listingType: input.listing_type ?? undefined,
+    minPrice: input.min_price ?? undefined,
+    maxPrice: input.max_price ?? undefined,
+    currency: input.currency ?? undefined,
+    minBeds: input.min_beds ?? undefined,
+    minBaths: input.min_baths ?? undefined,
+    propertyTypes: input.property_types ?? [],
+    amenities: input.amenities ?? [],
+    placeCodes: input.place_codes ?? [],
+    areaIds: input.area_ids ?? [],
+    notes: input.notes ?? undefined,
+    updatedAt: now,
+  };
+}
+
+/**
+ * PUT /v1/leads/{lead_id}/criteria: replaces the Lead's whole criteria in one write, then queues
+ * rescoring (criteria specificity is a scoring signal). Validation happens before anything is
+ * written; an unknown Lead → 404 with nothing written.
+ */
+export async function saveLeadCriteria(
+  tenantId: string,
+  leadId: string,
+  input: LeadCriteriaInput,
+): Promise<CriteriaView> {
+  await requireLead(tenantId, leadId);
+  const record = toRecord(tenantId, leadId, input, new Date().toISOString());
+  const saved = await putLeadCriteria(record);
+  await requestScoring(tenantId, leadId);
+  return labelsOf(tenantId, saved);
+}
+
+/** The stored record as the domain's Criteria (for matching). */
+export function criteriaOf(c: LeadCriteriaRecord): Criteria {
+  return {
+    listingType: c.listingType,
+    minPrice: c.minPrice,
+    maxPrice: c.maxPrice,
+    currency: c.currency,
+    minBeds: c.minBeds,
+    minBaths: c.minBaths,
+    propertyTypes: c.propertyTypes,
+    amenities: c.amenities,
+    placeCodes: c.placeCodes,
+    areaIds: c.areaIds,
+    notes: c.notes,
+  };
+}

@@ -1,0 +1,106 @@
+import { queryActivities } from '../data/activities.ts';
+import { chargeSpend } from '../data/ai-spend.ts';
+import { listLeadInquiries } from '../data/inquiries.ts';
+import { getLeadCriteria } from '../data/lead-criteria.ts';
+import { getLead, type LeadRecord, nextTimestamp, writeLead } from '../data/leads.ts';
+import { getProperty } from '../data/properties.ts';
+import { getTenant } from '../data/tenants.ts';
+import { costUsd, spendMonth } from '../domain/enrichment.ts';
+import type { ScoringInput } from '../domain/scoring.ts';
+import { config } from '../platform/config.ts';
+import { logger } from '../platform/logger.ts';
+import { scoringProvider } from '../platform/ports/scoring.ts';
+import type { ScoreMessage } from './scoring-requests.ts';
+
+/** What the scorer sees of a Lead: contact, inquiries (with the asked listings' prices), activity, criteria. */
+async function scoringInputOf(lead: LeadRecord): Promise<ScoringInput> {
+  const [inquiries, activities, criteria] = await Promise.all([
+    listLeadInquiries(lead.tenantId, lead.id, 20),
+    queryActivities({ tenantId: lead.tenantId, leadId: lead.id, limit: 20 }),
+    getLeadCriteria(lead.tenantId, lead.id),
+  ]);
+  const propertyIds = [...new Set(inquiries.map((i) => i.propertyId).filter((p): p is string => !!p))].slice(
+    0,
+    10,
+  );
+  const properties = new Map(
+    (await Promise.all(propertyIds.map((id) => getProperty(lead.tenantId, id))))
+      .filter((p) => p)
+      .map((p) => [p!.id, p!]),
+  );
+  return {
+    now: new Date().toISOString(),
+    lead: {
+      name: lead.name,
+      email: lead.email ?? null,
+      phone: lead.phone ?? null,
+      notes: lead.notes ?? null,
+      locale: lead.locale ?? null,
+      source: lead.source,
+      createdAt: lead.createdAt,
+    },
+    inquiries: inquiries.map((i) => {
+      const p = i.propertyId ? properties.get(i.propertyId) : undefined;
+      return {
+        occurredAt: i.occurredAt,
+        message: i.message ?? null,
+        propertyPrice: (p?.listingType === 'rent' ? p?.rentPrice : p?.price) ?? null,
+        propertyCurrency: p?.currency ?? null,
+        listingType: p?.listingType ?? null,
+      };
+    }),
+    activityCount: activities.length,
+    criteria: criteria
+      ? {
+          listingType: criteria.listingType ?? null,
+          minPrice: criteria.minPrice ?? null,
+          maxPrice: criteria.maxPrice ?? null,
+          currency: criteria.currency ?? null,
+          minBeds: criteria.minBeds ?? null,
+          propertyTypes: criteria.propertyTypes,
+          placeCodes: criteria.placeCodes,
+          areaIds: criteria.areaIds,
+          amenities: criteria.amenities,
+        }
+      : null,
+  };
+}
+
+const WRITE_ATTEMPTS = 5;
+
+/**
+ * (Re)scores a Lead: the provider's score, tier (§2.2 thresholds), buyer type, recommended action and
+ * reasons are written on the Lead; usage is charged to the Tenant's AI spend. A Tenant with AI
+ * switched off is scored by the local rules (no spend), so every Lead still gets a score.
+ */
+export async function scoreLead(message: ScoreMessage): Promise<void> {
+  const tenant = await getTenant(message.tenantId);
+  const first = await getLead(message.tenantId, message.leadId);
+  if (!tenant || !first) return;
+  const provider = scoringProvider();
+  const { score, usage } = await provider.score(await scoringInputOf(first));
+  if (usage.inputTokens + usage.outputTokens > 0) {
+    const { AI_PRICE_INPUT_PER_1K_USD: input, AI_PRICE_OUTPUT_PER_1K_USD: output } = config();
+    await chargeSpend(tenant.tenantId, spendMonth(new Date()), costUsd(usage, { input, output }), usage);
+  }
+  let lead: LeadRecord | undefined = first;
+  for (let attempt = 1; attempt <= WRITE_ATTEMPTS && lead; attempt++) {
+    const now = nextTimestamp(lead.updatedAt);
+    const { outcome } = await writeLead({
+      previous: lead,
+      next: {
+        ...lead,
+        score: score.score,
+        scoreTier: score.tier,
+        buyerType: score.buyer_type,
+        recommendedAction: score.recommended_action,
+        scoreReasons: score.reasons,
+        scoredAt: now,
+        updatedAt: now,
+      },
+    });
+    if (outcome === 'ok') return;
+    lead = await getLead(message.tenantId, message.leadId);
+  }
+  logger.warn('could not record a score: the Lead kept changing', { leadId: message.leadId });
+}

@@ -1,0 +1,239 @@
+import { Stack } from 'aws-cdk-lib';
+import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
+import type { CfnRole } from 'aws-cdk-lib/aws-iam';
+import type { CfnFunction } from 'aws-cdk-lib/aws-lambda';
+import type { CfnQueue } from 'aws-cdk-lib/aws-sqs';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { type RouteDefinition, routes } from '../../functions/routes.ts';
+import { buildApp, type ServiceApp } from '../../lib/app.ts';
+import { EMAIL_FROM_PLACEHOLDER_WARNING, PLACEHOLDER_EMAIL_FROM } from '../../lib/stacks/api-stack.ts';
+
+type Json = Record<string, unknown>;
+interface Statement {
+  Action: string | string[];
+  Effect: string;
+  Resource: unknown;
+}
+
+/** The rows as RouteDefinition (the `as const` rows without `uses` have no such key). */
+const table: readonly RouteDefinition[] = routes;
+
+function actionsOf(statement: Statement): string[] {
+  return Array.isArray(statement.Action) ? statement.Action : [statement.Action];
+}
+
+function resourcesOf(statement: Statement): unknown[] {
+  return Array.isArray(statement.Resource) ? statement.Resource : [statement.Resource];
+}
+
+/** A synthesized app, with what a test needs to look into its route functions. */
+class Synthesized {
+  readonly service: ServiceApp;
+  readonly templates = new Map<string, Json>();
+
+  constructor(service: ServiceApp) {
+    this.service = service;
+    for (const stack of service.app.node.findAll().filter((c): c is Stack => Stack.isStack(c))) {
+      if (!stack.nested) this.templates.set(stack.stackName, Template.fromStack(stack).toJSON());
+    }
+  }
+
+  /** A value as CloudFormation will see it: a weak cross-stack reference is replaced by the output's value. */
+  resolve(value: unknown): unknown {
+    const output = (value as { 'Fn::GetStackOutput'?: { StackName: string; OutputName: string } })?.[
+      'Fn::GetStackOutput'
+    ];
+    if (!output) return value;
+    const outputs = this.templates.get(output.StackName)?.Outputs as Record<string, { Value: unknown }>;
+    return outputs?.[output.OutputName]?.Value;
+  }
+
+  route(operationId: string) {
+    const group = this.service.api.routeGroups.find((g) => g.functions.has(operationId));
+    if (!group) throw new Error(`no route group holds ${operationId}`);
+    const fn = group.functions.get(operationId)!;
+    const template = Template.fromStack(group);
+    const functionId = group.getLogicalId(fn.fn.node.defaultChild as CfnFunction);
+    const roleId = group.getLogicalId(fn.role.node.defaultChild as CfnRole);
+    const environment = (
+      template.toJSON().Resources[functionId].Properties as { Environment: { Variables: Json } }
+    ).Environment.Variables;
+    const statements = Object.values(template.findResources('AWS::IAM::Policy'))
+      .filter((p) => JSON.stringify(p.Properties.Roles).includes(`"${roleId}"`))
+      .flatMap((p) => p.Properties.PolicyDocument.Statement as Statement[]);
+    return { environment, statements };
+  }
+
+  get aiQueueId(): string {
+    const { async } = this.service;
+    return async.getLogicalId(async.aiQueue.node.defaultChild as CfnQueue);
+  }
+}
+
+/** `ses:SendEmail` resources for a sender: the identities of its domain and of the address. */
+function sesIdentityArns(domain: string, address: string): unknown[] {
+  return [domain, address].map((identity) => ({
+    'Fn::Join': [
+      '',
+      [
+        'arn:',
+        { Ref: 'AWS::Partition' },
+        ':ses:',
+        { Ref: 'AWS::Region' },
+        ':',
+        { Ref: 'AWS::AccountId' },
+        `:identity/${identity}`,
+      ],
+    ],
+  }));
+}
+
+function assertUses(app: Synthesized, route: RouteDefinition, sender: { domain: string; address: string }) {
+  // Act
+  const { environment, statements } = app.route(route.operationId);
+  const sqs = statements.filter((s) => actionsOf(s).some((a) => a.startsWith('sqs:')));
+  const ses = statements.filter((s) => actionsOf(s).some((a) => a.startsWith('ses:')));
+  const uses = new Set(route.uses ?? []);
+
+  // Assess
+  if (uses.has('aiQueue')) {
+    expect(app.resolve(environment.AI_QUEUE_URL), route.operationId).toEqual({ Ref: app.aiQueueId });
+    expect(sqs.flatMap(actionsOf), route.operationId).toEqual(['sqs:SendMessage']);
+    expect(sqs.flatMap(resourcesOf).map((r) => app.resolve(r))).toEqual([
+      { 'Fn::GetAtt': [app.aiQueueId, 'Arn'] },
+    ]);
+  } else {
+    expect(environment.AI_QUEUE_URL, route.operationId).toBeUndefined();
+    expect(sqs, route.operationId).toEqual([]);
+  }
+  if (uses.has('email')) {
+    expect(environment.EMAIL_FROM, route.operationId).toBe(sender.address);
+    expect(ses.flatMap(actionsOf), route.operationId).toEqual(['ses:SendEmail']);
+    expect(sorted(ses.flatMap(resourcesOf))).toEqual(sorted(sesIdentityArns(sender.domain, sender.address)));
+  } else {
+    expect(environment.EMAIL_FROM, route.operationId).toBeUndefined();
+    expect(ses, route.operationId).toEqual([]);
+  }
+}
+
+/** Resources in a stable order (IAM policy minimization sorts them). */
+function sorted(values: unknown[]): string[] {
+  return values.map((v) => JSON.stringify(v)).sort();
+}
+
+function placeholderWarnings(service: ServiceApp) {
+  return Annotations.fromStack(service.api).findWarning(
+    '*',
+    Match.stringLikeRegexp(`placeholder sender.*-c emailFrom=.*${EMAIL_FROM_PLACEHOLDER_WARNING}`),
+  );
+}
+
+let real: Synthesized;
+
+beforeAll(() => {
+  // Prepare + Act: the real route table, templates only, with the default (placeholder) sender.
+  real = new Synthesized(buildApp({ stage: 'test', bundle: false }));
+});
+
+describe('what a route row uses besides the table', () => {
+  it('tags the rows that queue AI work or send email', () => {
+    // Act
+    const uses = Object.fromEntries(table.filter((r) => r.uses).map((r) => [r.operationId, r.uses]));
+
+    // Assess
+    expect(uses).toMatchObject({ putLeadCriteria: ['aiQueue'], sendLeadMatches: ['email'] });
+  });
+
+  it('gives each route of the table exactly what its row uses: the AI queue, the sender, or neither', () => {
+    for (const route of table) {
+      assertUses(real, route, { domain: 'example.com', address: PLACEHOLDER_EMAIL_FROM });
+    }
+    expect(table.some((r) => r.uses?.includes('aiQueue'))).toBe(true);
+    expect(table.some((r) => r.uses?.includes('email'))).toBe(true);
+    expect(table.some((r) => !r.uses?.length)).toBe(true);
+  });
+
+  it('binds both to a row that uses both, with the sender of context emailFrom', () => {
+    // Prepare
+    const [base] = table;
+    const synthetic: RouteDefinition[] = [
+      { ...base!, operationId: 'both', path: '/v1/both', uses: ['aiQueue', 'email'], tag: 'Synthetic' },
+      { ...base!, operationId: 'neither', path: '/v1/neither', uses: [], tag: 'Synthetic' },
+    ];
+    const sender = { domain: 'mail.agency.test', address: 'leads@mail.agency.test' };
+
+    // Act
+    const app = new Synthesized(
+      buildApp({ stage: 'test', bundle: false, routes: synthetic, context: { emailFrom: sender.address } }),
+    );
+
+    // Assess
+    for (const route of synthetic) assertUses(app, route, sender);
+  });
+});
+
+describe('the stacks', () => {
+  it('build the AI queue before the API: Api depends on Async, never the other way round', () => {
+    // Act
+    const apiDependencies = real.service.api.dependencies.map((s) => s.stackName);
+    const asyncDependencies = real.service.async.dependencies.map((s) => s.stackName);
+
+    // Assess
+    expect(apiDependencies.sort()).toEqual(['ListingsLeads-test-Async', 'ListingsLeads-test-Data']);
+    expect(asyncDependencies).toEqual(['ListingsLeads-test-Data']);
+  });
+
+  it('keep cross-stack references weak: outputs without exports', () => {
+    for (const [name, template] of real.templates) {
+      // Act
+      const outputs = Object.values((template.Outputs ?? {}) as Record<string, Json>);
+
+      // Assess
+      for (const output of outputs) expect(output.Export, name).toBeUndefined();
+    }
+    expect(JSON.stringify(real.templates.get('ListingsLeads-test-Async')?.Outputs)).toContain(real.aiQueueId);
+  });
+});
+
+describe('the sender (context emailFrom)', () => {
+  it('warns at synth while it is the placeholder, telling ops to set -c emailFrom', () => {
+    // Act
+    const warnings = placeholderWarnings(real.service);
+
+    // Assess
+    expect(warnings).toHaveLength(1);
+  });
+
+  it('does not warn with a real sender, nor when no route sends email', () => {
+    // Prepare
+    const withSender = buildApp({
+      stage: 'test',
+      bundle: false,
+      context: { emailFrom: 'leads@agency.test' },
+    });
+    const withoutEmail = buildApp({
+      stage: 'test',
+      bundle: false,
+      routes: table.filter((r) => !r.uses?.includes('email')),
+    });
+
+    // Act
+    const warnings = [...placeholderWarnings(withSender), ...placeholderWarnings(withoutEmail)];
+
+    // Assess
+    expect(warnings).toEqual([]);
+  });
+
+  it('refuses anything but a plain email address', () => {
+    // Prepare
+    const build = (emailFrom: string) => () =>
+      buildApp({ stage: 'test', bundle: false, context: { emailFrom } });
+
+    // Act + Assess
+    expect(build('not-an-address')).toThrow(/Context emailFrom must be a plain email address/);
+    expect(build('Leads <leads@agency.test>')).toThrow(/Context emailFrom/);
+    expect(build('leads@localhost')).toThrow(/Context emailFrom/);
+    expect(build('*@agency.test')).toThrow(/Context emailFrom/);
+    expect(build('leads@agency.test')).not.toThrow();
+  });
+});

@@ -1,0 +1,243 @@
+import { describe, expect, it } from 'vitest';
+import {
+  MAX_SEARCH_PREFIXES,
+  searchIndexOf,
+  searchPlan,
+  tokensOf,
+} from '../../functions/data/lead-search.ts';
+import type { LeadRecord } from '../../functions/data/leads.ts';
+import { withDerivedKeys } from '../../functions/data/leads.ts';
+import {
+  allowedMoves,
+  BACKFILL_THRESHOLD_DAYS,
+  canMove,
+  isBackfill,
+  LEAD_STATUSES,
+  normalizeEmail,
+  normalizePhone,
+  queryWords,
+  searchPrefixes,
+  searchWords,
+  tierOf,
+} from '../../functions/domain/leads.ts';
+import { appendNotes, mergeContact } from '../../functions/services/lead-intake.ts';
+
+function lead(fields: Partial<LeadRecord> = {}): LeadRecord {
+  return {
+    tenantId: 't1',
+    id: 'lead-1',
+    name: 'Ana Pérez',
+    status: 'new',
+    source: 'manual',
+    ownerKey: 'unassigned',
+    tierKey: 'unscored',
+    isActive: true,
+    createdAt: '2026-01-01T00:00:00.000Z',
+    updatedAt: '2026-01-01T00:00:00.000Z',
+    ...fields,
+  };
+}
+
+describe('the pipeline state machine', () => {
+  it('moves forward, skipping steps, toward closed_won or closed_lost', () => {
+    expect(canMove('new', 'contacted')).toBe(true);
+    expect(canMove('new', 'negotiating')).toBe(true);
+    expect(canMove('contacted', 'qualified')).toBe(true);
+    expect(canMove('qualified', 'closed_won')).toBe(true);
+    expect(canMove('negotiating', 'closed_lost')).toBe(true);
+  });
+
+  it('refuses moves backward and a win that was never qualified', () => {
+    expect(canMove('contacted', 'new')).toBe(false);
+    expect(canMove('negotiating', 'qualified')).toBe(false);
+    expect(canMove('new', 'closed_won')).toBe(false);
+    expect(canMove('contacted', 'closed_won')).toBe(false);
+    expect(canMove('closed_won', 'closed_lost')).toBe(false);
+  });
+
+  it('reopens a closed Lead only as contacted, and always allows staying put', () => {
+    expect(allowedMoves('closed_won')).toEqual(['contacted']);
+    expect(allowedMoves('closed_lost')).toEqual(['contacted']);
+    for (const status of LEAD_STATUSES) expect(canMove(status, status)).toBe(true);
+  });
+
+  it('lists the allowed moves of every status (what a 422 names)', () => {
+    expect(allowedMoves('new')).toEqual(['contacted', 'qualified', 'negotiating', 'closed_lost']);
+    expect(allowedMoves('negotiating')).toEqual(['closed_won', 'closed_lost']);
+  });
+});
+
+describe('tiers', () => {
+  it('follows the §2.2 thresholds at their edges', () => {
+    expect([100, 80, 79, 60, 59, 40, 39, 0].map(tierOf)).toEqual([
+      'hot',
+      'hot',
+      'warm',
+      'warm',
+      'moderate',
+      'moderate',
+      'cold',
+      'cold',
+    ]);
+  });
+});
+
+describe('contact normalisation', () => {
+  it('compares emails trimmed and lowercased', () => {
+    expect(normalizeEmail('  Ana.Perez@Example.COM ')).toBe('ana.perez@example.com');
+  });
+
+  it("turns national numbers into E.164 with the Tenant's country", () => {
+    expect(normalizePhone('600 123 456', 'ES')).toBe('+34600123456');
+    expect(normalizePhone('07700 900123', 'GB')).toBe('+447700900123');
+    expect(normalizePhone('(555) 010-9999', 'US')).toBe('+15550109999');
+  });
+
+  it('keeps international numbers, with + or 00, whatever the country', () => {
+    expect(normalizePhone('+34 600-123-456', 'GB')).toBe('+34600123456');
+    expect(normalizePhone('0034 600 123 456', 'US')).toBe('+34600123456');
+  });
+
+  it('refuses what cannot be a number', () => {
+    expect(normalizePhone('12', 'ES')).toBeUndefined();
+    expect(normalizePhone('phone', 'ES')).toBeUndefined();
+    expect(normalizePhone('+1234567890123456', 'ES')).toBeUndefined();
+  });
+});
+
+describe('backfill', () => {
+  const now = new Date('2026-03-10T12:00:00Z');
+  const daysAgo = (d: number, extraMs = 0) => new Date(now.getTime() - d * 86_400_000 - extraMs);
+
+  it(`is an event older than ${BACKFILL_THRESHOLD_DAYS} days`, () => {
+    expect(isBackfill(daysAgo(BACKFILL_THRESHOLD_DAYS, 1), now)).toBe(true);
+    expect(isBackfill(daysAgo(30), now)).toBe(true);
+  });
+
+  it('is not a recent one, nor one exactly at the threshold', () => {
+    expect(isBackfill(daysAgo(BACKFILL_THRESHOLD_DAYS), now)).toBe(false);
+    expect(isBackfill(daysAgo(1), now)).toBe(false);
+    expect(isBackfill(now, now)).toBe(false);
+  });
+});
+
+describe('search words', () => {
+  it('folds case and accents and splits an email into its parts', () => {
+    const words = searchWords(['José Ñúñez', 'Jose.Nunez@Correo.es', '+34600123456']);
+    expect(words).toEqual(
+      expect.arrayContaining(['jose', 'nunez', 'jose.nunez@correo.es', 'correo', 'es', '34600123456']),
+    );
+    expect(words).not.toContain('José');
+  });
+
+  it('files each word under its 2- and 3-letter prefixes', () => {
+    expect(searchPrefixes(['maria', 'al'])).toEqual(['ma', 'mar', 'al']);
+  });
+
+  it('folds a query like the index, leaving out one-letter words', () => {
+    expect(queryWords('  GARCÍA m ')).toEqual(['garcia']);
+  });
+
+  it('searches the partition of the longest query word', () => {
+    expect(searchPlan('ana garcía')).toEqual({ words: ['ana', 'garcia'], prefix: 'gar' });
+    expect(searchPlan('jo')).toEqual({ words: ['jo'], prefix: 'jo' });
+    expect(searchPlan('a b')).toBeUndefined();
+  });
+
+  it(`caps a Lead at ${MAX_SEARCH_PREFIXES} prefixes, name and contact first`, () => {
+    const notes = Array.from({ length: 60 }, (_, i) => `w${String.fromCharCode(97 + (i % 26))}${i}x`).join(
+      ' ',
+    );
+    const { prefixes } = searchIndexOf({ name: 'Zoe Quinn', email: 'zq@example.com', notes });
+    expect(prefixes.length).toBe(MAX_SEARCH_PREFIXES);
+    expect(prefixes.slice(0, 4)).toEqual(['zo', 'zoe', 'qu', 'qui']);
+  });
+});
+
+describe('search tokens', () => {
+  it('copies the Lead with its filter values into one item per prefix', () => {
+    // Prepare
+    const stored = withDerivedKeys(lead({ email: 'ana@example.com', assignedAgentId: 'agent-1' }));
+    // Act
+    const tokens = tokensOf(stored);
+    // Assess
+    expect(tokens.map((t) => t.prefix).sort()).toEqual([...(stored.searchPrefixes ?? [])].sort());
+    expect(tokens[0]).toMatchObject({
+      tenantId: 't1',
+      leadId: 'lead-1',
+      updatedAt: stored.updatedAt,
+      status: 'new',
+      ownerKey: 'agent-1',
+      tierKey: 'unscored',
+      isActive: true,
+      complete: true,
+    });
+    expect(tokens[0]?.text).toBe(' ana perez ana@example.com example com');
+    expect(tokens[0]?.lead).toBeDefined();
+    expect((tokens[0]?.lead as LeadRecord | undefined)?.searchPrefixes).toBeUndefined();
+  });
+
+  it('leaves long notes out of the copies and says so', () => {
+    const tokens = tokensOf(withDerivedKeys(lead({ notes: `villa ${'x'.repeat(600)}` })));
+    expect(tokens[0]?.complete).toBe(false);
+    expect(tokens[0]?.lead).toBeDefined();
+    expect((tokens[0]?.lead as LeadRecord | undefined)?.notes).toBeUndefined();
+  });
+
+  it('derives the index values from the fields they index', () => {
+    const scored = withDerivedKeys(lead({ scoreTier: 'hot', assignedAgentId: 'a', ownerKey: 'stale' }));
+    expect(scored).toMatchObject({ ownerKey: 'a', tierKey: 'hot' });
+    expect(withDerivedKeys(lead({ ownerKey: 'a', tierKey: 'warm' }))).toMatchObject({
+      ownerKey: 'unassigned',
+      tierKey: 'unscored',
+    });
+  });
+});
+
+describe('dedupe merge', () => {
+  it('fills what the Lead lacks and claims the new email or phone', () => {
+    // Act
+    const { next, claims, changed } = mergeContact(
+      lead({ phone: '+34600123456' }),
+      { name: 'Someone Else', email: 'ana@example.com', phone: '+34699999999', locale: 'es' },
+      { email: false, phone: false },
+      { campaign: 'spring' },
+    );
+    // Assess
+    expect(changed).toBe(true);
+    expect(next).toMatchObject({
+      name: 'Ana Pérez',
+      email: 'ana@example.com',
+      phone: '+34600123456',
+      locale: 'es',
+      campaign: 'spring',
+    });
+    expect(claims).toEqual([{ kind: 'lead-email', value: 'ana@example.com' }]);
+  });
+
+  it('does not take an email another Lead holds', () => {
+    const { next, claims } = mergeContact(
+      lead({ phone: '+34600123456' }),
+      { name: 'Ana', email: 'taken@example.com' },
+      { email: true, phone: false },
+    );
+    expect(next.email).toBeUndefined();
+    expect(claims).toEqual([]);
+  });
+
+  it('appends notes once, and changes nothing when there is nothing new', () => {
+    expect(appendNotes('first', 'second')).toBe('first\n\nsecond');
+    expect(appendNotes('first\n\nsecond', 'second')).toBe('first\n\nsecond');
+    expect(appendNotes(undefined, '  hi ')).toBe('hi');
+    expect(appendNotes('kept', '   ')).toBe('kept');
+    const same = mergeContact(
+      lead({ email: 'ana@example.com', notes: 'hi' }),
+      { name: 'Ana', notes: 'hi' },
+      {
+        email: false,
+        phone: false,
+      },
+    );
+    expect(same.changed).toBe(false);
+  });
+});
