@@ -42,12 +42,16 @@ let service: ServiceApp;
 let groups: { stack: RouteGroupStack; template: Template }[];
 let assemblyDir: string;
 
+// Real esbuild bundling of every function (NodejsFunction starts esbuild through npx, ~1 s each):
+// minutes, not seconds, on a loaded 2-core machine.
+const SYNTH_TIMEOUT_MS = 600_000;
+
 beforeAll(() => {
   // Prepare + Act: the real app, with real esbuild bundling, synthesized once for the file.
   service = buildApp({ stage: 'test' });
   assemblyDir = service.app.synth().directory;
   groups = service.api.routeGroups.map((stack) => ({ stack, template: Template.fromStack(stack) }));
-});
+}, SYNTH_TIMEOUT_MS);
 
 function actionsOf(statement: Statement): string[] {
   return Array.isArray(statement.Action) ? statement.Action : [statement.Action];
