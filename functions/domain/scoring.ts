@@ -68,13 +68,17 @@ function daysBetween(a: string, b: string): number {
 /**
  * Rule-based score:
  * - recency (30): the last inquiry today 30, fading linearly to 0 at 30 days;
- * - completeness (20): email 8, phone 8, notes or a message 4;
+ * - completeness (20): email 8, phone 8, notes or a message (on any inquiry) 4;
  * - engagement (20): 6 per inquiry (up to 3) plus 1 per activity (up to 2);
- * - budget (15): a price bound that covers the prices of listings asked about 15, a bound alone 8;
+ * - budget (15): a price bound that covers the price of a listing asked about 15, a bound alone 8
+ *   (only listings in the criteria's currency, and of its listing type when set, are compared);
  * - specificity (15): 3 per criterion set (listing type, price, beds, property type, place or area).
- * Buyer type from words and criteria (rent → renter, "invest"/"yield" → investor, "retire" →
- * retiree, "holiday"/"vacation"/"summer" → vacation_home, "relocat"/"job"/"move" → relocation,
- * else local_buyer when a criteria or inquiry exists, unknown otherwise). Action by tier.
+ * Buyer type, first rule that applies: listing type rent (criteria or a listing asked about) →
+ * renter; words in the notes or messages "invest", "yield", "rental income", "roi" → investor;
+ * "retire", "pension" → retiree; "holiday", "vacation", "summer", "second home" → vacation_home;
+ * "relocat", "new job", "moving to", "move to" → relocation; else local_buyer when criteria or an
+ * inquiry exists, unknown otherwise. Action by tier: hot call_immediately, warm send_comps,
+ * moderate nurture_sequence, cold low_priority.
  */
 export function scoreLocally(input: ScoringInput): Score {
   const reasons: string[] = [];
@@ -88,7 +92,9 @@ export function scoreLocally(input: ScoringInput): Score {
     reasons.push('No inquiry yet');
   }
   const completeness =
-    (input.lead.email ? 8 : 0) + (input.lead.phone ? 8 : 0) + (input.lead.notes || last?.message ? 4 : 0);
+    (input.lead.email ? 8 : 0) +
+    (input.lead.phone ? 8 : 0) +
+    (input.lead.notes || input.inquiries.some((i) => i.message) ? 4 : 0);
   if (input.lead.email && input.lead.phone) reasons.push('Both email and phone known');
   const engagement = Math.min(3, input.inquiries.length) * 6 + Math.min(2, input.activityCount);
   if (input.inquiries.length > 1) reasons.push(`${input.inquiries.length} inquiries`);
@@ -96,7 +102,11 @@ export function scoreLocally(input: ScoringInput): Score {
   let budget = 0;
   const c = input.criteria;
   if (c && (c.minPrice || c.maxPrice)) {
-    const asked = input.inquiries.map((i) => i.propertyPrice).filter((p): p is string => p !== null);
+    // Only comparable prices: the criteria's currency, and its listing type when it has one.
+    const asked = input.inquiries
+      .filter((i) => i.propertyCurrency === c.currency && (!c.listingType || i.listingType === c.listingType))
+      .map((i) => i.propertyPrice)
+      .filter((p): p is string => p !== null);
     const within = asked.some(
       (p) =>
         (!c.maxPrice || Number(p) <= Number(c.maxPrice)) && (!c.minPrice || Number(p) >= Number(c.minPrice)),
@@ -141,7 +151,7 @@ function buyerType(input: ScoringInput): ScoreOutput['buyer_type'] {
     .toLowerCase();
   if (input.criteria?.listingType === 'rent' || input.inquiries.some((i) => i.listingType === 'rent'))
     return 'renter';
-  if (/invest|yield|rental income|roi/.test(text)) return 'investor';
+  if (/invest|yield|rental income|\broi\b/.test(text)) return 'investor';
   if (/retire|pension/.test(text)) return 'retiree';
   if (/holiday|vacation|summer|second home/.test(text)) return 'vacation_home';
   if (/relocat|new job|moving to|move to/.test(text)) return 'relocation';

@@ -1,15 +1,15 @@
 import { queryActivities } from '../data/activities.ts';
-import { chargeSpend } from '../data/ai-spend.ts';
+import { chargeSpend, spentThisMonthUsd } from '../data/ai-spend.ts';
 import { listLeadInquiries } from '../data/inquiries.ts';
 import { getLeadCriteria } from '../data/lead-criteria.ts';
 import { getLead, type LeadRecord, nextTimestamp, writeLead } from '../data/leads.ts';
 import { getProperty } from '../data/properties.ts';
-import { getTenant } from '../data/tenants.ts';
+import { getTenant, type TenantRecord } from '../data/tenants.ts';
 import { costUsd, spendMonth } from '../domain/enrichment.ts';
 import type { ScoringInput } from '../domain/scoring.ts';
 import { config } from '../platform/config.ts';
 import { logger } from '../platform/logger.ts';
-import { scoringProvider } from '../platform/ports/scoring.ts';
+import { LocalScoringProvider, scoringProvider } from '../platform/ports/scoring.ts';
 import type { ScoreMessage } from './scoring-requests.ts';
 
 /** What the scorer sees of a Lead: contact, inquiries (with the asked listings' prices), activity, criteria. */
@@ -28,6 +28,8 @@ async function scoringInputOf(lead: LeadRecord): Promise<ScoringInput> {
       .filter((p) => p)
       .map((p) => [p!.id, p!]),
   );
+  // Newest first by when they happened: the index orders by write time, and a backfill is written late.
+  inquiries.sort((a, b) => Date.parse(b.occurredAt) - Date.parse(a.occurredAt));
   return {
     now: new Date().toISOString(),
     lead: {
@@ -68,16 +70,24 @@ async function scoringInputOf(lead: LeadRecord): Promise<ScoringInput> {
 
 const WRITE_ATTEMPTS = 5;
 
+/** The Tenant's AI off-switch and AI Spend Ceiling (as for enrichment): false → the local rules. */
+async function aiAllowed(tenant: TenantRecord): Promise<boolean> {
+  if (!tenant.aiEnabled) return false;
+  const limit = tenant.aiMonthlyLimitUsd ?? null;
+  return limit === null || (await spentThisMonthUsd(tenant.tenantId, spendMonth(new Date()))) < limit;
+}
+
 /**
  * (Re)scores a Lead: the provider's score, tier (§2.2 thresholds), buyer type, recommended action and
  * reasons are written on the Lead; usage is charged to the Tenant's AI spend. A Tenant with AI
- * switched off is scored by the local rules (no spend), so every Lead still gets a score.
+ * switched off, or at its AI Spend Ceiling, is scored by the local rules (no spend), so every Lead
+ * still gets a score.
  */
 export async function scoreLead(message: ScoreMessage): Promise<void> {
   const tenant = await getTenant(message.tenantId);
   const first = await getLead(message.tenantId, message.leadId);
   if (!tenant || !first) return;
-  const provider = scoringProvider();
+  const provider = (await aiAllowed(tenant)) ? scoringProvider() : new LocalScoringProvider();
   const { score, usage } = await provider.score(await scoringInputOf(first));
   if (usage.inputTokens + usage.outputTokens > 0) {
     const { AI_PRICE_INPUT_PER_1K_USD: input, AI_PRICE_OUTPUT_PER_1K_USD: output } = config();
