@@ -1,5 +1,5 @@
 import type { EntityItem } from 'electrodb';
-import { queryWords, searchPrefixes, searchWords } from '../domain/leads.ts';
+import { lookupPrefix, queryWords, searchPrefixes, searchWords } from '../domain/leads.ts';
 import type { Lead } from './entities/lead.ts';
 import { LeadSearchToken } from './entities/lead-search-token.ts';
 
@@ -9,7 +9,8 @@ export type LeadSearchTokenRecord = EntityItem<typeof LeadSearchToken>;
 /**
  * At most this many prefixes per Lead, so that a Lead write (Lead, 2 claims, an Inquiry, the old
  * tokens' deletes and the new tokens' puts) always fits one 100-action transaction. Words come in
- * the order name, email, phone, notes, so only notes words beyond the cap lose their prefix.
+ * the order name, email, phone, notes, so only notes words beyond the cap (about the twelfth word
+ * on, at four prefixes a word) lose their prefix.
  */
 export const MAX_SEARCH_PREFIXES = 46;
 
@@ -52,7 +53,7 @@ export function searchPlan(q: string): { words: string[]; prefix: string } | und
   const words = queryWords(q);
   const longest = [...words].sort((a, b) => b.length - a.length)[0];
   if (!longest) return undefined;
-  return { words, prefix: longest.slice(0, Math.min(3, longest.length)) };
+  return { words, prefix: lookupPrefix(longest) };
 }
 
 export interface LeadSearchQuery {

@@ -154,8 +154,18 @@ export function searchWords(fields: (string | undefined | null)[]): string[] {
   return [...words].slice(0, 40);
 }
 
-/** Prefix index keys for `q`: each word under its first 2 and first 3 letters. */
-export const SEARCH_PREFIX_LENGTHS = [2, 3] as const;
+/**
+ * Prefix index keys for `q`: each word under its first 2, 3, 4 and 6 letters. A query word is looked
+ * up under the longest of these it is at least as long as, so a rare word with a common start
+ * ("marchetti") reads the small `marche` partition, not the large `mar` one.
+ */
+export const SEARCH_PREFIX_LENGTHS = [2, 3, 4, 6] as const;
+
+/** The index prefix a query word is looked up under. */
+export function lookupPrefix(word: string): string {
+  const length = [...SEARCH_PREFIX_LENGTHS].reverse().find((n) => word.length >= n) ?? word.length;
+  return word.slice(0, length);
+}
 
 export function searchPrefixes(words: string[]): string[] {
   const prefixes = new Set<string>();

@@ -69,7 +69,23 @@ describe('writeLead', () => {
     const edited = await modifyLead(tenantId, lead.id, (current) => ({ ...current, name: 'Olga Lind' }));
     // Assess
     expect(created.outcome).toBe('ok');
-    const everyPrefix = ['ol', 'olg', 'be', 'ber', 'li', 'lin', 'ex', 'exa', 'co', 'com'];
+    const everyPrefix = [
+      'ol',
+      'olg',
+      'olga',
+      'be',
+      'ber',
+      'berg',
+      'li',
+      'lin',
+      'lind',
+      'ex',
+      'exa',
+      'exam',
+      'exampl',
+      'co',
+      'com',
+    ];
     const tokens = await tokensOfLead(tenantId, lead.id, everyPrefix);
     expect(tokens.map((t) => t.prefix).sort()).toEqual([...(edited.lead.searchPrefixes ?? [])].sort());
     expect(tokens.map((t) => t.prefix)).not.toContain('ber');

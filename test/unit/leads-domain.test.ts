@@ -130,8 +130,15 @@ describe('search words', () => {
     expect(words).not.toContain('José');
   });
 
-  it('files each word under its 2- and 3-letter prefixes', () => {
-    expect(searchPrefixes(['maria', 'al'])).toEqual(['ma', 'mar', 'al']);
+  it('files each word under its 2-, 3-, 4- and 6-letter prefixes', () => {
+    expect(searchPrefixes(['marchetti', 'maria', 'al'])).toEqual([
+      'ma',
+      'mar',
+      'marc',
+      'marche',
+      'mari',
+      'al',
+    ]);
   });
 
   it('folds a query like the index, leaving out one-letter words', () => {
@@ -139,7 +146,10 @@ describe('search words', () => {
   });
 
   it('searches the partition of the longest query word', () => {
-    expect(searchPlan('ana garcía')).toEqual({ words: ['ana', 'garcia'], prefix: 'gar' });
+    expect(searchPlan('ana garcía')).toEqual({ words: ['ana', 'garcia'], prefix: 'garcia' });
+    expect(searchPlan('marchetti')).toEqual({ words: ['marchetti'], prefix: 'marche' });
+    expect(searchPlan('marti')).toEqual({ words: ['marti'], prefix: 'mart' });
+    expect(searchPlan('mar')).toEqual({ words: ['mar'], prefix: 'mar' });
     expect(searchPlan('jo')).toEqual({ words: ['jo'], prefix: 'jo' });
     expect(searchPlan('a b')).toBeUndefined();
   });
@@ -150,7 +160,7 @@ describe('search words', () => {
     );
     const { prefixes } = searchIndexOf({ name: 'Zoe Quinn', email: 'zq@example.com', notes });
     expect(prefixes.length).toBe(MAX_SEARCH_PREFIXES);
-    expect(prefixes.slice(0, 4)).toEqual(['zo', 'zoe', 'qu', 'qui']);
+    expect(prefixes.slice(0, 5)).toEqual(['zo', 'zoe', 'qu', 'qui', 'quin']);
   });
 });
 
