@@ -83,6 +83,7 @@ describe('writeLead', () => {
       'exa',
       'exam',
       'exampl',
+      'olga@e',
       'co',
       'com',
     ];
