@@ -15,3 +15,34 @@ export const timestamps = {
   createdAt: { type: 'string', required: true, readOnly: true },
   updatedAt: { type: 'string', required: true },
 } as const;
+
+/**
+ * Builds an entity on first use instead of at import. Each Lambda imports the entity modules of
+ * its whole service layer, but a request touches a few of them: ElectroDB parses and checks every
+ * model it is given (a few ms each), so entities a function never uses cost it nothing this way.
+ * The proxy forwards everything to the real entity (methods bound to it), so callers, ElectroDB
+ * Services and transactions see an ordinary Entity.
+ */
+export function lazyEntity<E extends object>(build: () => E): E {
+  let real: E | undefined;
+  const entity = () => {
+    real ??= build();
+    return real;
+  };
+  return new Proxy({} as E, {
+    get(_target, property) {
+      const target = entity();
+      const value = Reflect.get(target, property, target);
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+    set: (_target, property, value) => Reflect.set(entity(), property, value),
+    has: (_target, property) => Reflect.has(entity(), property),
+    getPrototypeOf: () => Reflect.getPrototypeOf(entity()),
+    ownKeys: () => Reflect.ownKeys(entity()),
+    // Reported configurable: the proxy's own (empty) target must not be seen to hold fixed properties.
+    getOwnPropertyDescriptor: (_target, property) => {
+      const descriptor = Reflect.getOwnPropertyDescriptor(entity(), property);
+      return descriptor ? { ...descriptor, configurable: true } : undefined;
+    },
+  });
+}

@@ -1,39 +1,42 @@
 import { Entity } from 'electrodb';
-import { asIs, entityConfig, SERVICE } from './common.ts';
+import { asIs, entityConfig, lazyEntity, SERVICE } from './common.ts';
 
 /**
  * One Idempotency-Key of one API key. `in_progress` while the first request runs (a later one with
  * the same key gets 409), then `completed` with the stored answer for 24 hours (`ttl`).
  */
-export const IdempotencyRecord = new Entity(
-  {
-    model: { service: SERVICE, entity: 'idempotencyRecord', version: '1' },
-    attributes: {
-      tenantId: { type: 'string', required: true, readOnly: true },
-      apiKeyId: { type: 'string', required: true, readOnly: true },
-      idempotencyKey: { type: 'string', required: true, readOnly: true },
-      /** SHA-256 of method, route and body: a reuse with another request is refused (422). */
-      fingerprint: { type: 'string', required: true },
-      state: { type: ['in_progress', 'completed'] as const, required: true },
-      /** Epoch ms after which an in_progress record is presumed abandoned (crashed worker). */
-      lockedUntil: { type: 'number', required: true },
-      responseStatus: { type: 'number' },
-      responseHeaders: { type: 'any' },
-      responseBody: { type: 'string' },
-      /** Epoch seconds; DynamoDB TTL removes the record, readers also check it. */
-      ttl: { type: 'number', required: true },
-    },
-    indexes: {
-      byKey: {
-        pk: {
-          field: 'pk',
-          composite: ['tenantId', 'apiKeyId', 'idempotencyKey'],
-          template: 't#${tenantId}#idempotency#${apiKeyId}#${idempotencyKey}',
-          ...asIs,
+export const IdempotencyRecord = lazyEntity(
+  () =>
+    new Entity(
+      {
+        model: { service: SERVICE, entity: 'idempotencyRecord', version: '1' },
+        attributes: {
+          tenantId: { type: 'string', required: true, readOnly: true },
+          apiKeyId: { type: 'string', required: true, readOnly: true },
+          idempotencyKey: { type: 'string', required: true, readOnly: true },
+          /** SHA-256 of method, route and body: a reuse with another request is refused (422). */
+          fingerprint: { type: 'string', required: true },
+          state: { type: ['in_progress', 'completed'] as const, required: true },
+          /** Epoch ms after which an in_progress record is presumed abandoned (crashed worker). */
+          lockedUntil: { type: 'number', required: true },
+          responseStatus: { type: 'number' },
+          responseHeaders: { type: 'any' },
+          responseBody: { type: 'string' },
+          /** Epoch seconds; DynamoDB TTL removes the record, readers also check it. */
+          ttl: { type: 'number', required: true },
         },
-        sk: { field: 'sk', composite: [], template: 'idempotency', ...asIs },
+        indexes: {
+          byKey: {
+            pk: {
+              field: 'pk',
+              composite: ['tenantId', 'apiKeyId', 'idempotencyKey'],
+              template: 't#${tenantId}#idempotency#${apiKeyId}#${idempotencyKey}',
+              ...asIs,
+            },
+            sk: { field: 'sk', composite: [], template: 'idempotency', ...asIs },
+          },
+        },
       },
-    },
-  },
-  entityConfig(),
+      entityConfig(),
+    ),
 );

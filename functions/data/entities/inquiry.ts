@@ -1,5 +1,5 @@
 import { Entity } from 'electrodb';
-import { asIs, entityConfig, SERVICE, timestamps } from './common.ts';
+import { asIs, entityConfig, lazyEntity, SERVICE, timestamps } from './common.ts';
 
 /**
  * An Inquiry: a Lead got in touch (an ingested inquiry or registration, later the website's form).
@@ -10,57 +10,65 @@ import { asIs, entityConfig, SERVICE, timestamps } from './common.ts';
  * - gsi3: a listing's Inquiries by (updatedAt, id) (`property_id` filter). `propertyKey` is the
  *   property id, or `none` for a general inquiry, so the index is always complete.
  */
-export const Inquiry = new Entity(
-  {
-    model: { service: SERVICE, entity: 'inquiry', version: '1' },
-    attributes: {
-      tenantId: { type: 'string', required: true, readOnly: true },
-      id: { type: 'string', required: true, readOnly: true },
-      leadId: { type: 'string', required: true, readOnly: true },
-      propertyId: { type: 'string' },
-      /** gsi3's value: propertyId, or `none`. Kept in step with propertyId by the writers. */
-      propertyKey: { type: 'string', required: true, default: 'none' },
-      channel: { type: ['form', 'concierge'] as const, required: true },
-      /** The ingest event type that recorded it. */
-      type: { type: ['inquiry', 'registration'] as const, required: true },
-      message: { type: 'string' },
-      /** Free-text attribution (the ingest `source`, `campaign`). */
-      source: { type: 'string' },
-      campaign: { type: 'string' },
-      occurredAt: { type: 'string', required: true },
-      ...timestamps,
-    },
-    indexes: {
-      byId: {
-        pk: { field: 'pk', composite: ['tenantId', 'id'], template: 't#${tenantId}#inquiry#${id}', ...asIs },
-        sk: { field: 'sk', composite: [], template: 'inquiry', ...asIs },
-      },
-      byUpdated: {
-        index: 'gsi1',
-        pk: { field: 'gsi1pk', composite: ['tenantId'], template: 't#${tenantId}#inquiries', ...asIs },
-        sk: { field: 'gsi1sk', composite: ['updatedAt', 'id'], template: '${updatedAt}#${id}', ...asIs },
-      },
-      byLead: {
-        index: 'gsi2',
-        pk: {
-          field: 'gsi2pk',
-          composite: ['tenantId', 'leadId'],
-          template: 't#${tenantId}#lead#${leadId}#inquiries',
-          ...asIs,
+export const Inquiry = lazyEntity(
+  () =>
+    new Entity(
+      {
+        model: { service: SERVICE, entity: 'inquiry', version: '1' },
+        attributes: {
+          tenantId: { type: 'string', required: true, readOnly: true },
+          id: { type: 'string', required: true, readOnly: true },
+          leadId: { type: 'string', required: true, readOnly: true },
+          propertyId: { type: 'string' },
+          /** gsi3's value: propertyId, or `none`. Kept in step with propertyId by the writers. */
+          propertyKey: { type: 'string', required: true, default: 'none' },
+          channel: { type: ['form', 'concierge'] as const, required: true },
+          /** The ingest event type that recorded it. */
+          type: { type: ['inquiry', 'registration'] as const, required: true },
+          message: { type: 'string' },
+          /** Free-text attribution (the ingest `source`, `campaign`). */
+          source: { type: 'string' },
+          campaign: { type: 'string' },
+          occurredAt: { type: 'string', required: true },
+          ...timestamps,
         },
-        sk: { field: 'gsi2sk', composite: ['updatedAt', 'id'], template: '${updatedAt}#${id}', ...asIs },
-      },
-      byProperty: {
-        index: 'gsi3',
-        pk: {
-          field: 'gsi3pk',
-          composite: ['tenantId', 'propertyKey'],
-          template: 't#${tenantId}#property#${propertyKey}#inquiries',
-          ...asIs,
+        indexes: {
+          byId: {
+            pk: {
+              field: 'pk',
+              composite: ['tenantId', 'id'],
+              template: 't#${tenantId}#inquiry#${id}',
+              ...asIs,
+            },
+            sk: { field: 'sk', composite: [], template: 'inquiry', ...asIs },
+          },
+          byUpdated: {
+            index: 'gsi1',
+            pk: { field: 'gsi1pk', composite: ['tenantId'], template: 't#${tenantId}#inquiries', ...asIs },
+            sk: { field: 'gsi1sk', composite: ['updatedAt', 'id'], template: '${updatedAt}#${id}', ...asIs },
+          },
+          byLead: {
+            index: 'gsi2',
+            pk: {
+              field: 'gsi2pk',
+              composite: ['tenantId', 'leadId'],
+              template: 't#${tenantId}#lead#${leadId}#inquiries',
+              ...asIs,
+            },
+            sk: { field: 'gsi2sk', composite: ['updatedAt', 'id'], template: '${updatedAt}#${id}', ...asIs },
+          },
+          byProperty: {
+            index: 'gsi3',
+            pk: {
+              field: 'gsi3pk',
+              composite: ['tenantId', 'propertyKey'],
+              template: 't#${tenantId}#property#${propertyKey}#inquiries',
+              ...asIs,
+            },
+            sk: { field: 'gsi3sk', composite: ['updatedAt', 'id'], template: '${updatedAt}#${id}', ...asIs },
+          },
         },
-        sk: { field: 'gsi3sk', composite: ['updatedAt', 'id'], template: '${updatedAt}#${id}', ...asIs },
       },
-    },
-  },
-  entityConfig(),
+      entityConfig(),
+    ),
 );

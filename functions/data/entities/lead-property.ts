@@ -1,40 +1,43 @@
 import { Entity } from 'electrodb';
 import { LEAD_PROPERTY_ROLES, LEAD_PROPERTY_SOURCES } from '../../domain/activities.ts';
-import { asIs, entityConfig, SERVICE, timestamps } from './common.ts';
+import { asIs, entityConfig, lazyEntity, SERVICE, timestamps } from './common.ts';
 
 /**
  * A link between a Lead and a listing of the same Tenant (interface §2.3 LeadPropertyOut). It lives
  * in the Lead's partition (sort key `leadProperty#<propertyId>`), so a Lead's links are one Query
  * and a property is linked to a Lead at most once.
  */
-export const LeadProperty = new Entity(
-  {
-    model: { service: SERVICE, entity: 'leadProperty', version: '1' },
-    attributes: {
-      tenantId: { type: 'string', required: true, readOnly: true },
-      leadId: { type: 'string', required: true, readOnly: true },
-      propertyId: { type: 'string', required: true, readOnly: true },
-      role: { type: LEAD_PROPERTY_ROLES, required: true },
-      /** How the link first came about; kept when the property is linked again. */
-      source: { type: LEAD_PROPERTY_SOURCES, required: true, readOnly: true },
-      ...timestamps,
-    },
-    indexes: {
-      byLead: {
-        pk: {
-          field: 'pk',
-          composite: ['tenantId', 'leadId'],
-          template: 't#${tenantId}#lead#${leadId}',
-          ...asIs,
+export const LeadProperty = lazyEntity(
+  () =>
+    new Entity(
+      {
+        model: { service: SERVICE, entity: 'leadProperty', version: '1' },
+        attributes: {
+          tenantId: { type: 'string', required: true, readOnly: true },
+          leadId: { type: 'string', required: true, readOnly: true },
+          propertyId: { type: 'string', required: true, readOnly: true },
+          role: { type: LEAD_PROPERTY_ROLES, required: true },
+          /** How the link first came about; kept when the property is linked again. */
+          source: { type: LEAD_PROPERTY_SOURCES, required: true, readOnly: true },
+          ...timestamps,
         },
-        sk: {
-          field: 'sk',
-          composite: ['propertyId'],
-          template: 'leadProperty#${propertyId}',
-          ...asIs,
+        indexes: {
+          byLead: {
+            pk: {
+              field: 'pk',
+              composite: ['tenantId', 'leadId'],
+              template: 't#${tenantId}#lead#${leadId}',
+              ...asIs,
+            },
+            sk: {
+              field: 'sk',
+              composite: ['propertyId'],
+              template: 'leadProperty#${propertyId}',
+              ...asIs,
+            },
+          },
         },
       },
-    },
-  },
-  entityConfig(),
+      entityConfig(),
+    ),
 );

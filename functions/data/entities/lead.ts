@@ -1,5 +1,5 @@
 import { Entity } from 'electrodb';
-import { asIs, entityConfig, SERVICE, timestamps } from './common.ts';
+import { asIs, entityConfig, lazyEntity, SERVICE, timestamps } from './common.ts';
 
 /**
  * A Lead: a contact in the agency's pipeline. Indexed for the list filters (interface §4.4) so a
@@ -8,98 +8,101 @@ import { asIs, entityConfig, SERVICE, timestamps } from './common.ts';
  * - gsi2: by status; gsi3: by owner (an agent id or `unassigned`); gsi4: by score tier (`unscored`
  *   until scored). Free-text `q` uses LeadSearchToken items.
  */
-export const Lead = new Entity(
-  {
-    model: { service: SERVICE, entity: 'lead', version: '1' },
-    attributes: {
-      tenantId: { type: 'string', required: true, readOnly: true },
-      id: { type: 'string', required: true, readOnly: true },
-      name: { type: 'string', required: true },
-      /** Normalised (trimmed, lowercased); claimed unique per Tenant (UniqueClaim lead-email). */
-      email: { type: 'string' },
-      /** E.164; claimed unique per Tenant (UniqueClaim lead-phone). */
-      phone: { type: 'string' },
-      locale: { type: 'string' },
-      notes: { type: 'string' },
-      status: {
-        type: ['new', 'contacted', 'qualified', 'negotiating', 'closed_won', 'closed_lost'] as const,
-        required: true,
-      },
-      source: { type: ['website', 'manual', 'concierge', 'api', 'import'] as const, required: true },
-      /** Free-text attribution of the integration that brought the Lead (ingest `source`, `campaign`). */
-      sourceDetail: { type: 'string' },
-      campaign: { type: 'string' },
-      assignedAgentId: { type: 'string' },
-      /** gsi3's value: the owner, or `unassigned`. Kept in step with assignedAgentId by the writers. */
-      ownerKey: { type: 'string', required: true, default: 'unassigned' },
-      isActive: { type: 'boolean', required: true, default: true },
-      score: { type: 'number' },
-      scoreTier: { type: ['hot', 'warm', 'moderate', 'cold'] as const },
-      /** gsi4's value: the tier, or `unscored`. */
-      tierKey: { type: 'string', required: true, default: 'unscored' },
-      buyerType: {
-        type: [
-          'investor',
-          'retiree',
-          'vacation_home',
-          'relocation',
-          'renter',
-          'local_buyer',
-          'unknown',
-        ] as const,
-      },
-      recommendedAction: {
-        type: ['call_immediately', 'send_comps', 'nurture_sequence', 'low_priority'] as const,
-      },
-      scoreReasons: { type: 'list', items: { type: 'string' } },
-      scoredAt: { type: 'string' },
-      /** The search prefixes the Lead's LeadSearchToken items are filed under (to replace them on change). */
-      searchPrefixes: { type: 'list', items: { type: 'string' } },
-      firstSeenAt: { type: 'string' },
-      lastContactAt: { type: 'string' },
-      ...timestamps,
-    },
-    indexes: {
-      byId: {
-        pk: { field: 'pk', composite: ['tenantId', 'id'], template: 't#${tenantId}#lead#${id}', ...asIs },
-        sk: { field: 'sk', composite: [], template: 'lead', ...asIs },
-      },
-      byUpdated: {
-        index: 'gsi1',
-        pk: { field: 'gsi1pk', composite: ['tenantId'], template: 't#${tenantId}#leads', ...asIs },
-        sk: { field: 'gsi1sk', composite: ['updatedAt', 'id'], template: '${updatedAt}#${id}', ...asIs },
-      },
-      byStatus: {
-        index: 'gsi2',
-        pk: {
-          field: 'gsi2pk',
-          composite: ['tenantId', 'status'],
-          template: 't#${tenantId}#leads#status#${status}',
-          ...asIs,
+export const Lead = lazyEntity(
+  () =>
+    new Entity(
+      {
+        model: { service: SERVICE, entity: 'lead', version: '1' },
+        attributes: {
+          tenantId: { type: 'string', required: true, readOnly: true },
+          id: { type: 'string', required: true, readOnly: true },
+          name: { type: 'string', required: true },
+          /** Normalised (trimmed, lowercased); claimed unique per Tenant (UniqueClaim lead-email). */
+          email: { type: 'string' },
+          /** E.164; claimed unique per Tenant (UniqueClaim lead-phone). */
+          phone: { type: 'string' },
+          locale: { type: 'string' },
+          notes: { type: 'string' },
+          status: {
+            type: ['new', 'contacted', 'qualified', 'negotiating', 'closed_won', 'closed_lost'] as const,
+            required: true,
+          },
+          source: { type: ['website', 'manual', 'concierge', 'api', 'import'] as const, required: true },
+          /** Free-text attribution of the integration that brought the Lead (ingest `source`, `campaign`). */
+          sourceDetail: { type: 'string' },
+          campaign: { type: 'string' },
+          assignedAgentId: { type: 'string' },
+          /** gsi3's value: the owner, or `unassigned`. Kept in step with assignedAgentId by the writers. */
+          ownerKey: { type: 'string', required: true, default: 'unassigned' },
+          isActive: { type: 'boolean', required: true, default: true },
+          score: { type: 'number' },
+          scoreTier: { type: ['hot', 'warm', 'moderate', 'cold'] as const },
+          /** gsi4's value: the tier, or `unscored`. */
+          tierKey: { type: 'string', required: true, default: 'unscored' },
+          buyerType: {
+            type: [
+              'investor',
+              'retiree',
+              'vacation_home',
+              'relocation',
+              'renter',
+              'local_buyer',
+              'unknown',
+            ] as const,
+          },
+          recommendedAction: {
+            type: ['call_immediately', 'send_comps', 'nurture_sequence', 'low_priority'] as const,
+          },
+          scoreReasons: { type: 'list', items: { type: 'string' } },
+          scoredAt: { type: 'string' },
+          /** The search prefixes the Lead's LeadSearchToken items are filed under (to replace them on change). */
+          searchPrefixes: { type: 'list', items: { type: 'string' } },
+          firstSeenAt: { type: 'string' },
+          lastContactAt: { type: 'string' },
+          ...timestamps,
         },
-        sk: { field: 'gsi2sk', composite: ['updatedAt', 'id'], template: '${updatedAt}#${id}', ...asIs },
-      },
-      byOwner: {
-        index: 'gsi3',
-        pk: {
-          field: 'gsi3pk',
-          composite: ['tenantId', 'ownerKey'],
-          template: 't#${tenantId}#leads#owner#${ownerKey}',
-          ...asIs,
+        indexes: {
+          byId: {
+            pk: { field: 'pk', composite: ['tenantId', 'id'], template: 't#${tenantId}#lead#${id}', ...asIs },
+            sk: { field: 'sk', composite: [], template: 'lead', ...asIs },
+          },
+          byUpdated: {
+            index: 'gsi1',
+            pk: { field: 'gsi1pk', composite: ['tenantId'], template: 't#${tenantId}#leads', ...asIs },
+            sk: { field: 'gsi1sk', composite: ['updatedAt', 'id'], template: '${updatedAt}#${id}', ...asIs },
+          },
+          byStatus: {
+            index: 'gsi2',
+            pk: {
+              field: 'gsi2pk',
+              composite: ['tenantId', 'status'],
+              template: 't#${tenantId}#leads#status#${status}',
+              ...asIs,
+            },
+            sk: { field: 'gsi2sk', composite: ['updatedAt', 'id'], template: '${updatedAt}#${id}', ...asIs },
+          },
+          byOwner: {
+            index: 'gsi3',
+            pk: {
+              field: 'gsi3pk',
+              composite: ['tenantId', 'ownerKey'],
+              template: 't#${tenantId}#leads#owner#${ownerKey}',
+              ...asIs,
+            },
+            sk: { field: 'gsi3sk', composite: ['updatedAt', 'id'], template: '${updatedAt}#${id}', ...asIs },
+          },
+          byTier: {
+            index: 'gsi4',
+            pk: {
+              field: 'gsi4pk',
+              composite: ['tenantId', 'tierKey'],
+              template: 't#${tenantId}#leads#tier#${tierKey}',
+              ...asIs,
+            },
+            sk: { field: 'gsi4sk', composite: ['updatedAt', 'id'], template: '${updatedAt}#${id}', ...asIs },
+          },
         },
-        sk: { field: 'gsi3sk', composite: ['updatedAt', 'id'], template: '${updatedAt}#${id}', ...asIs },
       },
-      byTier: {
-        index: 'gsi4',
-        pk: {
-          field: 'gsi4pk',
-          composite: ['tenantId', 'tierKey'],
-          template: 't#${tenantId}#leads#tier#${tierKey}',
-          ...asIs,
-        },
-        sk: { field: 'gsi4sk', composite: ['updatedAt', 'id'], template: '${updatedAt}#${id}', ...asIs },
-      },
-    },
-  },
-  entityConfig(),
+      entityConfig(),
+    ),
 );

@@ -1,95 +1,103 @@
 import { Entity, type EntityItem } from 'electrodb';
-import { asIs, entityConfig, SERVICE, timestamps } from './common.ts';
+import { asIs, entityConfig, lazyEntity, SERVICE, timestamps } from './common.ts';
 
 /**
  * A listing. Decimals (prices, bathrooms) are kept as normalised decimal strings so that no value
  * ever passes through a binary float. `status` is derived (see domain/property.ts) from
  * `archivedAt` and `placeCode`, so it cannot disagree with them.
  */
-export const Property = new Entity(
-  {
-    model: { service: SERVICE, entity: 'property', version: '1' },
-    attributes: {
-      tenantId: { type: 'string', required: true, readOnly: true },
-      id: { type: 'string', required: true, readOnly: true },
-      title: { type: 'string', required: true },
-      description: { type: 'string' },
-      listingType: { type: ['sale', 'rent'] as const },
-      price: { type: 'string' },
-      currency: { type: 'string' },
-      rentPrice: { type: 'string' },
-      propertyType: { type: 'string' },
-      bedrooms: { type: 'number' },
-      bathrooms: { type: 'string' },
-      area: { type: 'string' },
-      lotArea: { type: 'string' },
-      parkingSpaces: { type: 'number' },
-      yearBuilt: { type: 'number' },
-      floor: { type: 'number' },
-      hoaFee: { type: 'string' },
-      amenities: { type: 'list', items: { type: 'string' } },
-      address: { type: 'string' },
-      latitude: { type: 'number' },
-      longitude: { type: 'number' },
-      locationPrecision: { type: ['exact', 'approximate', 'hidden'] as const },
-      isFeatured: { type: 'boolean' },
-      videoUrl: { type: 'string' },
-      tourUrl: { type: 'string' },
-      agentId: { type: 'string' },
-      /** The language of the listing's own text (`title`, `description`). */
-      sourceLanguage: { type: 'string', required: true, default: 'en' },
-      /**
-       * Text per Site Language (domain/listing-text.ts `ListingTexts`): translations, highlights,
-       * SEO descriptions, and which fields a client wrote (AI leaves those alone).
-       */
-      texts: { type: 'any' },
-      /** false: writes never queue AI enrichment for this listing. */
-      aiEnrichment: { type: 'boolean', required: true, default: true },
-      enrichmentStatus: { type: ['pending', 'enriched', 'failed', 'off', 'paused'] as const },
-      /** Identifies the latest enrichment request; a worker holding an older one stands down. */
-      enrichmentRequestId: { type: 'string' },
-      enrichmentAttempts: { type: 'number' },
-      enrichmentError: { type: 'string' },
-      enrichedAt: { type: 'string' },
-      /** Every price change: `{price, rent_price, currency, changed_at, changed_by}`, oldest first. */
-      priceHistory: { type: 'any' },
-      /** Fields a key edited on an imported listing: a later import leaves them alone. */
-      manualFields: { type: 'list', items: { type: 'string' } },
-      placeCode: { type: 'string' },
-      /** The Place's path (root first), copied at write time so a read needs no Place lookup. */
-      placePath: {
-        type: 'list',
-        items: {
-          type: 'map',
-          properties: {
-            code: { type: 'string', required: true },
-            name: { type: 'string', required: true },
-            kind: { type: 'string', required: true },
+export const Property = lazyEntity(
+  () =>
+    new Entity(
+      {
+        model: { service: SERVICE, entity: 'property', version: '1' },
+        attributes: {
+          tenantId: { type: 'string', required: true, readOnly: true },
+          id: { type: 'string', required: true, readOnly: true },
+          title: { type: 'string', required: true },
+          description: { type: 'string' },
+          listingType: { type: ['sale', 'rent'] as const },
+          price: { type: 'string' },
+          currency: { type: 'string' },
+          rentPrice: { type: 'string' },
+          propertyType: { type: 'string' },
+          bedrooms: { type: 'number' },
+          bathrooms: { type: 'string' },
+          area: { type: 'string' },
+          lotArea: { type: 'string' },
+          parkingSpaces: { type: 'number' },
+          yearBuilt: { type: 'number' },
+          floor: { type: 'number' },
+          hoaFee: { type: 'string' },
+          amenities: { type: 'list', items: { type: 'string' } },
+          address: { type: 'string' },
+          latitude: { type: 'number' },
+          longitude: { type: 'number' },
+          locationPrecision: { type: ['exact', 'approximate', 'hidden'] as const },
+          isFeatured: { type: 'boolean' },
+          videoUrl: { type: 'string' },
+          tourUrl: { type: 'string' },
+          agentId: { type: 'string' },
+          /** The language of the listing's own text (`title`, `description`). */
+          sourceLanguage: { type: 'string', required: true, default: 'en' },
+          /**
+           * Text per Site Language (domain/listing-text.ts `ListingTexts`): translations, highlights,
+           * SEO descriptions, and which fields a client wrote (AI leaves those alone).
+           */
+          texts: { type: 'any' },
+          /** false: writes never queue AI enrichment for this listing. */
+          aiEnrichment: { type: 'boolean', required: true, default: true },
+          enrichmentStatus: { type: ['pending', 'enriched', 'failed', 'off', 'paused'] as const },
+          /** Identifies the latest enrichment request; a worker holding an older one stands down. */
+          enrichmentRequestId: { type: 'string' },
+          enrichmentAttempts: { type: 'number' },
+          enrichmentError: { type: 'string' },
+          enrichedAt: { type: 'string' },
+          /** Every price change: `{price, rent_price, currency, changed_at, changed_by}`, oldest first. */
+          priceHistory: { type: 'any' },
+          /** Fields a key edited on an imported listing: a later import leaves them alone. */
+          manualFields: { type: 'list', items: { type: 'string' } },
+          placeCode: { type: 'string' },
+          /** The Place's path (root first), copied at write time so a read needs no Place lookup. */
+          placePath: {
+            type: 'list',
+            items: {
+              type: 'map',
+              properties: {
+                code: { type: 'string', required: true },
+                name: { type: 'string', required: true },
+                kind: { type: 'string', required: true },
+              },
+            },
+          },
+          internalRef: { type: 'string' },
+          slug: { type: 'string', required: true },
+          origin: { type: ['api', 'import', 'console'] as const, required: true, readOnly: true },
+          archivedAt: { type: 'string' },
+          /** Name of the API key (or admin) that created / last wrote the listing. */
+          createdBy: { type: 'string', required: true, readOnly: true },
+          updatedBy: { type: 'string', required: true },
+          ...timestamps,
+        },
+        indexes: {
+          byId: {
+            pk: {
+              field: 'pk',
+              composite: ['tenantId', 'id'],
+              template: 't#${tenantId}#property#${id}',
+              ...asIs,
+            },
+            sk: { field: 'sk', composite: [], template: 'property', ...asIs },
+          },
+          byUpdated: {
+            index: 'gsi1',
+            pk: { field: 'gsi1pk', composite: ['tenantId'], template: 't#${tenantId}#properties', ...asIs },
+            sk: { field: 'gsi1sk', composite: ['updatedAt', 'id'], template: '${updatedAt}#${id}', ...asIs },
           },
         },
       },
-      internalRef: { type: 'string' },
-      slug: { type: 'string', required: true },
-      origin: { type: ['api', 'import', 'console'] as const, required: true, readOnly: true },
-      archivedAt: { type: 'string' },
-      /** Name of the API key (or admin) that created / last wrote the listing. */
-      createdBy: { type: 'string', required: true, readOnly: true },
-      updatedBy: { type: 'string', required: true },
-      ...timestamps,
-    },
-    indexes: {
-      byId: {
-        pk: { field: 'pk', composite: ['tenantId', 'id'], template: 't#${tenantId}#property#${id}', ...asIs },
-        sk: { field: 'sk', composite: [], template: 'property', ...asIs },
-      },
-      byUpdated: {
-        index: 'gsi1',
-        pk: { field: 'gsi1pk', composite: ['tenantId'], template: 't#${tenantId}#properties', ...asIs },
-        sk: { field: 'gsi1sk', composite: ['updatedAt', 'id'], template: '${updatedAt}#${id}', ...asIs },
-      },
-    },
-  },
-  entityConfig(),
+      entityConfig(),
+    ),
 );
 
 export type PropertyItem = EntityItem<typeof Property>;
