@@ -78,6 +78,20 @@ export interface LeadWrite {
 
 export type LeadWriteOutcome = 'ok' | 'stale' | 'claim_taken';
 
+/** The UniqueClaim a Lead holds on one of its emails or phones, as writeLead creates it. */
+export function leadClaimOf(
+  lead: Pick<LeadRecord, 'tenantId' | 'id' | 'updatedAt'>,
+  claim: { kind: LeadClaimKind; value: string },
+): EntityItem<typeof UniqueClaim> {
+  return {
+    scope: `t#${lead.tenantId}`,
+    kind: claim.kind,
+    value: claim.value,
+    ownerId: lead.id,
+    createdAt: lead.updatedAt,
+  };
+}
+
 /**
  * Writes a Lead in one transaction with everything that must agree with it: the claims on a new
  * email or phone (attribute_not_exists, so two concurrent writers cannot both hold one value), an
@@ -92,18 +106,13 @@ export async function writeLead(write: LeadWrite): Promise<{ outcome: LeadWriteO
   if (previous && next.updatedAt <= previous.updatedAt) {
     throw new Error('writeLead: updatedAt must advance (use nextTimestamp)');
   }
-  const scope = `t#${next.tenantId}`;
   const kinds: ('claim' | 'lead' | 'other')[] = [];
   const result = await db()
     .transaction.write(({ UniqueClaim: claim, Lead: lead, LeadSearchToken: token, Inquiry: inquiry }) => {
       const ops = [];
       for (const c of write.claims ?? []) {
         kinds.push('claim');
-        ops.push(
-          claim
-            .create({ scope, kind: c.kind, value: c.value, ownerId: next.id, createdAt: next.updatedAt })
-            .commit(),
-        );
+        ops.push(claim.create(leadClaimOf(next, c)).commit());
       }
       kinds.push('lead');
       ops.push(

@@ -31,6 +31,36 @@ interface Probe {
   transactReportedUnits: number;
   /** GSI entries those transactions write, as far as the request shows (see indexWrites). */
   transactIndexWrites: number;
+  /** Items Query/Scan calls read (ScannedCount: what is billed) and returned (Count: after filters). */
+  queryItemsRead: number;
+  queryItemsReturned: number;
+  /** Puts of the local outbox and local queue: SES and SQS calls in AWS, not DynamoDB writes. */
+  localPortWrites: number;
+}
+
+/** Entities that stand in for SES (outbox) and SQS (local queue) in the local stack. */
+const LOCAL_PORT_ENTITIES = new Set(['outboxEmail', 'localQueueMessage']);
+
+/** The ElectroDB entity a PutItem writes, marshalled or not. */
+function entityOfPut(input: { Item?: Record<string, unknown> }): string | undefined {
+  const marker = input.Item?.__edb_e__;
+  if (typeof marker === 'string') return marker;
+  const s = (marker as { S?: unknown } | undefined)?.S;
+  return typeof s === 'string' ? s : undefined;
+}
+
+function newProbe(): Probe {
+  return {
+    rounds: 0,
+    inFlight: 0,
+    transactions: 0,
+    transactItems: 0,
+    transactReportedUnits: 0,
+    transactIndexWrites: 0,
+    queryItemsRead: 0,
+    queryItemsReturned: 0,
+    localPortWrites: 0,
+  };
 }
 
 const probeStore = new AsyncLocalStorage<Probe>();
@@ -75,7 +105,11 @@ interface Consumed {
  * units for a TransactWriteItems of small unindexed items whatever their number, while real
  * DynamoDB bills 2 WCU per item (≤ 1 KB): counting the items gives the real figure.
  */
+let probeInstalled = false;
+
 async function installProbe(): Promise<void> {
+  if (probeInstalled) return;
+  probeInstalled = true;
   const { dynamo } = await import('../../functions/data/client.ts');
   dynamo().middlewareStack.add(
     (next, context) => async (args) => {
@@ -84,8 +118,17 @@ async function installProbe(): Promise<void> {
       if (probe.inFlight === 0) probe.rounds += 1;
       probe.inFlight += 1;
       try {
+        const command = String(context.commandName);
+        if (/^Put/.test(command) && LOCAL_PORT_ENTITIES.has(entityOfPut(args.input as never) ?? '')) {
+          probe.localPortWrites += 1;
+        }
         const result = await next(args);
-        if (/^TransactWrite/.test(String(context.commandName))) {
+        if (/^(Query|Scan)/.test(command)) {
+          const output = result.output as { Count?: number; ScannedCount?: number };
+          probe.queryItemsRead += output.ScannedCount ?? 0;
+          probe.queryItemsReturned += output.Count ?? 0;
+        }
+        if (/^TransactWrite/.test(command)) {
           const items = (args.input as { TransactItems?: TransactItem[] }).TransactItems ?? [];
           probe.transactions += 1;
           probe.transactItems += items.length;
@@ -120,7 +163,7 @@ function handlerFor(operationId: OperationId): Promise<Handler> {
   return loaded;
 }
 
-async function invoke(
+export async function invoke(
   operationId: OperationId,
   apiKey: string,
   request: BenchRequest,
@@ -130,7 +173,7 @@ async function invoke(
   return handler(event, lambdaContext(operationId, event.requestContext.requestId));
 }
 
-function expectStatus(response: HttpResponse, status: number, what: string): void {
+export function expectStatus(response: HttpResponse, status: number, what: string): void {
   if (response.statusCode !== status) {
     throw new Error(`${what}: expected ${status}, got ${response.statusCode} ${response.body ?? ''}`);
   }
@@ -144,6 +187,8 @@ export interface BenchFixture {
   propertyId: string;
   /** Its DynamoDB key, for the raw GetItem floor. */
   propertyKey: Record<string, string>;
+  /** An Agent of the Tenant, named by email in the full-model create. */
+  agentEmail: string;
 }
 
 /** The demo Place catalogue, a tenant with an all-scopes key, and one listing: through the services. */
@@ -153,6 +198,7 @@ export async function createFixture(): Promise<BenchFixture> {
   const { issueApiKey } = await import('../../functions/services/api-keys.ts');
   const { SCOPES } = await import('../../functions/domain/scopes.ts');
   const { Property } = await import('../../functions/data/entities/property.ts');
+  const { createAgent } = await import('../../functions/services/agents.ts');
 
   const places = JSON.parse(
     readFileSync(resolve(ROOT, 'scripts/local/demo-places.json'), 'utf8'),
@@ -163,6 +209,11 @@ export async function createFixture(): Promise<BenchFixture> {
   const slug = `bench-${randomUUID().slice(0, 8)}`;
   const tenant = await createTenantFromAdmin({ slug, name: 'Bench Realty', languages: ['en', 'es'] });
   const { secret } = await issueApiKey({ tenantId: tenant.tenantId, name: 'bench', scopes: [...SCOPES] });
+  const agent = await createAgent({
+    tenantId: tenant.tenantId,
+    name: 'Lucía Fernández',
+    email: `lucia.fernandez@${slug}.example`,
+  });
 
   const created = await invoke('createProperty', secret, {
     body: {
@@ -184,10 +235,11 @@ export async function createFixture(): Promise<BenchFixture> {
     placeCount: places.length,
     propertyId,
     propertyKey: Key,
+    agentEmail: agent.email,
   };
 }
 
-interface CostCase {
+export interface CostCase {
   label: string;
   operationId: OperationId;
   status: number;
@@ -226,6 +278,13 @@ export interface CostResult {
    */
   realWriteUnitsEstimate: number;
   itemsReturned?: number;
+  /** Items the request's Query calls read (billed) and kept after filter expressions (medians). */
+  queryItemsRead: number;
+  queryItemsReturned: number;
+  /** Of roundTrips and WCU: writes to the local outbox / queue, which are SES / SQS calls in AWS. */
+  localPortWrites: number;
+  /** In-process handler time, ms (median): the handler with DynamoDB Local, no HTTP. */
+  latencyMs: number;
   checks: Check[];
 }
 
@@ -241,27 +300,28 @@ function checksFor(c: CostCase, r: Omit<CostResult, 'checks'>): Check[] {
   return checks;
 }
 
-async function measureCase(c: CostCase, apiKey: string, samples: number): Promise<CostResult> {
+export async function measureCase(c: CostCase, apiKey: string, samples: number): Promise<CostResult> {
+  await installProbe();
   const { metered } = await import('../../functions/data/client.ts');
   const route = routeFor(c.operationId);
   expectStatus(await invoke(c.operationId, apiKey, c.request(0)), c.status, `${c.label} warm-up`);
-  const runs: { meter: Awaited<ReturnType<typeof metered>>['meter']; probe: Probe; items?: number }[] = [];
+  const runs: {
+    meter: Awaited<ReturnType<typeof metered>>['meter'];
+    probe: Probe;
+    ms: number;
+    items?: number;
+  }[] = [];
   for (let i = 1; i <= samples; i++) {
-    const probe: Probe = {
-      rounds: 0,
-      inFlight: 0,
-      transactions: 0,
-      transactItems: 0,
-      transactReportedUnits: 0,
-      transactIndexWrites: 0,
-    };
+    const probe = newProbe();
     const request = c.request(i);
+    const started = performance.now();
     const { result, meter } = await probeStore.run(probe, () =>
       metered(() => invoke(c.operationId, apiKey, request)),
     );
+    const ms = performance.now() - started;
     expectStatus(result, c.status, c.label);
     const data = result.body ? (JSON.parse(result.body) as { data?: unknown[] }).data : undefined;
-    runs.push({ meter, probe, ...(Array.isArray(data) ? { items: data.length } : {}) });
+    runs.push({ meter, probe, ms, ...(Array.isArray(data) ? { items: data.length } : {}) });
   }
   const med = (pick: (r: (typeof runs)[number]) => number) => round(median(runs.map(pick)), 2);
   const roundTrips = med((r) => r.meter.roundTrips);
@@ -286,6 +346,10 @@ async function measureCase(c: CostCase, apiKey: string, samples: number): Promis
       (r) => r.meter.writeUnits - r.probe.transactReportedUnits + 2 * r.probe.transactItems,
     ),
     ...(typical?.items !== undefined ? { itemsReturned: typical.items } : {}),
+    queryItemsRead: med((r) => r.probe.queryItemsRead),
+    queryItemsReturned: med((r) => r.probe.queryItemsReturned),
+    localPortWrites: med((r) => r.probe.localPortWrites),
+    latencyMs: med((r) => r.ms),
   };
   return { ...result, checks: checksFor(c, result) };
 }
@@ -312,7 +376,6 @@ export async function measureCosts(
   samples: number,
   log: (line: string) => void,
 ): Promise<CostResult[]> {
-  await installProbe();
   const { apiKey, propertyId } = fixture;
   const run = randomUUID().slice(0, 6);
   const [titleTarget] = await createListings(apiKey, 1, `Bench retitled ${run}`);
@@ -326,6 +389,31 @@ export async function measureCosts(
     bathrooms: '2',
     place_code: 'ES-MA-MAR',
     internal_ref: `BENCH-${run}-${prefix}${i}`,
+  });
+  /** Every writable field of §2.4 a full listing carries, written in Spanish (?lang=es). */
+  const fullListing = (i: number) => ({
+    ...newListing(i, 'f'),
+    title: `Villa con piscina ${run} f${i}`,
+    description: 'Villa luminosa a 300 m de la playa, con jardín, piscina privada y vistas al mar.',
+    property_type: 'villa',
+    bedrooms: 4,
+    bathrooms: '3.5',
+    area: '245.50',
+    lot_area: '1200',
+    parking_spaces: 2,
+    year_built: 2008,
+    floor: 0,
+    hoa_fee: '180.00',
+    amenities: ['private_pool', 'garden', 'sea_view', 'air_conditioning', 'garage', 'alarm'],
+    address: 'Calle del Mar 12, Marbella',
+    latitude: 36.5101,
+    longitude: -4.8825,
+    location_precision: 'approximate',
+    is_featured: true,
+    video_url: 'https://video.example/villa.mp4',
+    tour_url: 'https://tour.example/villa',
+    highlights: ['Piscina privada', 'Vistas al mar', 'A 300 m de la playa'],
+    agent_email: fixture.agentEmail,
   });
 
   const cases: CostCase[] = [
@@ -346,6 +434,12 @@ export async function measureCosts(
       operationId: 'createProperty',
       status: 201,
       request: (i) => ({ body: newListing(i, 'k'), headers: { 'Idempotency-Key': `bench-${run}-${i}` } }),
+    },
+    {
+      label: 'createProperty (full model: ?lang=es, amenities, agent_email, place, highlights)',
+      operationId: 'createProperty',
+      status: 201,
+      request: (i) => ({ query: { lang: 'es' }, body: fullListing(i) }),
     },
     {
       label: 'getProperty',

@@ -1,5 +1,6 @@
 import type { BundleResult, PackageShare } from './bundles.ts';
 import type { CostResult } from './dynamo-costs.ts';
+import type { LeadsRow, LeadsSection } from './leads.ts';
 import type { LoadFigures } from './load.ts';
 import { round, type Summary } from './stats.ts';
 
@@ -10,6 +11,8 @@ export const TARGETS = {
   authenticatedGetSequentialRoundTrips: 2,
   getByIdReadUnits: 0.5,
   getByIdWriteUnits: 1,
+  /** Issue 4: a filtered Leads page costs at most this many times the unfiltered page's RCU. */
+  filteredLeadsPageRcuRatio: 5,
 } as const;
 
 export interface BundleRow {
@@ -47,6 +50,8 @@ export interface BenchReport {
   bundles: BundleRow[];
   costs: CostResult[];
   load: LoadSection;
+  /** The leads section (issue 4); null when run with --leads 0. */
+  leads: LeadsSection | null;
   notes: string[];
 }
 
@@ -100,7 +105,15 @@ export const NOTES = [
   'RT counts every DynamoDB call of the request; "seq" counts those that started while no other was in flight (the latency that adds up).',
   'Costs are measured in-process with AUTH_CACHE_TTL_SECONDS=60 after one warm-up request per row, so the API key lookup is cached as in a warm Lambda; the remaining write on every request is the rate-limit counter.',
   'Load: AUTH_CACHE_TTL_SECONDS=60 (warm Lambda), rate limits raised to 1e9/min so the budget is never the bottleneck; the server runs in its own process, autocannon and the floor loop in the bench process, DynamoDB Local in Java, all on the same shared cores: compare the ratio rather than the absolute figures.',
+  'ms: in-process handler time (the real handler module invoked with an API Gateway event, DynamoDB Local over loopback, no HTTP), median.',
   'Module load: each sample is a fresh `node` that only awaits import() of the bundle (TABLE_NAME, AWS_REGION and dummy credentials set; no endpoint), one discarded pass first to warm the OS file cache; Lambda adds its own runtime start on top.',
+];
+
+export const LEADS_NOTES = [
+  "Leads: the Tenant is seeded with BatchWriteItem from the service's own item builders (withDerivedKeys, tokensOf, leadClaimOf, then ElectroDB put params): the same Lead, LeadSearchToken and UniqueClaim items writeLead puts in its transactions, written 25 a request. Leads are generated from a fixed seed (scripts/bench/lead-data.ts): accented names, statuses over the pipeline, 5 Agents + ~15% Unassigned, tiers incl. unscored, 8% short and 0.2% long notes, 2% archived.",
+  'Leads "read/kept": items the request\'s Query calls read (ScannedCount, what DynamoDB bills) and kept after filter expressions (Count). A page asks for limit + 1 = 51 items with ElectroDB `count`, which re-queries with Limit 51 until 51 are kept: one archived Lead in the first 51 costs a second Query of 51 more items.',
+  'Leads "WCU real" counts 2 WCU per transaction item, which holds for items up to 1 KB; a search token carries a copy of its Lead, and real DynamoDB bills a transactional write (put or delete) 2 WCU per started KB, so for the items the "Item sizes" line shows over 1 KB the real figure is higher. Query RCU is the size of the items read, not returned, per call in 4 KB steps, halved for eventually consistent reads.',
+  'Leads "SES/SQS": of the request\'s writes, those to the local email outbox and local queue (scoring); in AWS they are SES and SQS calls, not DynamoDB writes. "HTTP ms": the same request (fresh contacts and dedupe targets) through scripts/local/server.ts in its own process, sequential, median.',
 ];
 
 function table(header: string[], rows: string[][], rightAligned: ReadonlySet<number>): string {
@@ -211,6 +224,7 @@ export function renderReport(r: BenchReport): string {
         'tx items',
         'WCU real',
         'idx',
+        'ms',
         'targets',
       ],
       r.costs.map((c) => [
@@ -224,9 +238,10 @@ export function renderReport(r: BenchReport): string {
         units(c.transactItems),
         units(c.realWriteUnitsEstimate),
         units(c.transactIndexWrites),
+        fixed(c.latencyMs),
         c.checks.map((k) => `${k.label} ${verdict(k.ok)}`).join('; ') || '-',
       ]),
-      new Set([2, 3, 5, 6, 7, 8, 9]),
+      new Set([2, 3, 5, 6, 7, 8, 9, 10]),
     ),
   );
   out.push('');
@@ -252,8 +267,98 @@ export function renderReport(r: BenchReport): string {
   out.push(
     `   server / raw UpdateItem + GetItem: p50 ${fixed(l.ratioToFloorWithRateLimit.p50, 2)}×, throughput ${fixed(l.ratioToFloorWithRateLimit.throughput, 2)}× (what HTTP, middy, zod and ElectroDB add on top of one rate-limit write and one read)`,
   );
+  if (r.leads) {
+    out.push('');
+    out.push(...renderLeads(r.leads));
+  }
   out.push('');
   out.push('Notes:');
   for (const note of r.notes) out.push(`  - ${note}`);
   return out.join('\n');
+}
+
+const thousands = (n: number) => n.toLocaleString('en');
+const shareOf = (counts: Record<string, number>, total: number) =>
+  Object.entries(counts)
+    .sort((a, b) => b[1] - a[1])
+    .map(([k, v]) => `${k} ${fixed((100 * v) / total, 0)}%`)
+    .join(', ');
+
+function leadsRow(row: LeadsRow, target: number): string[] {
+  const c = row.cost;
+  const label = c.itemsReturned === undefined ? row.label : `${row.label} → ${c.itemsReturned}`;
+  return [
+    label,
+    String(c.status),
+    units(c.roundTrips),
+    units(c.sequentialRoundTrips),
+    units(c.readUnits),
+    units(c.writeUnits),
+    units(c.realWriteUnitsEstimate),
+    units(c.localPortWrites),
+    c.queryItemsRead || c.queryItemsReturned
+      ? `${units(c.queryItemsRead)}/${units(c.queryItemsReturned)}`
+      : '-',
+    fixed(c.latencyMs),
+    row.httpMs === null ? '-' : fixed(row.httpMs),
+    row.rcuRatio === null ? '-' : `${fixed(row.rcuRatio, 2)}×`,
+    [
+      ...(row.ratioOk === null ? [] : [`≤${target}× ${verdict(row.ratioOk)}`]),
+      ...c.checks.map((k) => `${k.label} ${verdict(k.ok)}`),
+    ].join('; ') || '-',
+  ];
+}
+
+/** Section 4: the 20,000-Lead Tenant, its seeding, and the ingest and list rows. */
+export function renderLeads(l: LeadsSection): string[] {
+  const s = l.seed;
+  const p = s.population;
+  const out: string[] = [];
+  out.push(
+    `4. Leads (issue 4): one Tenant with ${thousands(s.leads)} Leads and ${s.agents} Agents; median of ${l.samples} requests after a warm-up, API key cached`,
+  );
+  out.push(
+    `   Seeded in ${fixed(s.seconds)} s: ${thousands(s.items.total)} items (${thousands(s.items.leads)} Leads, ${thousands(s.items.searchTokens)} search tokens (${fixed(s.items.searchTokens / Math.max(1, s.items.leads))} a Lead), ${thousands(s.items.claims)} claims) in ${thousands(s.batchWriteRequests)} BatchWriteItem of ≤ 25, ${s.inFlight} in flight, ${thousands(s.itemsPerSecond)} items/s, ${s.unprocessedRetries} retries`,
+  );
+  const z = s.itemSizes;
+  const sized = (name: string, x: (typeof z)['lead']) =>
+    `${name} ${thousands(x.averageBytes)} B (max ${thousands(x.maxBytes)}, ${fixed((100 * x.overOneKb) / Math.max(1, x.count), 0)}% > 1 KB)`;
+  out.push(
+    `   Item sizes by DynamoDB's rules, average: ${sized('Lead', z.lead)}, ${sized('search token', z.searchToken)}, ${sized('claim', z.claim)}`,
+  );
+  out.push(`   Status: ${shareOf(p.byStatus, p.count)}`);
+  out.push(
+    `   Tier: ${shareOf(p.byTier, p.count)}; Unassigned ${fixed((100 * (p.byOwner.unassigned ?? 0)) / p.count, 0)}%, archived ${p.archived}, with notes ${p.withNotes}, email only ${p.emailOnly}, phone only ${p.phoneOnly}`,
+  );
+  out.push(
+    table(
+      [
+        'request',
+        'status',
+        'RT',
+        'seq',
+        'RCU',
+        'WCU',
+        'WCU real',
+        'SES/SQS',
+        'read/kept',
+        'ms',
+        'HTTP ms',
+        'RCU ×unfilt.',
+        'targets',
+      ],
+      l.rows.map((row) => leadsRow(row, l.targetRatio)),
+      new Set([2, 3, 4, 5, 6, 7, 8, 9, 10, 11]),
+    ),
+  );
+  for (const row of l.rows.filter((r) => r.kind === 'ingest')) {
+    out.push(`   ${row.label}: ${row.cost.operations.join(', ')}`);
+  }
+  for (const row of l.rows.filter((r) => r.ratioOk === false)) {
+    const c = row.cost;
+    out.push(
+      `   Over ${l.targetRatio}×: ${row.label.trim()} reads ${row.reads}; its filter expression kept ${units(c.queryItemsReturned)} of the ${units(c.queryItemsRead)} items read, in ${units(c.sequentialRoundTrips)} sequential calls (one Query of Limit 51 per call, rate-limit write included).`,
+    );
+  }
+  return out;
 }

@@ -1,7 +1,16 @@
 import type { Metafile } from 'esbuild';
 import { describe, expect, it } from 'vitest';
+import { normalizePhone, tierOf } from '../../functions/domain/leads.ts';
 import { composition } from '../../scripts/bench/bundles.ts';
 import { indexWrites } from '../../scripts/bench/dynamo-costs.ts';
+import {
+  asciiWord,
+  describePopulation,
+  itemSize,
+  leadAt,
+  RARE_SURNAMES,
+  uuidOf,
+} from '../../scripts/bench/lead-data.ts';
 import { median, percentile, summarize } from '../../scripts/bench/stats.ts';
 
 describe('bench statistics', () => {
@@ -63,5 +72,79 @@ describe('transaction index writes', () => {
         Update: { UpdateExpression: 'SET #a = :a', ExpressionAttributeNames: { '#a': 'title' } },
       }),
     ).toBe(0);
+  });
+});
+
+describe('the leads bench population', () => {
+  const options = {
+    tenantId: 'tenant-1',
+    count: 5000,
+    agentIds: ['a1', 'a2', 'a3', 'a4', 'a5'],
+    now: new Date(),
+  };
+  const leads = Array.from({ length: options.count }, (_, i) => leadAt(i, options));
+
+  it('is the same on every run', () => {
+    expect(leadAt(42, options)).toEqual(leads[42]);
+    expect(uuidOf(20_000, 42)).toBe(leads[42]?.id);
+  });
+
+  it('gives every Lead its own UUID, email and E.164 phone, and a way to reach it', () => {
+    const ids = new Set(leads.map((l) => l.id));
+    const emails = leads.flatMap((l) => (l.email ? [l.email] : []));
+    const phones = leads.flatMap((l) => (l.phone ? [l.phone] : []));
+    expect(ids.size).toBe(leads.length);
+    expect(
+      [...ids].every((id) => /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-8[0-9a-f]{3}-[0-9a-f]{12}$/.test(id)),
+    ).toBe(true);
+    expect(new Set(emails).size).toBe(emails.length);
+    expect(emails.every((e) => /^[a-z0-9.]+@[a-z.]+$/.test(e))).toBe(true);
+    expect(new Set(phones).size).toBe(phones.length);
+    expect(phones.every((p) => normalizePhone(p, 'ES') === p)).toBe(true);
+    expect(leads.every((l) => l.email || l.phone)).toBe(true);
+  });
+
+  it('orders Leads by index and keeps derived values consistent', () => {
+    expect(leads.every((l, i) => i === 0 || (leads[i - 1]?.updatedAt ?? '') < l.updatedAt)).toBe(true);
+    expect(leads.every((l) => l.createdAt <= l.updatedAt)).toBe(true);
+    expect(leads.every((l) => l.ownerKey === (l.assignedAgentId ?? 'unassigned'))).toBe(true);
+    expect(leads.every((l) => l.tierKey === (l.score === undefined ? 'unscored' : tierOf(l.score)))).toBe(
+      true,
+    );
+  });
+
+  it('spreads statuses, owners and tiers, with accents, notes and archived Leads', () => {
+    // Act
+    const p = describePopulation(leads);
+    // Assess
+    for (const status of Object.keys(p.byStatus)) expect(p.byStatus[status]).toBeGreaterThan(250);
+    expect(Object.keys(p.byOwner)).toHaveLength(6);
+    expect((p.byOwner.unassigned ?? 0) / p.count).toBeCloseTo(0.15, 1);
+    expect(Object.keys(p.byTier).sort()).toEqual(['cold', 'hot', 'moderate', 'unscored', 'warm']);
+    expect(p.archived).toBeGreaterThan(50);
+    expect(p.withNotes).toBeGreaterThan(250);
+    expect(leads.some((l) => (l.notes?.length ?? 0) > 500)).toBe(true);
+    expect(
+      leads.filter(
+        (l) => l.name !== l.name.normalize('NFKD').replace(/[\u0300-\u036f]/g, '') || /[łøßŁØ]/.test(l.name),
+      ).length / p.count,
+    ).toBeGreaterThan(0.3);
+    expect(leads.filter((l) => l.name.includes(RARE_SURNAMES.rare))).toHaveLength(2);
+    expect(leads.filter((l) => l.name.includes(RARE_SURNAMES.rareBehindCommonPrefix))).toHaveLength(2);
+  });
+
+  it('folds names to ASCII for email local parts', () => {
+    expect(asciiWord('Łukasz')).toBe('lukasz');
+    expect(asciiWord('Søren')).toBe('soren');
+    expect(asciiWord("O'Brien")).toBe('obrien');
+    expect(asciiWord('Weiß')).toBe('weiss');
+  });
+});
+
+describe('DynamoDB item size', () => {
+  it('counts names and values by the billing rules', () => {
+    // pk 2+2, n 1+(3+1), b 1+1, l 1+3+(1+1), m 1+3+(1+1+1) = 24; ü is 2 bytes
+    expect(itemSize({ pk: 'ab', n: 12345, b: true, l: ['x'], m: { k: 'v' } })).toBe(24);
+    expect(itemSize({ s: 'ü' })).toBe(3);
   });
 });

@@ -1,0 +1,467 @@
+/**
+ * The leads section of the bench (issue 4): one Tenant with 20,000 Leads, then what an ingest and
+ * a list page (unfiltered, and by status, owner, tier and q) cost per request, in-process and over
+ * the local HTTP server.
+ *
+ * Seeding writes what the service writes: each Lead goes through `withDerivedKeys`, its search
+ * tokens through `tokensOf` and its email and phone claims through `leadClaimOf` (the builders
+ * `writeLead` uses), and ElectroDB turns them into items (`.put(...).params()`). Only the transport
+ * differs: BatchWriteItem, 25 items a request, a few requests in flight, instead of one
+ * transaction per Lead, so 20,000 Leads take seconds rather than minutes.
+ *
+ * Like dynamo-costs.ts, every functions/ module that does I/O is imported dynamically: main.ts sets
+ * the environment first.
+ */
+import { randomUUID } from 'node:crypto';
+import type { EntityItem } from 'electrodb';
+import type { Lead } from '../../functions/data/entities/lead.ts';
+import { type OperationId, routeFor } from '../../functions/routes.ts';
+import type { CostResult } from './dynamo-costs.ts';
+import type { BenchRequest } from './events.ts';
+import {
+  describePopulation,
+  itemSize,
+  type LeadPopulation,
+  leadAt,
+  RARE_SURNAMES,
+  SizeTally,
+} from './lead-data.ts';
+import { startServerProcess } from './load.ts';
+import { median, round } from './stats.ts';
+
+type LeadRecord = EntityItem<typeof Lead>;
+type Log = (line: string) => void;
+
+/** A filtered page may cost at most this many times the unfiltered page's read units (issue 4). */
+export const FILTERED_PAGE_RATIO_TARGET = 5;
+
+/** BatchWriteItem's limit, and the requests kept in flight while seeding (2 shared cores). */
+const BATCH_SIZE = 25;
+const IN_FLIGHT = 4;
+
+const AGENT_NAMES = [
+  'Lucía Fernández',
+  'Jörg Weiß',
+  'Anaïs Lefèvre',
+  'Tomás Ibáñez',
+  'Emma Johansson',
+] as const;
+
+export interface SeedFigures {
+  leads: number;
+  agents: number;
+  seconds: number;
+  items: { leads: number; searchTokens: number; claims: number; total: number };
+  batchWriteRequests: number;
+  inFlight: number;
+  /** Requests re-sent for UnprocessedItems (DynamoDB Local rarely returns any). */
+  unprocessedRetries: number;
+  itemsPerSecond: number;
+  /** Item sizes by DynamoDB's rules (approximate): what 1 KB write and 4 KB read units are counted in. */
+  itemSizes: Record<'lead' | 'searchToken' | 'claim', ReturnType<SizeTally['summary']>>;
+  population: LeadPopulation;
+}
+
+interface IngestTarget {
+  name: string;
+  email: string;
+}
+
+export interface LeadsFixture {
+  tenantId: string;
+  apiKey: string;
+  agentIds: string[];
+  seed: SeedFigures;
+  /** Active, owned Leads with an email and an attribution: an ingest of that email changes nothing. */
+  unchangedTargets: IngestTarget[];
+  /** The same without a phone: an ingest that brings one rewrites the Lead and its tokens. */
+  phoneFillTargets: IngestTarget[];
+}
+
+/** Sends `items` with BatchWriteItem, re-sending what comes back unprocessed. */
+async function batchWrite(items: Record<string, unknown>[]): Promise<number> {
+  const { dynamo, tableName } = await import('../../functions/data/client.ts');
+  const { BatchWriteCommand } = await import('@aws-sdk/lib-dynamodb');
+  let pending: { PutRequest: { Item: Record<string, unknown> } }[] = items.map((Item) => ({
+    PutRequest: { Item },
+  }));
+  let retries = 0;
+  for (let attempt = 0; pending.length > 0; attempt++) {
+    if (attempt > 0) {
+      retries += 1;
+      if (attempt > 10) throw new Error(`BatchWriteItem: ${pending.length} items still unprocessed`);
+      await new Promise((r) => setTimeout(r, 20 * attempt));
+    }
+    const { UnprocessedItems } = await dynamo().send(
+      new BatchWriteCommand({ RequestItems: { [tableName()]: pending } }),
+    );
+    pending = (UnprocessedItems?.[tableName()] ?? []) as typeof pending;
+  }
+  return retries;
+}
+
+/**
+ * A Tenant with an all-scopes key, five Agents and `count` Leads (lead-data.ts), written with
+ * BatchWriteItem from the service's own item builders. Also picks the Leads the dedupe ingests use
+ * (`targets` of each kind).
+ */
+export async function seedLeadsTenant(count: number, targets: number, log: Log): Promise<LeadsFixture> {
+  const { createTenantFromAdmin } = await import('../../functions/services/tenants.ts');
+  const { issueApiKey } = await import('../../functions/services/api-keys.ts');
+  const { createAgent } = await import('../../functions/services/agents.ts');
+  const { SCOPES } = await import('../../functions/domain/scopes.ts');
+  const { leadClaimOf, withDerivedKeys } = await import('../../functions/data/leads.ts');
+  const { tokensOf } = await import('../../functions/data/lead-search.ts');
+  const { Lead: LeadEntity } = await import('../../functions/data/entities/lead.ts');
+  const { LeadSearchToken } = await import('../../functions/data/entities/lead-search-token.ts');
+  const { UniqueClaim } = await import('../../functions/data/entities/unique-claim.ts');
+
+  const slug = `bench-leads-${randomUUID().slice(0, 8)}`;
+  const tenant = await createTenantFromAdmin({ slug, name: 'Bench Leads Realty', languages: ['en', 'es'] });
+  const { secret } = await issueApiKey({ tenantId: tenant.tenantId, name: 'bench', scopes: [...SCOPES] });
+  const agentIds: string[] = [];
+  for (const [n, name] of AGENT_NAMES.entries()) {
+    const agent = await createAgent({
+      tenantId: tenant.tenantId,
+      name,
+      email: `agent${n + 1}@${slug}.example`,
+    });
+    agentIds.push(agent.id);
+  }
+
+  const itemOf = (params: { Item: Record<string, unknown> }) => params.Item;
+  const options = { tenantId: tenant.tenantId, count, agentIds, now: new Date(Date.now() - 60_000) };
+  const counts = { leads: 0, searchTokens: 0, claims: 0 };
+  const seeded: LeadRecord[] = [];
+  const unchangedTargets: IngestTarget[] = [];
+  const phoneFillTargets: IngestTarget[] = [];
+  const rare = new Set(Object.values(RARE_SURNAMES).map((s) => s.toLowerCase()));
+  let requests = 0;
+  let retries = 0;
+  const inFlight = new Set<Promise<void>>();
+  let buffer: Record<string, unknown>[] = [];
+  const sizes = { lead: new SizeTally(), searchToken: new SizeTally(), claim: new SizeTally() };
+  const add = (item: Record<string, unknown>, tally: SizeTally) => {
+    tally.add(itemSize(item));
+    buffer.push(item);
+  };
+  // A failed request is kept here and rethrown by the next flush (never an unhandled rejection).
+  let failure: unknown;
+  const flush = async (batch: Record<string, unknown>[]) => {
+    while (inFlight.size >= IN_FLIGHT) await Promise.race(inFlight);
+    if (failure) throw failure;
+    requests += 1;
+    const tracked: Promise<void> = batchWrite(batch)
+      .then((r) => {
+        retries += r;
+      })
+      .catch((error: unknown) => {
+        failure ??= error;
+      })
+      .finally(() => inFlight.delete(tracked));
+    inFlight.add(tracked);
+  };
+
+  const started = performance.now();
+  const every = Math.max(1000, Math.round(count / 10 / 1000) * 1000);
+  for (let i = 0; i < count; i++) {
+    const lead = withDerivedKeys(leadAt(i, options));
+    const tokens = tokensOf(lead);
+    const claims = [
+      ...(lead.email ? [{ kind: 'lead-email' as const, value: lead.email }] : []),
+      ...(lead.phone ? [{ kind: 'lead-phone' as const, value: lead.phone }] : []),
+    ].map((c) => leadClaimOf(lead, c));
+    add(itemOf(LeadEntity.put(lead).params()), sizes.lead);
+    for (const token of tokens) add(itemOf(LeadSearchToken.put(token).params()), sizes.searchToken);
+    for (const claim of claims) add(itemOf(UniqueClaim.put(claim).params()), sizes.claim);
+    counts.leads += 1;
+    counts.searchTokens += tokens.length;
+    counts.claims += claims.length;
+    seeded.push(lead);
+    while (buffer.length >= BATCH_SIZE) {
+      await flush(buffer.slice(0, BATCH_SIZE));
+      buffer = buffer.slice(BATCH_SIZE);
+    }
+
+    const usable =
+      lead.isActive &&
+      lead.email &&
+      lead.assignedAgentId &&
+      lead.sourceDetail &&
+      !lead.name.split(' ').some((w) => rare.has(w.toLowerCase()));
+    if (usable && lead.email) {
+      const list = lead.phone ? unchangedTargets : phoneFillTargets;
+      if (list.length < targets) list.push({ name: lead.name, email: lead.email });
+    }
+    if ((i + 1) % every === 0 || i + 1 === count) {
+      const total = counts.leads + counts.searchTokens + counts.claims;
+      const seconds = (performance.now() - started) / 1000;
+      log(
+        `  seeded ${i + 1}/${count} leads (${total.toLocaleString('en')} items, ${requests} BatchWriteItem) in ${seconds.toFixed(1)} s`,
+      );
+    }
+  }
+  if (buffer.length) await flush(buffer);
+  await Promise.all(inFlight);
+  if (failure) throw failure;
+  const seconds = (performance.now() - started) / 1000;
+  if (unchangedTargets.length < targets || phoneFillTargets.length < targets) {
+    throw new Error(`Too few Leads to ingest onto: use more leads or fewer samples`);
+  }
+
+  const total = counts.leads + counts.searchTokens + counts.claims;
+  return {
+    tenantId: tenant.tenantId,
+    apiKey: secret,
+    agentIds,
+    unchangedTargets,
+    phoneFillTargets,
+    seed: {
+      leads: count,
+      agents: agentIds.length,
+      seconds: round(seconds, 1),
+      items: { ...counts, total },
+      batchWriteRequests: requests,
+      inFlight: IN_FLIGHT,
+      unprocessedRetries: retries,
+      itemsPerSecond: round(total / seconds, 0),
+      itemSizes: {
+        lead: sizes.lead.summary(),
+        searchToken: sizes.searchToken.summary(),
+        claim: sizes.claim.summary(),
+      },
+      population: describePopulation(seeded),
+    },
+  };
+}
+
+export type LeadRowKind = 'ingest' | 'unfiltered' | 'filtered';
+
+export interface LeadsRow {
+  kind: LeadRowKind;
+  /** The query string or what the ingest does, as printed. */
+  label: string;
+  /** List pages: the index partition the page reads (filters beyond it are filter expressions). */
+  reads: string | null;
+  cost: CostResult;
+  /** Over the local HTTP server (scripts/local/server.ts in its own process), median ms. */
+  httpMs: number | null;
+  /** List pages: read units relative to the unfiltered page (target ≤ FILTERED_PAGE_RATIO_TARGET). */
+  rcuRatio: number | null;
+  ratioOk: boolean | null;
+}
+
+export interface LeadsSection {
+  samples: number;
+  targetRatio: number;
+  seed: SeedFigures;
+  /** The owner the `owner=` rows use, and the rare words the `q=` rows look for. */
+  filters: { ownerAgentId: string; rareWord: string; rareWordBehindCommonPrefix: string };
+  rows: LeadsRow[];
+}
+
+interface LeadCase {
+  kind: LeadRowKind;
+  label: string;
+  /** What a list page reads (functions/data/leads.ts queryLeads, lead-search.ts searchLeadTokens). */
+  reads?: string;
+  operationId: OperationId;
+  status: number;
+  request: (i: number) => BenchRequest;
+}
+
+/** The rows: three ingests (a new contact, and two dedupes) and eight list pages. */
+function leadCases(fixture: LeadsFixture, partitionOf: (q: string) => string): LeadCase[] {
+  const run = randomUUID().slice(0, 6);
+  const digits = String(Number.parseInt(run, 16) % 1000).padStart(3, '0');
+  const owner = fixture.agentIds[0] ?? '';
+  const target = (list: IngestTarget[], i: number) => list[i] as IngestTarget;
+  const list = (
+    label: string,
+    query: Record<string, string>,
+    reads: string,
+    kind: LeadRowKind = 'filtered',
+  ): LeadCase => ({
+    kind,
+    label,
+    reads,
+    operationId: 'listLeads',
+    status: 200,
+    request: () => ({ query: { limit: '50', ...query } }),
+  });
+  return [
+    {
+      kind: 'ingest',
+      label: 'POST /v1/leads:ingest inquiry, new contact',
+      operationId: 'ingestLead',
+      status: 201,
+      request: (i) => ({
+        body: {
+          source: 'idealista',
+          type: 'inquiry',
+          person: {
+            name: `Núria Bench ${run} ${i}`,
+            email: `nuria.bench.${run}.${i}@example.com`,
+            phone: `+34 71${digits} ${String(i).padStart(4, '0')}`,
+            locale: 'es',
+          },
+          message: '¿Sigue disponible? Me gustaría visitarla el sábado.',
+        },
+      }),
+    },
+    {
+      kind: 'ingest',
+      label: 'POST /v1/leads:ingest inquiry, dedupe (Inquiry only)',
+      operationId: 'ingestLead',
+      status: 200,
+      request: (i) => ({
+        body: {
+          source: 'idealista',
+          type: 'inquiry',
+          person: {
+            name: target(fixture.unchangedTargets, i).name,
+            email: target(fixture.unchangedTargets, i).email,
+          },
+          message: 'Another question about the same flat.',
+        },
+      }),
+    },
+    {
+      kind: 'ingest',
+      label: 'POST /v1/leads:ingest inquiry, dedupe + new phone (Lead, tokens rewritten)',
+      operationId: 'ingestLead',
+      status: 200,
+      request: (i) => ({
+        body: {
+          source: 'idealista',
+          type: 'inquiry',
+          person: {
+            name: target(fixture.phoneFillTargets, i).name,
+            email: target(fixture.phoneFillTargets, i).email,
+            phone: `+34 72${digits} ${String(i).padStart(4, '0')}`,
+          },
+          message: 'Call me, please.',
+        },
+      }),
+    },
+    list('GET /v1/leads?limit=50', {}, 'gsi1 t#<tenant>#leads', 'unfiltered'),
+    list('  …&status=qualified', { status: 'qualified' }, 'gsi2 t#<tenant>#leads#status#qualified'),
+    list('  …&owner=<agent id>', { owner }, 'gsi3 t#<tenant>#leads#owner#<agent id>'),
+    list('  …&owner=unassigned', { owner: 'unassigned' }, 'gsi3 t#<tenant>#leads#owner#unassigned'),
+    list('  …&tier=hot', { tier: 'hot' }, 'gsi4 t#<tenant>#leads#tier#hot'),
+    list(
+      '  …&q=mar (common prefix)',
+      { q: 'mar' },
+      `LeadSearchToken t#<tenant>#lead-q#${partitionOf('mar')}`,
+    ),
+    ...[
+      { word: RARE_SURNAMES.rare.toLowerCase(), what: 'rare word' },
+      { word: RARE_SURNAMES.rareBehindCommonPrefix.toLowerCase(), what: 'rare word, common prefix' },
+    ].map(({ word, what }) =>
+      list(`  …&q=${word} (${what})`, { q: word }, `LeadSearchToken t#<tenant>#lead-q#${partitionOf(word)}`),
+    ),
+  ];
+}
+
+/** The request as a URL and fetch options for the local server. */
+function httpRequest(baseUrl: string, operationId: OperationId, apiKey: string, request: BenchRequest) {
+  const route = routeFor(operationId);
+  const params = request.pathParameters ?? {};
+  const path = route.path.replace(/\{(\w+)\}/g, (_m, name: string) => encodeURIComponent(params[name] ?? ''));
+  const query = new URLSearchParams(request.query ?? {}).toString();
+  return {
+    url: `${baseUrl}${path}${query ? `?${query}` : ''}`,
+    init: {
+      method: route.method,
+      headers: {
+        authorization: `Bearer ${apiKey}`,
+        ...(request.body !== undefined ? { 'content-type': 'application/json' } : {}),
+        ...request.headers,
+      },
+      ...(request.body !== undefined ? { body: JSON.stringify(request.body) } : {}),
+    },
+  };
+}
+
+/**
+ * Each row: one warm-up and `samples` measured requests in-process (dynamo-costs.ts measureCase:
+ * round trips, units, items read, handler time), then the same over HTTP with requests the
+ * in-process run did not use (a new contact stays new; a dedupe target is used once).
+ */
+export async function measureLeads(
+  fixture: LeadsFixture,
+  samples: number,
+  endpoint: string,
+  log: Log,
+): Promise<LeadsSection> {
+  const { measureCase } = await import('./dynamo-costs.ts');
+  const { searchPlan } = await import('../../functions/data/lead-search.ts');
+  // The token partition a q page reads, as the service picks it (the longest word's prefix).
+  const cases = leadCases(fixture, (q) => searchPlan(q)?.prefix ?? '?');
+  const costs: CostResult[] = [];
+  for (const c of cases) {
+    const cost = await measureCase(c, fixture.apiKey, samples);
+    log(
+      `  ${c.label}: ${cost.roundTrips} RT (${cost.sequentialRoundTrips} seq), ${cost.readUnits} RCU, ${cost.writeUnits} WCU, ${cost.queryItemsRead}/${cost.queryItemsReturned} items read/kept, ${cost.latencyMs} ms`,
+    );
+    costs.push(cost);
+  }
+
+  log('  the same over the local HTTP server…');
+  const server = await startServerProcess(endpoint);
+  const httpMs: number[] = [];
+  try {
+    for (const c of cases) {
+      const times: number[] = [];
+      // Indexes past the in-process run's 0..samples: fresh contacts and unused dedupe targets.
+      for (let k = 0; k <= samples; k++) {
+        const { url, init } = httpRequest(
+          server.url,
+          c.operationId,
+          fixture.apiKey,
+          c.request(samples + 1 + k),
+        );
+        const t = performance.now();
+        const response = await fetch(url, init);
+        await response.arrayBuffer();
+        const ms = performance.now() - t;
+        if (response.status !== c.status) {
+          throw new Error(`${c.label} over HTTP: expected ${c.status}, got ${response.status}`);
+        }
+        if (k > 0) times.push(ms);
+      }
+      httpMs.push(round(median(times), 2));
+    }
+  } finally {
+    await server.stop();
+  }
+
+  const unfiltered = costs[cases.findIndex((c) => c.kind === 'unfiltered')];
+  const rows: LeadsRow[] = cases.map((c, n) => {
+    const cost = costs[n] as CostResult;
+    const ratio =
+      c.kind === 'filtered' && unfiltered && unfiltered.readUnits > 0
+        ? round(cost.readUnits / unfiltered.readUnits, 2)
+        : null;
+    return {
+      kind: c.kind,
+      label: c.label,
+      reads: c.reads ?? null,
+      cost,
+      httpMs: httpMs[n] ?? null,
+      rcuRatio: ratio,
+      ratioOk: ratio === null ? null : ratio <= FILTERED_PAGE_RATIO_TARGET,
+    };
+  });
+  return {
+    samples,
+    targetRatio: FILTERED_PAGE_RATIO_TARGET,
+    seed: fixture.seed,
+    filters: {
+      ownerAgentId: fixture.agentIds[0] ?? '',
+      rareWord: RARE_SURNAMES.rare.toLowerCase(),
+      rareWordBehindCommonPrefix: RARE_SURNAMES.rareBehindCommonPrefix.toLowerCase(),
+    },
+    rows,
+  };
+}
