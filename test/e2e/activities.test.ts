@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Lead } from '../../functions/data/entities/lead.ts';
-import { createTestTenant, type TestTenant } from '../support/factories.ts';
+import { createTestLead, createTestTenant, type TestTenant } from '../support/factories.ts';
 import { startTestApi, type TestApi } from '../support/http.ts';
 
 /** ActivityOut as the API answers it. */
@@ -37,24 +36,8 @@ const locs = (body: { detail: { loc: unknown[] }[] }) => [
   ...new Map(body.detail.map((d) => [JSON.stringify(d.loc), d.loc])).values(),
 ];
 
-/** A Lead written straight to the table (the Leads API is built separately). */
-async function newLead(tenantId = tenant.tenantId, name = 'Ana Buyer'): Promise<string> {
-  const now = new Date().toISOString();
-  const id = randomUUID();
-  await Lead.create({
-    tenantId,
-    id,
-    name,
-    status: 'new',
-    source: 'manual',
-    ownerKey: 'unassigned',
-    tierKey: 'unscored',
-    isActive: true,
-    createdAt: now,
-    updatedAt: now,
-  }).go();
-  return id;
-}
+const newLead = (tenantId = tenant.tenantId, name = 'Ana Buyer') =>
+  createTestLead(tenantId, { name, email: null });
 
 async function newListing(key = tenant.key, title = 'Flat by the sea'): Promise<string> {
   const res = await api.call('POST', '/v1/properties', { key, body: { title } });

@@ -1,9 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Lead } from '../../functions/data/entities/lead.ts';
 import { LocalQueueMessage } from '../../functions/data/entities/local-queue-message.ts';
 import { createArea } from '../../functions/services/areas.ts';
-import { createTestPlaces, createTestTenant, type TestTenant } from '../support/factories.ts';
+import { createTestLead, createTestPlaces, createTestTenant, type TestTenant } from '../support/factories.ts';
 import { startTestApi, type TestApi } from '../support/http.ts';
 
 let api: TestApi;
@@ -17,25 +16,7 @@ beforeAll(async () => {
 });
 afterAll(async () => api.close());
 
-/** A Lead written straight to the table (the Leads API is built alongside). */
-async function createLead(tenantId = tenant.tenantId): Promise<string> {
-  const id = randomUUID();
-  const now = new Date().toISOString();
-  await Lead.create({
-    tenantId,
-    id,
-    name: 'Ana Buyer',
-    email: `${id.slice(0, 8)}@example.com`,
-    status: 'new',
-    source: 'manual',
-    ownerKey: 'unassigned',
-    tierKey: 'unscored',
-    isActive: true,
-    createdAt: now,
-    updatedAt: now,
-  }).go();
-  return id;
-}
+const createLead = (tenantId = tenant.tenantId) => createTestLead(tenantId);
 
 const path = (leadId: string) => `/v1/leads/${leadId}/criteria`;
 const locs = (body: { detail: { loc: unknown[] }[] }) => body.detail.map((d) => d.loc);

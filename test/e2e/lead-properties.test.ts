@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Lead } from '../../functions/data/entities/lead.ts';
-import { createTestTenant, type TestTenant } from '../support/factories.ts';
+import { createTestLead, createTestTenant, type TestTenant } from '../support/factories.ts';
 import { startTestApi, type TestApi } from '../support/http.ts';
 
 /** LeadPropertyOut as the API answers it. */
@@ -25,24 +24,8 @@ afterAll(async () => api.close());
 
 const locs = (body: { detail: { loc: unknown[] }[] }) => body.detail.map((d) => d.loc);
 
-/** A Lead written straight to the table (the Leads API is built separately). */
-async function newLead(tenantId = tenant.tenantId): Promise<string> {
-  const now = new Date().toISOString();
-  const id = randomUUID();
-  await Lead.create({
-    tenantId,
-    id,
-    name: 'Linked Lead',
-    status: 'new',
-    source: 'manual',
-    ownerKey: 'unassigned',
-    tierKey: 'unscored',
-    isActive: true,
-    createdAt: now,
-    updatedAt: now,
-  }).go();
-  return id;
-}
+const newLead = (tenantId = tenant.tenantId) =>
+  createTestLead(tenantId, { name: 'Linked Lead', email: null });
 
 async function newListing(title: string, key = tenant.key): Promise<string> {
   const res = await api.call('POST', '/v1/properties', { key, body: { title } });

@@ -1,10 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Lead } from '../../functions/data/entities/lead.ts';
 import { getLeadPropertyLink } from '../../functions/data/lead-properties.ts';
 import { listOutbox } from '../../functions/platform/ports/email.ts';
 import { createArea, setManualMembership } from '../../functions/services/areas.ts';
-import { createTestPlaces, createTestTenant, type TestTenant } from '../support/factories.ts';
+import { createTestLead, createTestPlaces, createTestTenant, type TestTenant } from '../support/factories.ts';
 import { startTestApi, type TestApi } from '../support/http.ts';
 
 type Places = Awaited<ReturnType<typeof createTestPlaces>>;
@@ -32,26 +31,9 @@ async function createListing(body: Record<string, unknown>, key = tenant.key): P
   return res.body as Listing;
 }
 
-/** A Lead written straight to the table (the Leads API is built alongside). */
-async function createLead(options: { tenantId?: string; email?: string | null } = {}): Promise<string> {
-  const id = randomUUID();
-  const now = new Date().toISOString();
-  const email = options.email === undefined ? `${id.slice(0, 8)}@example.com` : options.email;
-  await Lead.create({
-    tenantId: options.tenantId ?? tenant.tenantId,
-    id,
-    name: 'Ana Buyer',
-    ...(email ? { email } : {}),
-    status: 'new',
-    source: 'manual',
-    ownerKey: 'unassigned',
-    tierKey: 'unscored',
-    isActive: true,
-    createdAt: now,
-    updatedAt: now,
-  }).go();
-  return id;
-}
+/** A Lead of the tenant (with an email unless told otherwise). */
+const createLead = (options: { tenantId?: string; email?: string | null } = {}) =>
+  createTestLead(options.tenantId ?? tenant.tenantId, { email: options.email });
 
 async function leadWithCriteria(criteria: Record<string, unknown>, email?: string | null): Promise<string> {
   const leadId = await createLead({ email });

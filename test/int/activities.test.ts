@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createActivity, getActivity } from '../../functions/data/activities.ts';
-import { Lead } from '../../functions/data/entities/lead.ts';
 import { LeadProperty } from '../../functions/data/entities/lead-property.ts';
 import { Property } from '../../functions/data/entities/property.ts';
 import { NotFoundError, RequestValidationError } from '../../functions/platform/errors.ts';
@@ -12,31 +11,14 @@ import {
   listLinkedListings,
 } from '../../functions/services/lead-properties.ts';
 import { createTenantFromAdmin } from '../../functions/services/tenants.ts';
-import { unique } from '../support/factories.ts';
+import { createTestLead, unique } from '../support/factories.ts';
 
 let tenantId: string;
 beforeAll(async () => {
   tenantId = (await createTenantFromAdmin({ slug: unique('act'), name: 'Activity Realty' })).tenantId;
 });
 
-/** A Lead written straight to the table (the Leads API is built separately). */
-async function newLead(): Promise<string> {
-  const now = new Date().toISOString();
-  const id = randomUUID();
-  await Lead.create({
-    tenantId,
-    id,
-    name: 'Int Lead',
-    status: 'new',
-    source: 'manual',
-    ownerKey: 'unassigned',
-    tierKey: 'unscored',
-    isActive: true,
-    createdAt: now,
-    updatedAt: now,
-  }).go();
-  return id;
-}
+const newLead = () => createTestLead(tenantId, { name: 'Int Lead', email: null });
 
 /** Minimal listings written in one batch (the listing service's rules are tested elsewhere). */
 async function newListings(count: number): Promise<{ id: string; title: string }[]> {

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { nextTimestamp, writeLead } from '../../functions/data/leads.ts';
 import { SCOPES, type Scope } from '../../functions/domain/scopes.ts';
 import { createAgent } from '../../functions/services/agents.ts';
 import { issueApiKey } from '../../functions/services/api-keys.ts';
@@ -74,4 +75,39 @@ export async function createTestPlaces() {
     kind: 'municipality',
   });
   return { country, region, town };
+}
+
+/**
+ * A Lead written through the real Lead writer (claims and search tokens included), unassigned and
+ * unscored, without the owner assignment and emails of the HTTP paths.
+ */
+export async function createTestLead(
+  tenantId: string,
+  fields: { name?: string; email?: string | null; phone?: string } = {},
+): Promise<string> {
+  const id = randomUUID();
+  const now = nextTimestamp();
+  const email = fields.email === undefined ? `${id.slice(0, 8)}@example.com` : fields.email;
+  const { outcome } = await writeLead({
+    next: {
+      tenantId,
+      id,
+      name: fields.name ?? 'Ana Buyer',
+      ...(email ? { email } : {}),
+      ...(fields.phone ? { phone: fields.phone } : {}),
+      status: 'new',
+      source: 'manual',
+      ownerKey: 'unassigned',
+      tierKey: 'unscored',
+      isActive: true,
+      createdAt: now,
+      updatedAt: now,
+    },
+    claims: [
+      ...(email ? [{ kind: 'lead-email' as const, value: email }] : []),
+      ...(fields.phone ? [{ kind: 'lead-phone' as const, value: fields.phone }] : []),
+    ],
+  });
+  if (outcome !== 'ok') throw new Error(`createTestLead: ${outcome}`);
+  return id;
 }
