@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { SESv2Client, SendEmailCommand } from '@aws-sdk/client-sesv2';
+import { type SESv2Client, SendEmailCommand } from '@aws-sdk/client-sesv2';
 import { OutboxEmail } from '../../data/entities/outbox-email.ts';
 import { config } from '../config.ts';
 
@@ -14,15 +14,28 @@ export interface EmailPort {
   send(email: Email): Promise<void>;
 }
 
-/** Amazon SES (v2) in AWS, from the verified EMAIL_FROM address. */
+/**
+ * Amazon SES (v2) in AWS, from the verified EMAIL_FROM address. The SES client is loaded on the first
+ * send: functions that may email (a Lead Owner on an auto-assignment) often do not.
+ */
 export class SesEmail implements EmailPort {
-  readonly #client = new SESv2Client({});
+  #client:
+    | Promise<{
+        client: SESv2Client;
+        SendEmailCommand: typeof import('@aws-sdk/client-sesv2').SendEmailCommand;
+      }>
+    | undefined;
   readonly #from: string;
   constructor(from: string) {
     this.#from = from;
   }
   async send(email: Email): Promise<void> {
-    await this.#client.send(
+    this.#client ??= import('@aws-sdk/client-sesv2').then((ses) => ({
+      client: new ses.SESv2Client({}),
+      SendEmailCommand: ses.SendEmailCommand,
+    }));
+    const { client, SendEmailCommand } = await this.#client;
+    await client.send(
       new SendEmailCommand({
         FromEmailAddress: this.#from,
         Destination: { ToAddresses: [email.to] },

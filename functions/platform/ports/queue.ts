@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import type { SQSClient } from '@aws-sdk/client-sqs';
 import { LocalQueueMessage } from '../../data/entities/local-queue-message.ts';
 import { config } from '../config.ts';
 
@@ -10,9 +10,17 @@ export interface QueuePort {
   send(queue: QueueName, message: unknown, options?: { delaySeconds?: number }): Promise<void>;
 }
 
-/** SQS in AWS. SQS caps DelaySeconds at 900; longer waits are clamped (the worker re-checks). */
+/**
+ * SQS in AWS. SQS caps DelaySeconds at 900; longer waits are clamped (the worker re-checks). The SQS
+ * client is loaded on the first send: many functions import this port but only some send.
+ */
 export class SqsQueue implements QueuePort {
-  readonly #client = new SQSClient({});
+  #client:
+    | Promise<{
+        client: SQSClient;
+        SendMessageCommand: typeof import('@aws-sdk/client-sqs').SendMessageCommand;
+      }>
+    | undefined;
   readonly #urls: Record<QueueName, string | undefined>;
   constructor(urls: Record<QueueName, string | undefined>) {
     this.#urls = urls;
@@ -20,7 +28,12 @@ export class SqsQueue implements QueuePort {
   async send(queue: QueueName, message: unknown, options: { delaySeconds?: number } = {}): Promise<void> {
     const url = this.#urls[queue];
     if (!url) throw new Error(`No queue URL configured for ${queue}`);
-    await this.#client.send(
+    this.#client ??= import('@aws-sdk/client-sqs').then((sqs) => ({
+      client: new sqs.SQSClient({}),
+      SendMessageCommand: sqs.SendMessageCommand,
+    }));
+    const { client, SendMessageCommand } = await this.#client;
+    await client.send(
       new SendMessageCommand({
         QueueUrl: url,
         MessageBody: JSON.stringify(message),
