@@ -1,6 +1,6 @@
 import { Entity } from 'electrodb';
 import { ACTIVITY_KINDS } from '../../domain/activities.ts';
-import { asIs, entityConfig, lazyEntity, SERVICE, timestamps } from './common.ts';
+import { asIs, entityConfig, lazyEntity, ownPartition, SERVICE, timestamps, updatedOrder } from './common.ts';
 
 /**
  * An Activity of a Lead: a task, call, visit, meeting or note (interface §2.3, §3.4). Dates are
@@ -33,20 +33,8 @@ export const Activity = lazyEntity(
           ...timestamps,
         },
         indexes: {
-          byId: {
-            pk: {
-              field: 'pk',
-              composite: ['tenantId', 'id'],
-              template: 't#${tenantId}#activity#${id}',
-              ...asIs,
-            },
-            sk: { field: 'sk', composite: [], template: 'activity', ...asIs },
-          },
-          byUpdated: {
-            index: 'gsi1',
-            pk: { field: 'gsi1pk', composite: ['tenantId'], template: 't#${tenantId}#activities', ...asIs },
-            sk: { field: 'gsi1sk', composite: ['updatedAt', 'id'], template: '${updatedAt}#${id}', ...asIs },
-          },
+          byId: ownPartition('activity'),
+          byUpdated: updatedOrder('gsi1', 'activities'),
           byLead: {
             index: 'gsi2',
             pk: {

@@ -46,3 +46,23 @@ export function lazyEntity<E extends object>(build: () => E): E {
     },
   });
 }
+
+/** An item alone in its partition, `pk = t#<tenantId>#<kind>#<id>`, `sk = <kind>`: a GetItem reads it. */
+export function ownPartition<const K extends string>(kind: K) {
+  return {
+    pk: { field: 'pk', composite: ['tenantId', 'id'], template: `t#\${tenantId}#${kind}#\${id}`, ...asIs },
+    sk: { field: 'sk', composite: [], template: kind, ...asIs },
+  } as const;
+}
+
+/**
+ * A Tenant's items of one collection least recently updated first, by (updatedAt, id): the order of
+ * every paged list (interface §4.4). `partition` follows the tenant id: `t#<tenantId>#<partition>`.
+ */
+export function updatedOrder<const I extends 'gsi1' | 'gsi2' | 'gsi3' | 'gsi4'>(index: I, partition: string) {
+  return {
+    index,
+    pk: { field: `${index}pk`, composite: ['tenantId'], template: `t#\${tenantId}#${partition}`, ...asIs },
+    sk: { field: `${index}sk`, composite: ['updatedAt', 'id'], template: '${updatedAt}#${id}', ...asIs },
+  } as const;
+}

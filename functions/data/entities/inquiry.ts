@@ -1,5 +1,5 @@
 import { Entity } from 'electrodb';
-import { asIs, entityConfig, lazyEntity, SERVICE, timestamps } from './common.ts';
+import { asIs, entityConfig, lazyEntity, ownPartition, SERVICE, timestamps, updatedOrder } from './common.ts';
 
 /**
  * An Inquiry: a Lead got in touch (an ingested inquiry or registration, later the website's form).
@@ -33,20 +33,8 @@ export const Inquiry = lazyEntity(
           ...timestamps,
         },
         indexes: {
-          byId: {
-            pk: {
-              field: 'pk',
-              composite: ['tenantId', 'id'],
-              template: 't#${tenantId}#inquiry#${id}',
-              ...asIs,
-            },
-            sk: { field: 'sk', composite: [], template: 'inquiry', ...asIs },
-          },
-          byUpdated: {
-            index: 'gsi1',
-            pk: { field: 'gsi1pk', composite: ['tenantId'], template: 't#${tenantId}#inquiries', ...asIs },
-            sk: { field: 'gsi1sk', composite: ['updatedAt', 'id'], template: '${updatedAt}#${id}', ...asIs },
-          },
+          byId: ownPartition('inquiry'),
+          byUpdated: updatedOrder('gsi1', 'inquiries'),
           byLead: {
             index: 'gsi2',
             pk: {

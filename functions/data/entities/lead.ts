@@ -1,5 +1,5 @@
 import { Entity } from 'electrodb';
-import { asIs, entityConfig, lazyEntity, SERVICE, timestamps } from './common.ts';
+import { asIs, entityConfig, lazyEntity, ownPartition, SERVICE, timestamps, updatedOrder } from './common.ts';
 
 /**
  * A Lead: a contact in the agency's pipeline. Indexed for the list filters (interface §4.4) so a
@@ -62,15 +62,8 @@ export const Lead = lazyEntity(
           ...timestamps,
         },
         indexes: {
-          byId: {
-            pk: { field: 'pk', composite: ['tenantId', 'id'], template: 't#${tenantId}#lead#${id}', ...asIs },
-            sk: { field: 'sk', composite: [], template: 'lead', ...asIs },
-          },
-          byUpdated: {
-            index: 'gsi1',
-            pk: { field: 'gsi1pk', composite: ['tenantId'], template: 't#${tenantId}#leads', ...asIs },
-            sk: { field: 'gsi1sk', composite: ['updatedAt', 'id'], template: '${updatedAt}#${id}', ...asIs },
-          },
+          byId: ownPartition('lead'),
+          byUpdated: updatedOrder('gsi1', 'leads'),
           byStatus: {
             index: 'gsi2',
             pk: {

@@ -1,5 +1,5 @@
 import { Entity, type EntityItem } from 'electrodb';
-import { asIs, entityConfig, lazyEntity, SERVICE, timestamps } from './common.ts';
+import { asIs, entityConfig, lazyEntity, ownPartition, SERVICE, timestamps, updatedOrder } from './common.ts';
 
 /**
  * A listing. Decimals (prices, bathrooms) are kept as normalised decimal strings so that no value
@@ -80,20 +80,8 @@ export const Property = lazyEntity(
           ...timestamps,
         },
         indexes: {
-          byId: {
-            pk: {
-              field: 'pk',
-              composite: ['tenantId', 'id'],
-              template: 't#${tenantId}#property#${id}',
-              ...asIs,
-            },
-            sk: { field: 'sk', composite: [], template: 'property', ...asIs },
-          },
-          byUpdated: {
-            index: 'gsi1',
-            pk: { field: 'gsi1pk', composite: ['tenantId'], template: 't#${tenantId}#properties', ...asIs },
-            sk: { field: 'gsi1sk', composite: ['updatedAt', 'id'], template: '${updatedAt}#${id}', ...asIs },
-          },
+          byId: ownPartition('property'),
+          byUpdated: updatedOrder('gsi1', 'properties'),
         },
       },
       entityConfig(),
