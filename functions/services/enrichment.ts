@@ -148,7 +148,7 @@ export async function queueRequestedEnrichment(
   oldImage: Record<string, unknown> | undefined,
   newImage: Record<string, unknown> | undefined,
 ): Promise<void> {
-  if (!newImage || newImage.__edb_e__ !== 'property') return;
+  if (newImage?.__edb_e__ !== 'property') return;
   if (newImage.enrichmentStatus !== 'pending') return;
   const requestId = newImage.enrichmentRequestId as string | undefined;
   if (!requestId || requestId === oldImage?.enrichmentRequestId) return;

@@ -1,5 +1,5 @@
 import { Entity, type EntityItem } from 'electrodb';
-import { asIs, entityConfig, lazyEntity, ownPartition, SERVICE, timestamps, updatedOrder } from './common.ts';
+import { entityConfig, lazyEntity, ownPartition, SERVICE, timestamps, updatedOrder } from './common.ts';
 
 /**
  * A listing. Decimals (prices, bathrooms) are kept as normalised decimal strings so that no value

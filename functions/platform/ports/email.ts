@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { type SESv2Client, SendEmailCommand } from '@aws-sdk/client-sesv2';
+import type { SESv2Client } from '@aws-sdk/client-sesv2';
 import { OutboxEmail } from '../../data/entities/outbox-email.ts';
 import { config } from '../config.ts';
 
