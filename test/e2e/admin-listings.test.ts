@@ -3,7 +3,7 @@
  * HTTP reads that show their effect. Most commands run in-process through the CLI's command table;
  * the black-box ones spawn `scripts/admin/main.ts` against this test run's table.
  */
-import { spawn } from 'node:child_process';
+
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -11,13 +11,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getProperty } from '../../functions/data/properties.ts';
 import { parseArgs } from '../../scripts/admin/args.ts';
 import { commands } from '../../scripts/admin/commands.ts';
+import { runAdminCli } from '../support/cli.ts';
 import { createTestPlaces, createTestTenant, type TestTenant, unique } from '../support/factories.ts';
 import { startTestApi, type TestApi } from '../support/http.ts';
 
 // biome-ignore lint/suspicious/noExplicitAny: response bodies are checked field by field
 type Body = any;
 
-const ROOT = resolve(import.meta.dirname, '../..');
+const _ROOT = resolve(import.meta.dirname, '../..');
 
 let api: TestApi;
 let places: Awaited<ReturnType<typeof createTestPlaces>>;
@@ -48,32 +49,8 @@ const failure = (promise: Promise<unknown>): Promise<unknown> =>
     (error: unknown) => error,
   );
 
-/** Spawns the real admin CLI against this run's DynamoDB Local table (DYNAMODB_ENDPOINT, TABLE_NAME). */
-function adminCli(...args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolveRun, reject) => {
-    const child = spawn(process.execPath, ['scripts/admin/main.ts', ...args], {
-      cwd: ROOT,
-      env: { ...process.env, LOG_LEVEL: 'ERROR' },
-      stdio: 'pipe',
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => {
-      stdout += chunk.toString('utf8');
-    });
-    child.stderr.on('data', (chunk: Buffer) => {
-      stderr += chunk.toString('utf8');
-    });
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new Error(`admin ${args.join(' ')} timed out`));
-    }, 30_000);
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      resolveRun({ code, stdout, stderr });
-    });
-  });
-}
+/** The real admin CLI against this run's DynamoDB Local table (DYNAMODB_ENDPOINT, TABLE_NAME). */
+const adminCli = (...args: string[]) => runAdminCli({ ...process.env, LOG_LEVEL: 'ERROR' }, ...args);
 
 async function create(t: TestTenant, body: Record<string, unknown>): Promise<Body> {
   const res = await api.call('POST', '/v1/properties', {

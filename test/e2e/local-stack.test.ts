@@ -2,12 +2,14 @@
  * The `npm start` promise, black-box: the real start script and the real admin CLI as child
  * processes on a fresh DATA_DIR, talking to each other only through the data directory and HTTP.
  */
+
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../../scripts/local/dynamo-local.ts';
+import { runAdminCli } from '../support/cli.ts';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const READY = /API ready on (http:\/\/127\.0\.0\.1:\d+)/;
@@ -72,32 +74,8 @@ function exited(child: ChildProcess, timeoutMs: number): Promise<number | null> 
   });
 }
 
-/** Runs the admin CLI as a child process, exactly as `npm run -s admin -- ...` would. */
-function admin(...args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolveRun, reject) => {
-    const child = spawn(process.execPath, ['scripts/admin/main.ts', ...args], {
-      cwd: ROOT,
-      env,
-      stdio: 'pipe',
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => {
-      stdout += chunk.toString('utf8');
-    });
-    child.stderr.on('data', (chunk: Buffer) => {
-      stderr += chunk.toString('utf8');
-    });
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new Error(`admin ${args.join(' ')} timed out`));
-    }, 30_000);
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      resolveRun({ code, stdout, stderr });
-    });
-  });
-}
+/** The admin CLI as a child process on the stack's DATA_DIR, exactly as `npm run -s admin -- ...`. */
+const admin = (...args: string[]) => runAdminCli(env, ...args);
 
 /** An admin command that must succeed: its stdout is exactly one JSON document. */
 async function adminJson(...args: string[]): Promise<Record<string, unknown>> {

@@ -1,13 +1,10 @@
-import {
-  BedrockRuntimeClient,
-  ConverseCommand,
-  type ConverseCommandOutput,
-} from '@aws-sdk/client-bedrock-runtime';
+import { BedrockRuntimeClient, ConverseCommand } from '@aws-sdk/client-bedrock-runtime';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { EnrichmentRequest } from '../../functions/domain/enrichment.ts';
 import { ProviderError } from '../../functions/platform/ports/ai.ts';
 import { BedrockEnrichmentProvider } from '../../functions/platform/ports/bedrock-ai.ts';
+import { converseAnswer, rejection } from '../support/bedrock.ts';
 
 const MODEL = 'anthropic.claude-test-v1:0';
 
@@ -52,26 +49,9 @@ const good = {
   },
 };
 
-function answer(
-  text: string | undefined,
-  usage = { inputTokens: 812, outputTokens: 240, totalTokens: 1052 },
-) {
-  return {
-    output: { message: { role: 'assistant', content: text === undefined ? [] : [{ text }] } },
-    stopReason: 'end_turn',
-    usage,
-    metrics: { latencyMs: 10 },
-    $metadata: {},
-  } as ConverseCommandOutput;
-}
+const answer = converseAnswer;
 
 const provider = () => new BedrockEnrichmentProvider(MODEL, bedrock as unknown as BedrockRuntimeClient);
-
-const rejection = (promise: Promise<unknown>) =>
-  promise.then(
-    () => undefined,
-    (error: unknown) => error,
-  );
 
 describe('BedrockEnrichmentProvider', () => {
   it('parses a JSON answer and returns the token usage', async () => {

@@ -1,8 +1,4 @@
-import {
-  BedrockRuntimeClient,
-  ConverseCommand,
-  type ConverseCommandOutput,
-} from '@aws-sdk/client-bedrock-runtime';
+import { BedrockRuntimeClient, ConverseCommand } from '@aws-sdk/client-bedrock-runtime';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ScoringInput } from '../../functions/domain/scoring.ts';
@@ -14,6 +10,7 @@ import {
   scoringProvider,
   setScoringProvider,
 } from '../../functions/platform/ports/scoring.ts';
+import { converseAnswer, rejection } from '../support/bedrock.ts';
 
 const MODEL = 'anthropic.claude-test-v1:0';
 
@@ -66,26 +63,10 @@ const good = {
   reasons: ['Asked about a listing yesterday', 'Budget covers the listing'],
 };
 
-function answer(
-  text: string | undefined,
-  usage = { inputTokens: 640, outputTokens: 90, totalTokens: 730 },
-): ConverseCommandOutput {
-  return {
-    output: { message: { role: 'assistant', content: text === undefined ? [] : [{ text }] } },
-    stopReason: 'end_turn',
-    usage,
-    metrics: { latencyMs: 10 },
-    $metadata: {},
-  } as ConverseCommandOutput;
-}
+const answer = (text: string | undefined, usage = { inputTokens: 640, outputTokens: 90, totalTokens: 730 }) =>
+  converseAnswer(text, usage);
 
 const provider = () => new BedrockScoringProvider(MODEL, bedrock as unknown as BedrockRuntimeClient);
-
-const rejection = (promise: Promise<unknown>) =>
-  promise.then(
-    () => undefined,
-    (error: unknown) => error,
-  );
 
 describe('BedrockScoringProvider', () => {
   it('parses a JSON answer, derives the tier from the score and returns the token usage', async () => {
