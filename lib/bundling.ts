@@ -17,7 +17,11 @@ export const bundlingDefaults = {
   /** ESM output still meets CJS dependencies that call require(); give them one. */
   banner:
     "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);",
-  /** The SDK is bundled (not taken from the runtime) so the version is the one we test. */
+  /**
+   * Nothing is taken from the runtime: what is deployed is what the tests ran. The few AWS calls the
+   * functions make go through functions/platform/aws (signed JSON requests); only the AI worker
+   * bundles an SDK client (Bedrock).
+   */
   external: [] as string[],
   /**
    * Modules replaced in Lambda bundles by smaller ones that do what Lambda needs: the SDK's full
@@ -26,5 +30,11 @@ export const bundlingDefaults = {
    */
   alias: {
     '@aws-sdk/credential-provider-node': resolve(stubs, 'lambda-credentials.ts'),
+    /**
+     * ElectroDB requires `@aws-sdk/lib-dynamodb` for its command classes only; the service sends
+     * them with its own DocumentClient (functions/data/dynamodb), whose commands have the same names
+     * and inputs. Without this the SDK's DynamoDB client (~270 KB) would be bundled for nothing.
+     */
+    '@aws-sdk/lib-dynamodb': resolve(import.meta.dirname, '../functions/data/dynamodb/commands.ts'),
   } as Record<string, string>,
 } as const;

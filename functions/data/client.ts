@@ -1,7 +1,8 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { defaultCredentials, localCredentials } from '../platform/aws/aws-http.ts';
 import { config } from '../platform/config.ts';
+import type { ConsumedCapacity } from './dynamodb/commands.ts';
+import { DocumentClient } from './dynamodb/document-client.ts';
 
 /** Round trips and consumed capacity of one unit of work (a request, a bench operation). */
 export interface DynamoMeter {
@@ -20,12 +21,6 @@ export async function metered<T>(work: () => Promise<T>): Promise<{ result: T; m
   return { result, meter };
 }
 
-interface ConsumedCapacity {
-  CapacityUnits?: number;
-  ReadCapacityUnits?: number;
-  WriteCapacityUnits?: number;
-}
-
 function addCapacity(meter: DynamoMeter, operation: string, consumed: ConsumedCapacity | undefined): void {
   if (!consumed) return;
   const total = consumed.CapacityUnits ?? 0;
@@ -41,41 +36,36 @@ function addCapacity(meter: DynamoMeter, operation: string, consumed: ConsumedCa
   }
 }
 
-function createDocumentClient(): DynamoDBDocumentClient {
+function createDocumentClient(): DocumentClient {
   const { DYNAMODB_ENDPOINT, AWS_REGION } = config();
-  const base = new DynamoDBClient({
+  const client = new DocumentClient({
     region: AWS_REGION,
-    ...(DYNAMODB_ENDPOINT
-      ? { endpoint: DYNAMODB_ENDPOINT, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } }
-      : {}),
+    endpoint: DYNAMODB_ENDPOINT ?? `https://dynamodb.${AWS_REGION}.amazonaws.com`,
+    credentials: DYNAMODB_ENDPOINT ? localCredentials : defaultCredentials(),
   });
   // Every call asks for its consumed capacity so that the bench (and the logs) can show what a
   // request really costs; the meter is a no-op outside `metered`.
-  base.middlewareStack.add(
-    (next, context) => async (args) => {
-      const meter = meterStore.getStore();
-      const input = args.input as Record<string, unknown>;
-      if (meter && input.ReturnConsumedCapacity === undefined) input.ReturnConsumedCapacity = 'TOTAL';
-      const result = await next(args);
-      if (meter) {
-        const operation = String(context.commandName ?? 'Unknown').replace(/Command$/, '');
-        meter.roundTrips += 1;
-        meter.operations.push(operation);
-        const output = result.output as { ConsumedCapacity?: ConsumedCapacity | ConsumedCapacity[] };
-        const consumed = output.ConsumedCapacity;
-        for (const c of Array.isArray(consumed) ? consumed : [consumed]) addCapacity(meter, operation, c);
-      }
-      return result;
-    },
-    { step: 'initialize', name: 'dynamoMeter' },
-  );
-  return DynamoDBDocumentClient.from(base, { marshallOptions: { removeUndefinedValues: true } });
+  client.use(async (call, next) => {
+    const meter = meterStore.getStore();
+    if (!meter) return next(call);
+    const input =
+      call.input.ReturnConsumedCapacity === undefined
+        ? { ...call.input, ReturnConsumedCapacity: 'TOTAL' }
+        : call.input;
+    const output = await next({ ...call, input });
+    meter.roundTrips += 1;
+    meter.operations.push(call.operation);
+    const consumed = output.ConsumedCapacity as ConsumedCapacity | ConsumedCapacity[] | undefined;
+    for (const c of Array.isArray(consumed) ? consumed : [consumed]) addCapacity(meter, call.operation, c);
+    return output;
+  });
+  return client;
 }
 
-let documentClient: DynamoDBDocumentClient | undefined;
+let documentClient: DocumentClient | undefined;
 
 /** The shared document client, created on first use so that config is read after env is set. */
-export function dynamo(): DynamoDBDocumentClient {
+export function dynamo(): DocumentClient {
   documentClient ??= createDocumentClient();
   return documentClient;
 }

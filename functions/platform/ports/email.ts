@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import type { SESv2Client } from '@aws-sdk/client-sesv2';
 import { OutboxEmail } from '../../data/entities/outbox-email.ts';
+import { type CredentialSource, callAws, defaultCredentials } from '../aws/aws-http.ts';
 import { config } from '../config.ts';
 
 export interface Email {
@@ -15,34 +15,34 @@ export interface EmailPort {
 }
 
 /**
- * Amazon SES (v2) in AWS, from the verified EMAIL_FROM address. The SES client is loaded on the first
- * send: functions that may email (a Lead Owner on an auto-assignment) often do not.
+ * Amazon SES (v2 API, SendEmail) in AWS, from the verified EMAIL_FROM address. `endpoint` and
+ * `credentials` are for tests; the regional endpoint and the default chain are used otherwise.
  */
 export class SesEmail implements EmailPort {
-  #client:
-    | Promise<{
-        client: SESv2Client;
-        SendEmailCommand: typeof import('@aws-sdk/client-sesv2').SendEmailCommand;
-      }>
-    | undefined;
   readonly #from: string;
-  constructor(from: string) {
+  readonly #endpoint: string | undefined;
+  readonly #credentials: CredentialSource;
+  constructor(from: string, options: { endpoint?: string; credentials?: CredentialSource } = {}) {
     this.#from = from;
+    this.#endpoint = options.endpoint;
+    this.#credentials = options.credentials ?? defaultCredentials();
   }
   async send(email: Email): Promise<void> {
-    this.#client ??= import('@aws-sdk/client-sesv2').then((ses) => ({
-      client: new ses.SESv2Client({}),
-      SendEmailCommand: ses.SendEmailCommand,
-    }));
-    const { client, SendEmailCommand } = await this.#client;
-    await client.send(
-      new SendEmailCommand({
+    const region = config().AWS_REGION;
+    await callAws({
+      service: 'ses',
+      region,
+      endpoint: this.#endpoint ?? `https://email.${region}.amazonaws.com`,
+      path: '/v2/email/outbound-emails',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
         FromEmailAddress: this.#from,
         Destination: { ToAddresses: [email.to] },
         Content: { Simple: { Subject: { Data: email.subject }, Body: { Text: { Data: email.text } } } },
         EmailTags: [{ Name: 'tenant', Value: email.tenantId }],
       }),
-    );
+      credentials: this.#credentials,
+    });
   }
 }
 

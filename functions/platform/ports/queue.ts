@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import type { SQSClient } from '@aws-sdk/client-sqs';
 import { LocalQueueMessage } from '../../data/entities/local-queue-message.ts';
+import { type CredentialSource, callAws, defaultCredentials } from '../aws/aws-http.ts';
 import { config } from '../config.ts';
 
 /** The queues the service uses; each maps to an SQS queue URL in AWS. */
@@ -11,35 +11,35 @@ export interface QueuePort {
 }
 
 /**
- * SQS in AWS. SQS caps DelaySeconds at 900; longer waits are clamped (the worker re-checks). The SQS
- * client is loaded on the first send: many functions import this port but only some send.
+ * SQS in AWS, through its JSON API. SQS caps DelaySeconds at 900; longer waits are clamped (the
+ * worker re-checks). `credentials` is for tests; the default chain is used otherwise.
  */
 export class SqsQueue implements QueuePort {
-  #client:
-    | Promise<{
-        client: SQSClient;
-        SendMessageCommand: typeof import('@aws-sdk/client-sqs').SendMessageCommand;
-      }>
-    | undefined;
   readonly #urls: Record<QueueName, string | undefined>;
-  constructor(urls: Record<QueueName, string | undefined>) {
+  readonly #credentials: CredentialSource;
+  constructor(
+    urls: Record<QueueName, string | undefined>,
+    credentials: CredentialSource = defaultCredentials(),
+  ) {
     this.#urls = urls;
+    this.#credentials = credentials;
   }
   async send(queue: QueueName, message: unknown, options: { delaySeconds?: number } = {}): Promise<void> {
     const url = this.#urls[queue];
     if (!url) throw new Error(`No queue URL configured for ${queue}`);
-    this.#client ??= import('@aws-sdk/client-sqs').then((sqs) => ({
-      client: new sqs.SQSClient({}),
-      SendMessageCommand: sqs.SendMessageCommand,
-    }));
-    const { client, SendMessageCommand } = await this.#client;
-    await client.send(
-      new SendMessageCommand({
+    await callAws({
+      service: 'sqs',
+      region: config().AWS_REGION,
+      // A queue URL is https://sqs.<region>.amazonaws.com/<account>/<name>: its origin is the API's.
+      endpoint: new URL(url).origin,
+      headers: { 'content-type': 'application/x-amz-json-1.0', 'x-amz-target': 'AmazonSQS.SendMessage' },
+      body: JSON.stringify({
         QueueUrl: url,
         MessageBody: JSON.stringify(message),
         DelaySeconds: Math.min(900, Math.max(0, Math.round(options.delaySeconds ?? 0))),
       }),
-    );
+      credentials: this.#credentials,
+    });
   }
 }
 
