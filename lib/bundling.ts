@@ -1,4 +1,5 @@
 import { resolve } from 'node:path';
+import type { BuildOptions } from 'esbuild';
 
 const stubs = resolve(import.meta.dirname, '../functions/platform/bundling');
 
@@ -38,3 +39,22 @@ export const bundlingDefaults = {
     '@aws-sdk/lib-dynamodb': resolve(import.meta.dirname, '../functions/data/dynamodb/commands.ts'),
   } as Record<string, string>,
 } as const;
+
+/**
+ * The same settings as esbuild's own build options, for code that runs esbuild directly (the bench,
+ * the bundle test) and must produce what NodejsFunction deploys. NodejsFunction takes the banner as
+ * a plain string and adds `bundle` and the paths itself; none of that changes the output.
+ */
+export function esbuildOptions(entry: string, outfile: string): BuildOptions {
+  return {
+    ...bundlingDefaults,
+    mainFields: [...bundlingDefaults.mainFields],
+    external: [...bundlingDefaults.external],
+    banner: { js: bundlingDefaults.banner },
+    entryPoints: [entry],
+    outfile,
+    bundle: true,
+    metafile: true,
+    logLevel: 'error',
+  };
+}

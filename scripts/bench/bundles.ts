@@ -3,9 +3,9 @@ import { mkdirSync, rmSync, statSync } from 'node:fs';
 import { relative, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
-import { type BuildOptions, build, type Metafile } from 'esbuild';
+import { build, type Metafile } from 'esbuild';
 import { routes } from '../../functions/routes.ts';
-import { bundlingDefaults } from '../../lib/bundling.ts';
+import { esbuildOptions } from '../../lib/bundling.ts';
 import { coldStartEnv } from './env.ts';
 import { round, type Summary, summarize } from './stats.ts';
 
@@ -78,30 +78,14 @@ export function composition(output: Metafile['outputs'][string]): PackageShare[]
     });
 }
 
-/**
- * Bundles every handler with exactly the deployed settings. lib/bundling.ts is written for the CDK
- * NodejsFunction, whose `banner` is a plain string; esbuild takes it per output type, hence `{ js }`.
- * `bundle`, the paths and `metafile` are what NodejsFunction adds itself; none changes the output.
- */
+/** Bundles every handler with exactly the deployed settings (lib/bundling.ts). */
 export async function bundleHandlers(outDir: string, log: (line: string) => void): Promise<BundleResult[]> {
   rmSync(outDir, { recursive: true, force: true });
   mkdirSync(outDir, { recursive: true });
   const results: BundleResult[] = [];
   for (const { name, entry } of handlerEntries()) {
     const file = resolve(outDir, `${name}.mjs`);
-    const options: BuildOptions = {
-      ...bundlingDefaults,
-      mainFields: [...bundlingDefaults.mainFields],
-      external: [...bundlingDefaults.external],
-      banner: { js: bundlingDefaults.banner },
-      entryPoints: [resolve(ROOT, entry)],
-      outfile: file,
-      bundle: true,
-      metafile: true,
-      logLevel: 'error',
-      absWorkingDir: ROOT,
-    };
-    const { metafile } = await build(options);
+    const { metafile } = await build({ ...esbuildOptions(resolve(ROOT, entry), file), absWorkingDir: ROOT });
     const output = metafile?.outputs[relative(ROOT, file)];
     if (!output) throw new Error(`esbuild produced no ${file}`);
     // The .mjs alone: the source map is uploaded too but is not loaded unless --enable-source-maps.

@@ -1,0 +1,263 @@
+import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import {
+  type AwsCall,
+  AwsServiceError,
+  type CredentialSource,
+  callAws,
+  localCredentials,
+} from '../../functions/platform/aws/aws-http.ts';
+import { rejection } from '../support/bedrock.ts';
+
+/** One request as the scripted server received it. */
+interface Received {
+  method: string;
+  path: string;
+  headers: IncomingHttpHeaders;
+  body: string;
+}
+
+/** How the server answers one request: the n-th request gets the n-th reply (the last one repeats). */
+type Reply = (res: ServerResponse, req: IncomingMessage) => void;
+
+const json =
+  (status: number, body: unknown, headers: Record<string, string> = {}): Reply =>
+  (res) => {
+    res.writeHead(status, { 'content-type': 'application/x-amz-json-1.0', ...headers });
+    res.end(JSON.stringify(body));
+  };
+
+/** Drops the connection without answering, as a reset by a load balancer would. */
+const hangUp: Reply = (_res, req) => {
+  req.socket.destroy();
+};
+
+interface ScriptedServer {
+  endpoint: string;
+  requests: Received[];
+  close: () => Promise<void>;
+}
+
+let running: ScriptedServer | undefined;
+afterEach(async () => {
+  await running?.close();
+  running = undefined;
+});
+
+/** A real HTTP server on a free loopback port that answers with `replies` in order. */
+async function scriptedServer(...replies: Reply[]): Promise<ScriptedServer> {
+  const requests: Received[] = [];
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      requests.push({
+        method: req.method ?? '',
+        path: req.url ?? '',
+        headers: req.headers,
+        body: Buffer.concat(chunks).toString('utf8'),
+      });
+      const reply = replies[Math.min(requests.length, replies.length) - 1] ?? json(200, {});
+      reply(res, req);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  running = {
+    endpoint: `http://127.0.0.1:${port}`,
+    requests,
+    close: () => {
+      server.closeAllConnections();
+      return new Promise((resolve) => server.close(() => resolve()));
+    },
+  };
+  return running;
+}
+
+/** A DynamoDB-style JSON-RPC call to `endpoint`. */
+function dynamoCall(endpoint: string, overrides: Partial<AwsCall> = {}): AwsCall {
+  return {
+    service: 'dynamodb',
+    region: 'eu-west-1',
+    endpoint,
+    headers: {
+      'content-type': 'application/x-amz-json-1.0',
+      'x-amz-target': 'DynamoDB_20120810.GetItem',
+    },
+    body: JSON.stringify({ TableName: 'listings-leads', Key: { pk: { S: 'a' }, sk: { S: 'b' } } }),
+    credentials: localCredentials,
+    ...overrides,
+  };
+}
+
+describe('callAws retries', () => {
+  it('retries a 500 and resolves with the parsed answer of the second attempt', async () => {
+    // Prepare
+    const server = await scriptedServer(
+      json(500, { __type: 'com.amazonaws.dynamodb.v20120810#InternalServerError' }),
+      json(200, { Item: { pk: { S: 'a' } } }),
+    );
+    // Act
+    const output = await callAws(dynamoCall(server.endpoint));
+    // Assess
+    expect(output).toEqual({ Item: { pk: { S: 'a' } } });
+    expect(server.requests).toHaveLength(2);
+  });
+
+  it('gives up on throttling after three attempts with an AwsServiceError named after __type', async () => {
+    // Prepare
+    const server = await scriptedServer(
+      json(400, { __type: 'com.amazonaws.dynamodb.v20120810#ThrottlingException', message: 'Slow down' }),
+    );
+    // Act
+    const error = await rejection(callAws(dynamoCall(server.endpoint)));
+    // Assess
+    expect(error).toBeInstanceOf(AwsServiceError);
+    expect(error).toMatchObject({
+      name: 'ThrottlingException',
+      message: 'Slow down',
+      $metadata: { httpStatusCode: 400, attempts: 3 },
+    });
+    expect(server.requests).toHaveLength(3);
+  });
+
+  it('does not retry a ValidationException', async () => {
+    // Prepare
+    const server = await scriptedServer(
+      json(400, {
+        __type: 'com.amazon.coral.validate#ValidationException',
+        message: 'One or more parameter values were invalid',
+      }),
+      json(200, {}),
+    );
+    // Act
+    const error = await rejection(callAws(dynamoCall(server.endpoint)));
+    // Assess
+    expect(error).toBeInstanceOf(AwsServiceError);
+    expect(error).toMatchObject({
+      name: 'ValidationException',
+      message: 'One or more parameter values were invalid',
+      $metadata: { httpStatusCode: 400, attempts: 1 },
+    });
+    expect(server.requests).toHaveLength(1);
+  });
+
+  it('retries a connection dropped mid-request and resolves with the next answer', async () => {
+    // Prepare
+    const server = await scriptedServer(hangUp, json(200, { ok: true }));
+    // Act
+    const output = await callAws(dynamoCall(server.endpoint));
+    // Assess
+    expect(output).toEqual({ ok: true });
+    expect(server.requests).toHaveLength(2);
+  });
+});
+
+describe('callAws errors', () => {
+  it('names the error from x-amzn-ErrorType when the body has no __type, with the body message', async () => {
+    // Prepare
+    const server = await scriptedServer(
+      json(
+        400,
+        { message: 'Email address is not verified.' },
+        {
+          'x-amzn-ErrorType': 'MessageRejected:http://internal.amazon.com/coral/com.amazonaws.sesv2/',
+          'x-amzn-RequestId': 'req-123',
+        },
+      ),
+    );
+    // Act
+    const error = await rejection(
+      callAws(dynamoCall(server.endpoint, { service: 'ses', path: '/v2/email/outbound-emails' })),
+    );
+    // Assess
+    expect(error).toBeInstanceOf(AwsServiceError);
+    expect(error).toMatchObject({
+      name: 'MessageRejected',
+      message: 'Email address is not verified.',
+      $metadata: { httpStatusCode: 400, attempts: 1, requestId: 'req-123' },
+    });
+  });
+
+  it('copies the other fields of the error body onto the error', async () => {
+    // Prepare
+    const reasons = [{ Code: 'ConditionalCheckFailed', Message: 'The conditional request failed' }];
+    const server = await scriptedServer(
+      json(400, {
+        __type: 'com.amazonaws.dynamodb.v20120810#TransactionCanceledException',
+        message: 'Transaction cancelled',
+        CancellationReasons: reasons,
+      }),
+    );
+    // Act
+    const error = await rejection(callAws(dynamoCall(server.endpoint)));
+    // Assess
+    expect(error).toMatchObject({ name: 'TransactionCanceledException', CancellationReasons: reasons });
+  });
+});
+
+describe('callAws signing', () => {
+  const sessionCredentials: CredentialSource = async () => ({
+    accessKeyId: 'AKIDEXAMPLE',
+    secretAccessKey: 'wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY',
+    sessionToken: 'session-token-example',
+  });
+
+  it('sends a SigV4-signed POST with the scope, the session token, the given headers and the exact body', async () => {
+    // Prepare
+    const server = await scriptedServer(json(200, {}));
+    const body = JSON.stringify({ TableName: 'listings-leads', Key: { pk: { S: 'ünïcode' } } });
+    const before = Date.now();
+    // Act
+    await callAws(dynamoCall(server.endpoint, { body, credentials: sessionCredentials }));
+    // Assess
+    const [request] = server.requests;
+    expect(request).toMatchObject({ method: 'POST', path: '/', body });
+    const headers = request?.headers ?? {};
+    const amzDate = String(headers['x-amz-date']);
+    expect(amzDate).toMatch(/^\d{8}T\d{6}Z$/);
+    const signedAt = Date.parse(
+      amzDate.replace(/^(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})Z$/, '$1-$2-$3T$4:$5:$6Z'),
+    );
+    expect(signedAt).toBeGreaterThanOrEqual(Math.floor(before / 1000) * 1000);
+    expect(signedAt).toBeLessThanOrEqual(Date.now());
+    expect(headers.authorization).toMatch(
+      new RegExp(
+        `^AWS4-HMAC-SHA256 Credential=AKIDEXAMPLE/${amzDate.slice(0, 8)}/eu-west-1/dynamodb/aws4_request, ` +
+          'SignedHeaders=[a-z0-9;-]+, Signature=[0-9a-f]{64}$',
+      ),
+    );
+    expect(headers['x-amz-security-token']).toBe('session-token-example');
+    expect(headers['x-amz-target']).toBe('DynamoDB_20120810.GetItem');
+    expect(headers['content-type']).toBe('application/x-amz-json-1.0');
+    expect(headers['content-length']).toBe(String(Buffer.byteLength(body)));
+  });
+
+  it('signs the host, date, token, target and content type headers', async () => {
+    // Prepare
+    const server = await scriptedServer(json(200, {}));
+    // Act
+    await callAws(dynamoCall(server.endpoint, { credentials: sessionCredentials }));
+    // Assess
+    const signed = String(server.requests[0]?.headers.authorization).match(/SignedHeaders=([^,]+)/)?.[1];
+    expect(signed?.split(';')).toEqual([
+      'content-type',
+      'host',
+      'x-amz-date',
+      'x-amz-security-token',
+      'x-amz-target',
+    ]);
+  });
+
+  it('sends no session token header when the credentials have none', async () => {
+    // Prepare
+    const server = await scriptedServer(json(200, {}));
+    // Act
+    await callAws(dynamoCall(server.endpoint, { credentials: localCredentials }));
+    // Assess
+    const headers = server.requests[0]?.headers ?? {};
+    expect(headers).not.toHaveProperty('x-amz-security-token');
+    expect(headers.authorization).toMatch(/^AWS4-HMAC-SHA256 Credential=local\//);
+  });
+});

@@ -1,0 +1,171 @@
+import { createServer, type IncomingHttpHeaders } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import { AwsServiceError, localCredentials } from '../../functions/platform/aws/aws-http.ts';
+import { config } from '../../functions/platform/config.ts';
+import { SesEmail } from '../../functions/platform/ports/email.ts';
+import { SqsQueue } from '../../functions/platform/ports/queue.ts';
+import { rejection } from '../support/bedrock.ts';
+
+/** One request as the stand-in service received it. */
+interface Received {
+  method: string;
+  path: string;
+  headers: IncomingHttpHeaders;
+  body: string;
+}
+
+interface StandIn {
+  origin: string;
+  requests: Received[];
+  close: () => Promise<void>;
+}
+
+let running: StandIn | undefined;
+afterEach(async () => {
+  await running?.close();
+  running = undefined;
+});
+
+/** A real HTTP server on a free loopback port standing in for SQS or SES: every request gets `status`, `answer`. */
+async function standIn(status: number, answer: unknown): Promise<StandIn> {
+  const requests: Received[] = [];
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      requests.push({
+        method: req.method ?? '',
+        path: req.url ?? '',
+        headers: req.headers,
+        body: Buffer.concat(chunks).toString('utf8'),
+      });
+      res.writeHead(status, { 'content-type': 'application/x-amz-json-1.0' });
+      res.end(JSON.stringify(answer));
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  running = {
+    origin: `http://127.0.0.1:${port}`,
+    requests,
+    close: () => {
+      server.closeAllConnections();
+      return new Promise((resolve) => server.close(() => resolve()));
+    },
+  };
+  return running;
+}
+
+/** `Credential=<akid>/<date>/<region>/<service>/aws4_request` of a request's authorization header. */
+const credentialScope = (headers: IncomingHttpHeaders) =>
+  String(headers.authorization)
+    .match(/Credential=[^/]+\/\d{8}\/([^/]+)\/([^/]+)\/aws4_request/)
+    ?.slice(1);
+
+describe('SqsQueue', () => {
+  it('sends SendMessage to the queue URL origin with the JSON message and the delay clamped to 900 s', async () => {
+    // Prepare
+    const sqs = await standIn(200, { MessageId: 'm-1', MD5OfMessageBody: 'x' });
+    const queueUrl = `${sqs.origin}/123456789012/ai`;
+    // Act
+    await new SqsQueue({ ai: queueUrl }, localCredentials).send(
+      'ai',
+      { kind: 'enrich' },
+      { delaySeconds: 1200 },
+    );
+    // Assess
+    expect(sqs.requests).toHaveLength(1);
+    const [request] = sqs.requests;
+    expect(request?.method).toBe('POST');
+    expect(request?.path).toBe('/');
+    expect(request?.headers['x-amz-target']).toBe('AmazonSQS.SendMessage');
+    expect(request?.headers['content-type']).toBe('application/x-amz-json-1.0');
+    expect(JSON.parse(request?.body ?? '')).toEqual({
+      QueueUrl: queueUrl,
+      MessageBody: JSON.stringify({ kind: 'enrich' }),
+      DelaySeconds: 900,
+    });
+  });
+
+  it('signs the request for service sqs in the configured region', async () => {
+    // Prepare
+    const sqs = await standIn(200, { MessageId: 'm-1' });
+    // Act
+    await new SqsQueue({ ai: `${sqs.origin}/123456789012/ai` }, localCredentials).send('ai', {
+      kind: 'enrich',
+    });
+    // Assess
+    expect(credentialScope(sqs.requests[0]?.headers ?? {})).toEqual([config().AWS_REGION, 'sqs']);
+  });
+
+  it('rejects with the SQS error name when the queue does not exist', async () => {
+    // Prepare
+    const sqs = await standIn(400, {
+      __type: 'com.amazonaws.sqs#QueueDoesNotExist',
+      message: 'The specified queue does not exist.',
+    });
+    // Act
+    const error = await rejection(
+      new SqsQueue({ ai: `${sqs.origin}/123456789012/gone` }, localCredentials).send('ai', {
+        kind: 'enrich',
+      }),
+    );
+    // Assess
+    expect(error).toBeInstanceOf(AwsServiceError);
+    expect(error).toMatchObject({
+      name: 'QueueDoesNotExist',
+      message: 'The specified queue does not exist.',
+      $metadata: { httpStatusCode: 400 },
+    });
+    expect(sqs.requests).toHaveLength(1);
+  });
+});
+
+describe('SesEmail', () => {
+  const email = {
+    tenantId: 'tenant-123',
+    to: 'buyer@example.com',
+    subject: 'New lead: Ana',
+    text: 'Ana asked about Casa Blanca.',
+  };
+
+  it('posts a SES v2 SendEmail from the sender to the recipient, tagged with the tenant', async () => {
+    // Prepare
+    const ses = await standIn(200, { MessageId: 'ses-1' });
+    // Act
+    await new SesEmail('noreply@agency.example', {
+      endpoint: ses.origin,
+      credentials: localCredentials,
+    }).send(email);
+    // Assess
+    expect(ses.requests).toHaveLength(1);
+    const [request] = ses.requests;
+    expect(request?.method).toBe('POST');
+    expect(request?.path).toBe('/v2/email/outbound-emails');
+    expect(request?.headers['content-type']).toBe('application/json');
+    expect(JSON.parse(request?.body ?? '')).toEqual({
+      FromEmailAddress: 'noreply@agency.example',
+      Destination: { ToAddresses: ['buyer@example.com'] },
+      Content: {
+        Simple: {
+          Subject: { Data: 'New lead: Ana' },
+          Body: { Text: { Data: 'Ana asked about Casa Blanca.' } },
+        },
+      },
+      EmailTags: [{ Name: 'tenant', Value: 'tenant-123' }],
+    });
+  });
+
+  it('signs the request for service ses in the configured region', async () => {
+    // Prepare
+    const ses = await standIn(200, { MessageId: 'ses-1' });
+    // Act
+    await new SesEmail('noreply@agency.example', {
+      endpoint: ses.origin,
+      credentials: localCredentials,
+    }).send(email);
+    // Assess
+    expect(credentialScope(ses.requests[0]?.headers ?? {})).toEqual([config().AWS_REGION, 'ses']);
+  });
+});
