@@ -7,21 +7,21 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { z } from 'zod';
+import * as z from 'zod/mini';
 import type { Operation } from '../functions/platform/operation.ts';
 import { routes } from '../functions/routes.ts';
 
 process.env.LOG_LEVEL ??= 'SILENT';
 const root = resolve(import.meta.dirname, '..');
 
-function schema(s: z.ZodType | undefined, io: 'input' | 'output'): Record<string, unknown> | undefined {
+function schema(s: z.ZodMiniType | undefined, io: 'input' | 'output'): Record<string, unknown> | undefined {
   if (!s) return undefined;
   const json = z.toJSONSchema(s, { io, unrepresentable: 'any' }) as Record<string, unknown>;
   delete json.$schema;
   return json;
 }
 
-function queryParameters(s: z.ZodType | undefined) {
+function queryParameters(s: z.ZodMiniType | undefined) {
   const json = schema(s, 'input') as
     | { properties?: Record<string, unknown>; required?: string[] }
     | undefined;

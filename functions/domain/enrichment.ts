@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import type { LanguageText, ListingTexts } from './listing-text.ts';
 
 /** AI enrichment of a listing (interface §3.8): states, triggers, retries, spend. No I/O here. */
@@ -32,19 +32,26 @@ export interface EnrichmentRequest {
   clientWritten: Record<string, { title?: boolean; description?: boolean; highlights?: boolean }>;
 }
 
-/** The provider's answer, validated before anything is stored. */
-export const EnrichmentOutput = z.object({
-  languages: z.record(
-    z.string(),
-    z.object({
-      /** null: the provider could not produce a real translation (never a copy of the source). */
-      title: z.string().min(1).max(255).nullable(),
-      description: z.string().min(1).max(20_000).nullable(),
-      highlights: z.array(z.string().min(1).max(120)).max(MAX_HIGHLIGHTS),
-      seo_description: z.string().min(1).max(SEO_DESCRIPTION_MAX),
-    }),
-  ),
-});
+/**
+ * The provider's answer, validated before anything is stored. Built in a function marked pure: a
+ * bundler counts each `.check()` as a side effect, so without the mark every function that imports
+ * this module only for its constants (the listing handlers) would carry the schema and zod's record.
+ */
+export const EnrichmentOutput = /* @__PURE__ */ (() =>
+  z.object({
+    languages: z.record(
+      z.string(),
+      z.object({
+        /** null: the provider could not produce a real translation (never a copy of the source). */
+        title: z.nullable(z.string().check(z.minLength(1), z.maxLength(255))),
+        description: z.nullable(z.string().check(z.minLength(1), z.maxLength(20_000))),
+        highlights: z
+          .array(z.string().check(z.minLength(1), z.maxLength(120)))
+          .check(z.maxLength(MAX_HIGHLIGHTS)),
+        seo_description: z.string().check(z.minLength(1), z.maxLength(SEO_DESCRIPTION_MAX)),
+      }),
+    ),
+  }))();
 export type EnrichmentOutput = z.infer<typeof EnrichmentOutput>;
 
 export interface TokenUsage {

@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { BUYER_TYPES, RECOMMENDED_ACTIONS, type ScoreTier, tierOf } from './leads.ts';
 
 /**
@@ -39,10 +39,10 @@ export interface ScoringInput {
 }
 
 export const ScoreOutput = z.object({
-  score: z.number().int().min(0).max(100),
+  score: z.number().check(z.int(), z.gte(0), z.lte(100)),
   buyer_type: z.enum(BUYER_TYPES),
   recommended_action: z.enum(RECOMMENDED_ACTIONS),
-  reasons: z.array(z.string().min(1).max(200)).min(1).max(8),
+  reasons: z.array(z.string().check(z.minLength(1), z.maxLength(200))).check(z.minLength(1), z.maxLength(8)),
 });
 export type ScoreOutput = z.infer<typeof ScoreOutput>;
 

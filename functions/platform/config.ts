@@ -1,31 +1,32 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
+import { coercedNumber } from './zod.ts';
 
 /**
  * Runtime configuration, parsed once at cold start. Every variable the functions read is declared
  * here, so a missing or malformed one fails the first invocation loudly instead of half-working.
  */
 const ConfigSchema = z.object({
-  TABLE_NAME: z.string().min(1).default('listings-leads'),
+  TABLE_NAME: z._default(z.string().check(z.minLength(1)), 'listings-leads'),
   /** Set only locally (DynamoDB Local); in Lambda the SDK uses the regional endpoint. */
-  DYNAMODB_ENDPOINT: z.url().optional(),
-  AWS_REGION: z.string().min(1).default('us-east-1'),
+  DYNAMODB_ENDPOINT: z.optional(z.url()),
+  AWS_REGION: z._default(z.string().check(z.minLength(1)), 'us-east-1'),
   /** HMAC key that signs pagination cursors so that an edited cursor is refused. */
-  CURSOR_SECRET: z.string().min(16).default('local-development-cursor-secret'),
+  CURSOR_SECRET: z._default(z.string().check(z.minLength(16)), 'local-development-cursor-secret'),
   /** How long a verified API key (and its Tenant's state) is trusted before it is looked up again. */
-  AUTH_CACHE_TTL_SECONDS: z.coerce.number().int().min(0).max(60).default(60),
+  AUTH_CACHE_TTL_SECONDS: z._default(coercedNumber().check(z.int(), z.gte(0), z.lte(60)), 60),
   /** Default budgets; a Tenant's own `rate_limit_per_minute` replaces the tenant budget. */
-  RATE_LIMIT_KEY_PER_MINUTE: z.coerce.number().int().positive().default(600),
-  RATE_LIMIT_TENANT_PER_MINUTE: z.coerce.number().int().positive().default(1200),
+  RATE_LIMIT_KEY_PER_MINUTE: z._default(coercedNumber().check(z.int(), z.positive()), 600),
+  RATE_LIMIT_TENANT_PER_MINUTE: z._default(coercedNumber().check(z.int(), z.positive()), 1200),
   /** SQS queue of AI work (enrichment, scoring); unset locally, where the local queue is used. */
-  AI_QUEUE_URL: z.url().optional(),
+  AI_QUEUE_URL: z.optional(z.url()),
   /** Bedrock model for AI work; without it (locally) the deterministic local provider runs. */
-  AI_MODEL_ID: z.string().min(1).optional(),
+  AI_MODEL_ID: z.optional(z.string().check(z.minLength(1))),
   /** USD per 1,000 tokens used to charge a Tenant's AI spend (input, output). */
-  AI_PRICE_INPUT_PER_1K_USD: z.coerce.number().min(0).default(0.003),
-  AI_PRICE_OUTPUT_PER_1K_USD: z.coerce.number().min(0).default(0.015),
+  AI_PRICE_INPUT_PER_1K_USD: z._default(coercedNumber().check(z.gte(0)), 0.003),
+  AI_PRICE_OUTPUT_PER_1K_USD: z._default(coercedNumber().check(z.gte(0)), 0.015),
   /** Verified SES sender; unset locally, where emails go to the outbox (`admin email list`). */
-  EMAIL_FROM: z.email().optional(),
-  LOG_LEVEL: z.enum(['DEBUG', 'INFO', 'WARN', 'ERROR', 'SILENT']).default('INFO'),
+  EMAIL_FROM: z.optional(z.email()),
+  LOG_LEVEL: z._default(z.enum(['DEBUG', 'INFO', 'WARN', 'ERROR', 'SILENT']), 'INFO'),
 });
 
 export type Config = z.infer<typeof ConfigSchema>;

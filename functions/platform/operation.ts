@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import middy, { type Request } from '@middy/core';
 import type { Context } from 'aws-lambda';
-import type * as z from 'zod';
+import type * as z from 'zod/mini';
 import { type OperationId, type RouteDefinition, routeFor } from '../routes.ts';
 import { type HttpEvent, type HttpResponse, jsonResponse } from './http.ts';
 import { logger } from './logger.ts';
@@ -14,12 +14,12 @@ import { validateInput } from './middleware/validate-input.ts';
 import { attachState, type Caller, callerOf, type RequestState, stateOf } from './request-state.ts';
 
 type MiddyRequest = Request<HttpEvent, HttpResponse, Error, Context>;
-type Infer<S> = S extends z.ZodType ? z.infer<S> : Record<string, never>;
+type Infer<S> = S extends z.ZodMiniType ? z.infer<S> : Record<string, never>;
 
 /** A response the operation documents (OpenAPI) and may return. */
 export interface ResponseSpec {
   description: string;
-  schema?: z.ZodType;
+  schema?: z.ZodMiniType;
 }
 
 export interface OperationSpec<P, Q, B> {
@@ -45,7 +45,7 @@ export interface OperationResult {
 
 export interface Operation {
   route: RouteDefinition;
-  spec: OperationSpec<z.ZodType | undefined, z.ZodType | undefined, z.ZodType | undefined>;
+  spec: OperationSpec<z.ZodMiniType | undefined, z.ZodMiniType | undefined, z.ZodMiniType | undefined>;
   handler: (event: HttpEvent, context: Context) => Promise<HttpResponse>;
 }
 
@@ -72,9 +72,9 @@ async function finish(state: RequestState, response: HttpResponse): Promise<void
  * only sees validated input and the caller; it never builds an HTTP error by hand.
  */
 export function defineOperation<
-  P extends z.ZodType | undefined = undefined,
-  Q extends z.ZodType | undefined = undefined,
-  B extends z.ZodType | undefined = undefined,
+  P extends z.ZodMiniType | undefined = undefined,
+  Q extends z.ZodMiniType | undefined = undefined,
+  B extends z.ZodMiniType | undefined = undefined,
 >(
   operationId: OperationId,
   spec: OperationSpec<P, Q, B>,
@@ -106,6 +106,6 @@ export function defineOperation<
     .use(checkAccess())
     .use(rateLimit())
     .use(idempotency())
-    .use(validateInput(spec as OperationSpec<z.ZodType, z.ZodType, z.ZodType>));
+    .use(validateInput(spec as OperationSpec<z.ZodMiniType, z.ZodMiniType, z.ZodMiniType>));
   return { route, spec, handler: handler as Operation['handler'] };
 }

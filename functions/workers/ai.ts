@@ -1,6 +1,7 @@
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { logger } from '../platform/logger.ts';
+import '../platform/zod.ts';
 import { enrichListing } from '../services/enrichment.ts';
 import { scoreLead } from '../services/scoring.ts';
 
@@ -12,7 +13,7 @@ export const AiMessage = z.discriminatedUnion('type', [
     tenantId: z.string(),
     propertyId: z.string(),
     requestId: z.string(),
-    attempt: z.number().int().min(1),
+    attempt: z.number().check(z.int(), z.gte(1)),
   }),
 ]);
 export type AiMessage = z.infer<typeof AiMessage>;

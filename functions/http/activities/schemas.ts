@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import type { ActivityRecord } from '../../data/activities.ts';
 import { ACTIVITY_KINDS } from '../../domain/activities.ts';
 import { OffsetDateTime, PageQuery, Uuid } from '../shared/schemas.ts';
@@ -7,38 +7,38 @@ const Kind = z.enum(ACTIVITY_KINDS, { message: `Must be one of ${ACTIVITY_KINDS.
 
 const Title = z
   .string({ message: 'Must be a string' })
-  .trim()
-  .min(1, 'Must not be empty')
-  .max(255, 'At most 255 characters');
+  .check(z.trim(), z.minLength(1, 'Must not be empty'), z.maxLength(255, 'At most 255 characters'));
 
 /** Fields an ActivityCreate and an ActivityUpdate share (interface §2.3); null means none / clear. */
 const fields = {
-  body: z.string().max(20_000, 'At most 20000 characters').nullable(),
-  due_at: OffsetDateTime.nullable().describe('Required for task, visit and meeting; stored in UTC'),
-  reminder_at: OffsetDateTime.nullable().describe('Stored in UTC'),
-  assignee_user_id: Uuid.nullable(),
-  property_id: Uuid.nullable().describe('A listing of the same tenant'),
+  body: z.nullable(z.string().check(z.maxLength(20_000, 'At most 20000 characters'))),
+  due_at: z.nullable(OffsetDateTime).check(z.describe('Required for task, visit and meeting; stored in UTC')),
+  reminder_at: z.nullable(OffsetDateTime).check(z.describe('Stored in UTC')),
+  assignee_user_id: z.nullable(Uuid),
+  property_id: z.nullable(Uuid).check(z.describe('A listing of the same tenant')),
 };
 
 /** POST /v1/leads/{lead_id}/activities. due_at is required for task, visit and meeting. */
-export const ActivityCreate = z.object({ kind: Kind, title: Title }).extend(z.object(fields).partial().shape);
+export const ActivityCreate = z.extend(
+  z.object({ kind: Kind, title: Title }),
+  z.partial(z.object(fields)).shape,
+);
 
 /**
  * PATCH /v1/activities/{activity_id}: fields present change, null clears, omitted stay. kind, title
  * and completed cannot be cleared (an Activity always has them), so their null leaves them as they
  * are, as the interface types them nullable; completed true completes the Activity, false reopens it.
  */
-export const ActivityUpdate = z
-  .object({
-    kind: Kind.nullable().describe('null: left as it is'),
-    title: Title.nullable().describe('null: left as it is (a title cannot be cleared)'),
+export const ActivityUpdate = z.partial(
+  z.object({
+    kind: z.nullable(Kind).check(z.describe('null: left as it is')),
+    title: z.nullable(Title).check(z.describe('null: left as it is (a title cannot be cleared)')),
     ...fields,
     completed: z
-      .boolean()
-      .nullable()
-      .describe('true completes the activity, false reopens it; null: left as it is'),
-  })
-  .partial();
+      .nullable(z.boolean())
+      .check(z.describe('true completes the activity, false reopens it; null: left as it is')),
+  }),
+);
 
 export type ActivityCreateInput = z.infer<typeof ActivityCreate>;
 export type ActivityUpdateInput = z.infer<typeof ActivityUpdate>;
@@ -52,13 +52,13 @@ export const ActivityOut = z.object({
   lead_id: Uuid,
   kind: z.enum(ACTIVITY_KINDS),
   title: z.string(),
-  body: z.string().nullable(),
-  due_at: z.string().nullable(),
-  reminder_at: z.string().nullable(),
-  assignee_user_id: Uuid.nullable(),
-  property_id: Uuid.nullable(),
+  body: z.nullable(z.string()),
+  due_at: z.nullable(z.string()),
+  reminder_at: z.nullable(z.string()),
+  assignee_user_id: z.nullable(Uuid),
+  property_id: z.nullable(Uuid),
   completed: z.boolean(),
-  completed_at: z.string().nullable().describe('When it was completed; null while open'),
+  completed_at: z.nullable(z.string()).check(z.describe('When it was completed; null while open')),
   created_at: z.string(),
   updated_at: z.string(),
 });

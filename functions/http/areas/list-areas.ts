@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { listAreas } from '../../data/areas.ts';
 import { defineOperation } from '../../platform/operation.ts';
 import { presentArea } from '../../services/areas.ts';
@@ -8,7 +8,9 @@ export const AreaOut = z.object({
   id: z.uuid(),
   kind: z.enum(['region', 'zone', 'neighborhood', 'community']),
   name: z.string(),
-  place_codes: z.array(z.string()).describe('The Places the Area covers (its rule); empty for a community'),
+  place_codes: z
+    .array(z.string())
+    .check(z.describe('The Places the Area covers (its rule); empty for a community')),
   created_at: z.string(),
   updated_at: z.string(),
 });

@@ -1,23 +1,23 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import type { InquiryRecord } from '../../data/inquiries.ts';
 import { PageQuery, Uuid } from '../shared/schemas.ts';
 
 export const InquiryPath = z.object({ inquiry_id: Uuid });
 
-export const InquiryListQuery = PageQuery.extend({
-  lead_id: Uuid.optional().describe("Only this Lead's Inquiries"),
-  property_id: Uuid.optional().describe('Only Inquiries about this listing'),
+export const InquiryListQuery = z.extend(PageQuery, {
+  lead_id: z.optional(Uuid).check(z.describe("Only this Lead's Inquiries")),
+  property_id: z.optional(Uuid).check(z.describe('Only Inquiries about this listing')),
 });
 export type InquiryListInput = z.infer<typeof InquiryListQuery>;
 
 export const InquiryOut = z.object({
   id: Uuid,
   lead_id: Uuid,
-  property_id: Uuid.nullable().describe('The listing asked about; null for a general inquiry'),
+  property_id: z.nullable(Uuid).check(z.describe('The listing asked about; null for a general inquiry')),
   channel: z.enum(['form', 'concierge']),
-  message: z.string().nullable(),
-  source: z.string().nullable().describe('Free-text attribution (the ingest source)'),
-  campaign: z.string().nullable(),
+  message: z.nullable(z.string()),
+  source: z.nullable(z.string()).check(z.describe('Free-text attribution (the ingest source)')),
+  campaign: z.nullable(z.string()),
   occurred_at: z.string(),
   created_at: z.string(),
   updated_at: z.string(),

@@ -1,9 +1,9 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import type { AreaRecord } from '../../data/areas.ts';
 import type { LeadCriteriaRecord } from '../../data/lead-criteria.ts';
 import type { MatchListing } from '../../data/matches.ts';
 import type { PlaceRecord } from '../../data/places.ts';
-import { AMENITY_CODES, isAmenityCode } from '../../domain/amenities.ts';
+import { AMENITY_CODES } from '../../domain/amenities.ts';
 import { AREA_KINDS } from '../../domain/areas.ts';
 import {
   CRITERIA_LIMITS,
@@ -13,80 +13,88 @@ import {
   numberToDecimal,
 } from '../../domain/criteria.ts';
 import { placeLabels } from '../places/schemas.ts';
-import { CurrencyCode, Money, nonNegativeDecimal, Uuid } from '../shared/schemas.ts';
+import {
+  AmenityCode,
+  CurrencyCode,
+  integerBetween,
+  Money,
+  nonNegativeDecimal,
+  setOf,
+  trimmedText,
+  Uuid,
+} from '../shared/schemas.ts';
 
 export const LeadPath = z.object({ lead_id: Uuid });
 
 /** A JSON number of at least 0 or a decimal string (interface §2.1), stored as a decimal string. */
-function numberOrDecimal(decimal: z.ZodType<string, string>) {
-  return z
-    .union([z.number(), z.string()], { error: 'Must be a number (at least 0) or a decimal string' })
-    .transform((v) => (typeof v === 'number' ? numberToDecimal(v) : v))
-    .pipe(decimal);
+function numberOrDecimal(decimal: z.ZodMiniType<string, string>) {
+  return z.pipe(
+    z.pipe(
+      z.union([z.number(), z.string()], { error: 'Must be a number (at least 0) or a decimal string' }),
+      z.transform((v) => (typeof v === 'number' ? numberToDecimal(v) : v)),
+    ),
+    decimal,
+  );
 }
 
 const Bathrooms = nonNegativeDecimal({ maxIntegerDigits: 3, maxFractionDigits: 1 });
 
-/** Arrays are sets: duplicates are dropped, first occurrence kept. */
-const unique = <T>(items: T[]) => [...new Set(items)];
+/** A UUID, compared and stored lower-case. */
+const LowerCaseUuid = z.pipe(
+  Uuid,
+  z.transform((id) => id.toLowerCase()),
+);
 
 /**
  * LeadCriteriaIn (interface §2.3): the Lead's whole criteria. An omitted field is cleared; arrays
- * also accept null for empty.
+ * also accept null for empty. Arrays are sets: duplicates are dropped, first occurrence kept.
  */
 export const LeadCriteriaIn = z
   .object({
-    listing_type: z.enum(['sale', 'rent']).nullish(),
-    min_price: numberOrDecimal(Money)
-      .nullish()
-      .describe('A number of at least 0 or a decimal string ("250000.00"); needs currency'),
-    max_price: numberOrDecimal(Money)
-      .nullish()
-      .describe('A number of at least 0 or a decimal string; needs currency; at least min_price'),
-    currency: CurrencyCode.nullish().describe('ISO 4217, stored upper-case; required with a price bound'),
-    min_beds: z.number().int('Must be an integer').min(0).max(1000).nullish(),
-    min_baths: numberOrDecimal(Bathrooms)
-      .nullish()
-      .describe('A number of at least 0 or a decimal string ("1.5"), compared exactly'),
+    listing_type: z.nullish(z.enum(['sale', 'rent'])),
+    min_price: z
+      .nullish(numberOrDecimal(Money))
+      .check(z.describe('A number of at least 0 or a decimal string ("250000.00"); needs currency')),
+    max_price: z
+      .nullish(numberOrDecimal(Money))
+      .check(z.describe('A number of at least 0 or a decimal string; needs currency; at least min_price')),
+    currency: z
+      .nullish(CurrencyCode)
+      .check(z.describe('ISO 4217, stored upper-case; required with a price bound')),
+    min_beds: z.nullish(integerBetween(0, 1000)),
+    min_baths: z
+      .nullish(numberOrDecimal(Bathrooms))
+      .check(z.describe('A number of at least 0 or a decimal string ("1.5"), compared exactly')),
     property_types: z
-      .array(z.string().trim().min(1).max(CRITERIA_LIMITS.propertyTypeLength).toLowerCase())
-      .max(CRITERIA_LIMITS.propertyTypes)
-      .transform(unique)
-      .nullish()
-      .describe('Stored lower-case; a match has one of them'),
-    amenities: z
-      .array(
-        z.string().refine(isAmenityCode, {
-          message: `Unknown amenity code; known codes: ${AMENITY_CODES.join(', ')}`,
-        }),
+      .nullish(
+        setOf(
+          trimmedText(CRITERIA_LIMITS.propertyTypeLength).check(z.toLowerCase()),
+          CRITERIA_LIMITS.propertyTypes,
+        ),
       )
-      .max(AMENITY_CODES.length)
-      .transform(unique)
-      .nullish()
-      .describe('Every one must be present on a match'),
+      .check(z.describe('Stored lower-case; a match has one of them')),
+    amenities: z
+      .nullish(setOf(AmenityCode, AMENITY_CODES.length))
+      .check(z.describe('Every one must be present on a match')),
     place_codes: z
-      .array(z.string().trim().min(1).max(CRITERIA_LIMITS.placeCodeLength))
-      .max(CRITERIA_LIMITS.placeCodes)
-      .transform(unique)
-      .nullish()
-      .describe('A match is in one of these Places or under one'),
+      .nullish(setOf(trimmedText(CRITERIA_LIMITS.placeCodeLength), CRITERIA_LIMITS.placeCodes))
+      .check(z.describe('A match is in one of these Places or under one')),
     area_ids: z
-      .array(Uuid.transform((id) => id.toLowerCase()))
-      .max(CRITERIA_LIMITS.areaIds)
-      .transform(unique)
-      .nullish()
-      .describe('A match is a member of one of these Areas (by rule or by hand, not excluded)'),
-    notes: z.string().max(CRITERIA_LIMITS.notesLength).nullish(),
+      .nullish(setOf(LowerCaseUuid, CRITERIA_LIMITS.areaIds))
+      .check(z.describe('A match is a member of one of these Areas (by rule or by hand, not excluded)')),
+    notes: z.nullish(z.string().check(z.maxLength(CRITERIA_LIMITS.notesLength))),
   })
-  .superRefine((c, ctx) => {
-    for (const problem of criteriaProblems({
-      minPrice: c.min_price,
-      maxPrice: c.max_price,
-      currency: c.currency,
-    })) {
-      ctx.addIssue({ code: 'custom', path: [problem.field], message: problem.message });
-    }
-  });
+  .check(
+    z.superRefine((c, ctx) => {
+      for (const problem of criteriaProblems({
+        minPrice: c.min_price,
+        maxPrice: c.max_price,
+        currency: c.currency,
+      })) {
+        ctx.addIssue({ code: 'custom', path: [problem.field], message: problem.message });
+      }
+    }),
+  );
 export type LeadCriteriaInput = z.infer<typeof LeadCriteriaIn>;
 
 /** PlaceHitOut (its fields are "not shown" by the interface): a Place with its card and detail labels. */
@@ -94,27 +102,29 @@ export const PlaceHitOut = z.object({
   code: z.string(),
   name: z.string(),
   kind: z.string(),
-  short: z.string().describe('Card label: the Place and its parent'),
-  long: z.string().describe('Detail label: the whole path, most specific first'),
+  short: z.string().check(z.describe('Card label: the Place and its parent')),
+  long: z.string().check(z.describe('Detail label: the whole path, most specific first')),
 });
 
 export const AreaRefOut = z.object({ id: Uuid, kind: z.enum(AREA_KINDS), name: z.string() });
 
 export const LeadCriteriaOut = z.object({
-  listing_type: z.enum(['sale', 'rent']).nullable(),
-  min_price: z.string().nullable(),
-  max_price: z.string().nullable(),
-  currency: z.string().nullable(),
-  min_beds: z.number().int().nullable(),
-  min_baths: z.string().nullable(),
+  listing_type: z.nullable(z.enum(['sale', 'rent'])),
+  min_price: z.nullable(z.string()),
+  max_price: z.nullable(z.string()),
+  currency: z.nullable(z.string()),
+  min_beds: z.nullable(z.number().check(z.int())),
+  min_baths: z.nullable(z.string()),
   property_types: z.array(z.string()),
   amenities: z.array(z.string()),
   place_codes: z.array(z.string()),
   area_ids: z.array(Uuid),
-  notes: z.string().nullable(),
-  updated_at: z.string().nullable().describe('null while no criteria have been saved'),
-  places: z.array(PlaceHitOut).describe('Labels of place_codes; a code no longer known is left out'),
-  areas: z.array(AreaRefOut).describe('Labels of area_ids; an Area the Tenant no longer has is left out'),
+  notes: z.nullable(z.string()),
+  updated_at: z.nullable(z.string()).check(z.describe('null while no criteria have been saved')),
+  places: z.array(PlaceHitOut).check(z.describe('Labels of place_codes; a code no longer known is left out')),
+  areas: z
+    .array(AreaRefOut)
+    .check(z.describe('Labels of area_ids; an Area the Tenant no longer has is left out')),
 });
 export type LeadCriteriaOutput = z.infer<typeof LeadCriteriaOut>;
 
@@ -152,25 +162,29 @@ export function toLeadCriteriaOut(
 export const LeadMatchOut = z.object({
   property_id: Uuid,
   title: z.string(),
-  slug: z.string().nullable(),
-  listing_type: z.enum(['sale', 'rent']).nullable(),
-  property_type: z.string().nullable(),
-  price: z.string().nullable(),
-  rent_price: z.string().nullable(),
-  currency: z.string().nullable(),
-  bedrooms: z.number().int().nullable(),
-  bathrooms: z.string().nullable(),
-  place_code: z.string().nullable(),
+  slug: z.nullable(z.string()),
+  listing_type: z.nullable(z.enum(['sale', 'rent'])),
+  property_type: z.nullable(z.string()),
+  price: z.nullable(z.string()),
+  rent_price: z.nullable(z.string()),
+  currency: z.nullable(z.string()),
+  bedrooms: z.nullable(z.number().check(z.int())),
+  bathrooms: z.nullable(z.string()),
+  place_code: z.nullable(z.string()),
   created_at: z.string(),
   reasons: z
     .array(z.enum(MATCH_REASONS))
-    .describe('The criteria the listing met, named by their LeadCriteriaIn field (price: min/max_price)'),
-  sent_at: z.string().nullable().describe('When the listing was last sent to the Lead; null if never'),
+    .check(
+      z.describe('The criteria the listing met, named by their LeadCriteriaIn field (price: min/max_price)'),
+    ),
+  sent_at: z
+    .nullable(z.string())
+    .check(z.describe('When the listing was last sent to the Lead; null if never')),
 });
 export type LeadMatchOutput = z.infer<typeof LeadMatchOut>;
 
 export const LeadMatchList = z.object({
-  data: z.array(LeadMatchOut).describe('Newest listing first, at most 50'),
+  data: z.array(LeadMatchOut).check(z.describe('Newest listing first, at most 50')),
 });
 
 export function toLeadMatchOut(
@@ -198,10 +212,12 @@ export function toLeadMatchOut(
 
 export const MatchSendIn = z.object({
   property_ids: z
-    .array(Uuid.transform((id) => id.toLowerCase()))
-    .min(1, 'Send at least one property_id')
-    .max(MAX_SEND, `At most ${MAX_SEND} listings per send`)
-    .describe('Listings that are current matches of the Lead; a repeated id is sent once'),
+    .array(LowerCaseUuid)
+    .check(
+      z.minLength(1, 'Send at least one property_id'),
+      z.maxLength(MAX_SEND, `At most ${MAX_SEND} listings per send`),
+      z.describe('Listings that are current matches of the Lead; a repeated id is sent once'),
+    ),
 });
 
 export const MatchSendOut = z.object({

@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { LEAD_PROPERTY_ROLES, LEAD_PROPERTY_SOURCES } from '../../domain/activities.ts';
 import type { LinkedListing } from '../../services/lead-properties.ts';
 import { Uuid } from '../shared/schemas.ts';
@@ -7,18 +7,20 @@ export const LeadPropertyPath = z.object({ lead_id: Uuid });
 
 /** POST /v1/leads/{lead_id}/properties (interface §2.3 LeadPropertyCreate). */
 export const LeadPropertyCreate = z.object({
-  property_id: Uuid.describe('A listing of the same tenant'),
+  property_id: Uuid.check(z.describe('A listing of the same tenant')),
   role: z.enum(LEAD_PROPERTY_ROLES, { message: `Must be one of ${LEAD_PROPERTY_ROLES.join(', ')}` }),
 });
 
 export const LeadPropertyOut = z.object({
   property_id: Uuid,
-  property_title: z.string().describe("The listing's title, in its own language"),
+  property_title: z.string().check(z.describe("The listing's title, in its own language")),
   role: z.enum(LEAD_PROPERTY_ROLES),
   source: z
     .enum(LEAD_PROPERTY_SOURCES)
-    .describe(
-      'How the link first came about: inquiry (ingestion), manual (this endpoint), match (matches sent)',
+    .check(
+      z.describe(
+        'How the link first came about: inquiry (ingestion), manual (this endpoint), match (matches sent)',
+      ),
     ),
   created_at: z.string(),
 });

@@ -1,12 +1,16 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { listPlaces } from '../../data/places.ts';
 import { defineOperation } from '../../platform/operation.ts';
+import { coercedNumber } from '../../platform/zod.ts';
 import { pageOf } from '../shared/schemas.ts';
 import { PlaceOut, toPlaceOut } from './schemas.ts';
 
 const PlaceListQuery = z.object({
-  limit: z.coerce.number({ message: 'Must be an integer' }).int().min(1).max(1000).default(1000),
-  cursor: z.string().min(1).max(64).optional(),
+  limit: z._default(
+    coercedNumber({ message: 'Must be an integer' }).check(z.int(), z.gte(1), z.lte(1000)),
+    1000,
+  ),
+  cursor: z.optional(z.string().check(z.minLength(1), z.maxLength(64))),
 });
 
 export const operation = defineOperation(

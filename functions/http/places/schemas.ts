@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import type { PlaceRecord } from '../../data/places.ts';
 
 export const PathEntryOut = z.object({ code: z.string(), name: z.string(), kind: z.string() });
@@ -7,10 +7,10 @@ export const PlaceOut = z.object({
   code: z.string(),
   name: z.string(),
   kind: z.string(),
-  parent_code: z.string().nullable(),
-  path: z.array(PathEntryOut).describe('Ancestors then the Place itself, root first'),
-  short: z.string().describe('Card label: the Place and its parent'),
-  long: z.string().describe('Detail label: the whole path, most specific first'),
+  parent_code: z.nullable(z.string()),
+  path: z.array(PathEntryOut).check(z.describe('Ancestors then the Place itself, root first')),
+  short: z.string().check(z.describe('Card label: the Place and its parent')),
+  long: z.string().check(z.describe('Detail label: the whole path, most specific first')),
 });
 
 /** "Marbella, Málaga" for cards; "Marbella, Málaga, Andalusia, Spain" for the detail page. */

@@ -1,17 +1,27 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import type { AreaMembershipRecord } from '../../data/areas.ts';
 import type { PropertyRecord } from '../../data/properties.ts';
-import { AMENITY_CODES, isAmenityCode } from '../../domain/amenities.ts';
+import { AMENITY_CODES } from '../../domain/amenities.ts';
 import { ENRICHMENT_STATUSES, MAX_HIGHLIGHTS } from '../../domain/enrichment.ts';
 import { viewTexts } from '../../domain/listing-text.ts';
 import { listingStatus, needsLocation } from '../../domain/property.ts';
 import { PathEntryOut, placeLabels } from '../places/schemas.ts';
-import { CurrencyCode, Money, nonNegativeDecimal, PageQuery, QueryBoolean, Uuid } from '../shared/schemas.ts';
+import {
+  AmenityCode,
+  CurrencyCode,
+  integerBetween,
+  Money,
+  nonNegativeDecimal,
+  PageQuery,
+  QueryBoolean,
+  setOf,
+  trimmedText,
+  Uuid,
+} from '../shared/schemas.ts';
 
 const HttpsUrl = z
   .string()
-  .max(2048)
-  .regex(/^https:\/\/[^\s/$.?#][^\s]*$/i, 'Must be an https:// URL');
+  .check(z.maxLength(2048), z.regex(/^https:\/\/[^\s/$.?#][^\s]*$/i, 'Must be an https:// URL'));
 
 const SquareMetres = nonNegativeDecimal({ maxIntegerDigits: 9, maxFractionDigits: 2 });
 
@@ -22,95 +32,82 @@ export const LOCATION_PRECISIONS = ['exact', 'approximate', 'hidden'] as const;
  * title, description and highlights are written in the request's language (`?lang=`).
  */
 const writableFields = {
-  title: z.string().trim().min(1, 'Must not be empty').max(255),
-  description: z.string().max(20_000).nullable(),
-  listing_type: z.enum(['sale', 'rent']).nullable(),
-  price: Money.nullable(),
-  currency: CurrencyCode.nullable(),
-  rent_price: Money.nullable(),
-  property_type: z.string().trim().min(1).max(100).toLowerCase().nullable(),
-  bedrooms: z.number().int('Must be an integer').min(0).max(1000).nullable(),
-  bathrooms: nonNegativeDecimal({ maxIntegerDigits: 3, maxFractionDigits: 1 }).nullable(),
-  area: SquareMetres.describe('Built area in m², a decimal string').nullable(),
-  lot_area: SquareMetres.describe('Plot area in m², a decimal string').nullable(),
-  parking_spaces: z.number().int('Must be an integer').min(0).max(1000).nullable(),
-  year_built: z
-    .number()
-    .int('Must be an integer')
-    .min(1000)
-    .max(new Date().getUTCFullYear() + 10)
-    .nullable(),
-  floor: z
-    .number()
-    .int('Must be an integer')
-    .min(-10)
-    .max(300)
-    .describe('0 is the ground floor; negative below ground')
-    .nullable(),
-  hoa_fee: Money.describe('Community / HOA fee per month, a decimal string').nullable(),
-  amenities: z
-    .array(
-      z
-        .string()
-        .refine(isAmenityCode, { message: `Unknown amenity code; known codes: ${AMENITY_CODES.join(', ')}` }),
-    )
-    .max(AMENITY_CODES.length)
-    .transform((codes) => [...new Set(codes)])
-    .nullable(),
-  address: z.string().trim().min(1).max(500).nullable(),
-  latitude: z.number().min(-90).max(90).nullable(),
-  longitude: z.number().min(-180).max(180).nullable(),
-  location_precision: z
-    .enum(LOCATION_PRECISIONS)
-    .describe(
-      'exact: coordinates shown as given; approximate: rounded to about 1 km on the public site; hidden: never shown on the public site',
-    )
-    .nullable(),
-  is_featured: z.boolean().nullable(),
-  video_url: HttpsUrl.nullable(),
-  tour_url: HttpsUrl.nullable(),
-  highlights: z
-    .array(z.string().trim().min(1).max(120))
-    .max(MAX_HIGHLIGHTS, `At most ${MAX_HIGHLIGHTS} highlights per language`)
-    .nullable(),
-  ai_enrichment: z.boolean().describe('false: writes never queue AI enrichment for this listing'),
-  place_code: z.string().trim().min(1).max(32).nullable(),
-  internal_ref: z.string().trim().min(1).max(255).nullable(),
-  agent_id: Uuid.nullable(),
-  agent_email: z.string().trim().max(320).toLowerCase().nullable(),
+  title: trimmedText(255, 'Must not be empty'),
+  description: z.nullable(z.string().check(z.maxLength(20_000))),
+  listing_type: z.nullable(z.enum(['sale', 'rent'])),
+  price: z.nullable(Money),
+  currency: z.nullable(CurrencyCode),
+  rent_price: z.nullable(Money),
+  property_type: z.nullable(trimmedText(100).check(z.toLowerCase())),
+  bedrooms: z.nullable(integerBetween(0, 1000)),
+  bathrooms: z.nullable(nonNegativeDecimal({ maxIntegerDigits: 3, maxFractionDigits: 1 })),
+  area: z.nullable(SquareMetres.check(z.describe('Built area in m², a decimal string'))),
+  lot_area: z.nullable(SquareMetres.check(z.describe('Plot area in m², a decimal string'))),
+  parking_spaces: z.nullable(integerBetween(0, 1000)),
+  year_built: z.nullable(integerBetween(1000, new Date().getUTCFullYear() + 10)),
+  floor: z.nullable(
+    integerBetween(-10, 300).check(z.describe('0 is the ground floor; negative below ground')),
+  ),
+  hoa_fee: z.nullable(Money.check(z.describe('Community / HOA fee per month, a decimal string'))),
+  amenities: z.nullable(setOf(AmenityCode, AMENITY_CODES.length)),
+  address: z.nullable(trimmedText(500)),
+  latitude: z.nullable(z.number().check(z.gte(-90), z.lte(90))),
+  longitude: z.nullable(z.number().check(z.gte(-180), z.lte(180))),
+  location_precision: z.nullable(
+    z
+      .enum(LOCATION_PRECISIONS)
+      .check(
+        z.describe(
+          'exact: coordinates shown as given; approximate: rounded to about 1 km on the public site; hidden: never shown on the public site',
+        ),
+      ),
+  ),
+  is_featured: z.nullable(z.boolean()),
+  video_url: z.nullable(HttpsUrl),
+  tour_url: z.nullable(HttpsUrl),
+  highlights: z.nullable(
+    z
+      .array(trimmedText(120))
+      .check(z.maxLength(MAX_HIGHLIGHTS, `At most ${MAX_HIGHLIGHTS} highlights per language`)),
+  ),
+  ai_enrichment: z.boolean().check(z.describe('false: writes never queue AI enrichment for this listing')),
+  place_code: z.nullable(trimmedText(32)),
+  internal_ref: z.nullable(trimmedText(255)),
+  agent_id: z.nullable(Uuid),
+  agent_email: z.nullable(z.string().check(z.trim(), z.maxLength(320), z.toLowerCase())),
 };
 
 const PropertyFields = z.object(writableFields);
 
 /** POST: only title is required. */
-export const PropertyCreate = PropertyFields.partial().extend({ title: writableFields.title });
+export const PropertyCreate = z.extend(z.partial(PropertyFields), { title: writableFields.title });
 
 /** PATCH: every field optional; null clears it (title cannot be cleared). */
-export const PropertyUpdate = PropertyFields.partial();
+export const PropertyUpdate = z.partial(PropertyFields);
 
 export type PropertyCreateInput = z.infer<typeof PropertyCreate>;
 export type PropertyUpdateInput = z.infer<typeof PropertyUpdate>;
 
 export const PropertyPath = z.object({ property_id: Uuid });
-export const PropertyRefPath = z.object({ internal_ref: z.string().trim().min(1).max(255) });
+export const PropertyRefPath = z.object({ internal_ref: trimmedText(255) });
 
 /** `?lang=`: a Site Language of the Tenant (checked against the Tenant by the service). */
 export const LanguageQuery = z.object({
-  lang: z
-    .string()
-    .regex(/^[a-z]{2,3}(-[A-Z]{2})?$/, 'Must be a language code such as en or pt-BR')
-    .optional(),
+  lang: z.optional(
+    z.string().check(z.regex(/^[a-z]{2,3}(-[A-Z]{2})?$/, 'Must be a language code such as en or pt-BR')),
+  ),
 });
 
-export const PropertyListQuery = PageQuery.extend({
-  include_archived: QueryBoolean.optional().default(false),
-}).extend(LanguageQuery.shape);
+export const PropertyListQuery = z.extend(PageQuery, {
+  include_archived: z._default(z.optional(QueryBoolean), false),
+  ...LanguageQuery.shape,
+});
 
 export const ListingPlaceOut = z.object({
   code: z.string(),
-  path: z.array(PathEntryOut).describe('Root first'),
-  short: z.string().describe('The card string'),
-  long: z.string().describe('The detail string'),
+  path: z.array(PathEntryOut).check(z.describe('Root first')),
+  short: z.string().check(z.describe('The card string')),
+  long: z.string().check(z.describe('The detail string')),
 });
 
 export const ListingAreaOut = z.object({
@@ -123,49 +120,51 @@ export const ListingAreaOut = z.object({
 export const PropertyOut = z.object({
   id: Uuid,
   title: z.string(),
-  description: z.string().nullable(),
+  description: z.nullable(z.string()),
   highlights: z.array(z.string()),
-  seo_description: z.string().nullable(),
-  language: z.string().describe('The language of title, description and highlights'),
-  source_language: z.string().describe("The language of the listing's own text"),
+  seo_description: z.nullable(z.string()),
+  language: z.string().check(z.describe('The language of title, description and highlights')),
+  source_language: z.string().check(z.describe("The language of the listing's own text")),
   untranslated: z
     .array(z.enum(['title', 'description']))
-    .describe('Fields shown in the source language because the requested language has none yet'),
-  listing_type: z.enum(['sale', 'rent']).nullable(),
-  price: z.string().nullable(),
-  currency: z.string().nullable(),
-  rent_price: z.string().nullable(),
-  property_type: z.string().nullable(),
-  bedrooms: z.number().int().nullable(),
-  bathrooms: z.string().nullable(),
-  area: z.string().nullable(),
-  lot_area: z.string().nullable(),
-  parking_spaces: z.number().int().nullable(),
-  year_built: z.number().int().nullable(),
-  floor: z.number().int().nullable(),
-  hoa_fee: z.string().nullable(),
+    .check(z.describe('Fields shown in the source language because the requested language has none yet')),
+  listing_type: z.nullable(z.enum(['sale', 'rent'])),
+  price: z.nullable(z.string()),
+  currency: z.nullable(z.string()),
+  rent_price: z.nullable(z.string()),
+  property_type: z.nullable(z.string()),
+  bedrooms: z.nullable(z.number().check(z.int())),
+  bathrooms: z.nullable(z.string()),
+  area: z.nullable(z.string()),
+  lot_area: z.nullable(z.string()),
+  parking_spaces: z.nullable(z.number().check(z.int())),
+  year_built: z.nullable(z.number().check(z.int())),
+  floor: z.nullable(z.number().check(z.int())),
+  hoa_fee: z.nullable(z.string()),
   amenities: z.array(z.string()),
-  address: z.string().nullable(),
-  latitude: z.number().nullable(),
-  longitude: z.number().nullable(),
+  address: z.nullable(z.string()),
+  latitude: z.nullable(z.number()),
+  longitude: z.nullable(z.number()),
   location_precision: z.enum(LOCATION_PRECISIONS),
   is_featured: z.boolean(),
-  video_url: z.string().nullable(),
-  tour_url: z.string().nullable(),
-  place_code: z.string().nullable(),
-  place: ListingPlaceOut.nullable(),
+  video_url: z.nullable(z.string()),
+  tour_url: z.nullable(z.string()),
+  place_code: z.nullable(z.string()),
+  place: z.nullable(ListingPlaceOut),
   areas: z.array(ListingAreaOut),
-  agent_id: Uuid.nullable(),
-  internal_ref: z.string().nullable(),
+  agent_id: z.nullable(Uuid),
+  internal_ref: z.nullable(z.string()),
   ai_enrichment: z.boolean(),
-  enrichment_status: z.enum(ENRICHMENT_STATUSES).nullable().describe('null: enrichment was never requested'),
+  enrichment_status: z
+    .nullable(z.enum(ENRICHMENT_STATUSES))
+    .check(z.describe('null: enrichment was never requested')),
   status: z.enum(['draft', 'live', 'archived']),
   needs_location: z.boolean(),
   origin: z.enum(['api', 'import', 'console']),
   slug: z.string(),
   created_at: z.string(),
   updated_at: z.string(),
-  archived_at: z.string().nullable(),
+  archived_at: z.nullable(z.string()),
 });
 export type PropertyOutput = z.infer<typeof PropertyOut>;
 

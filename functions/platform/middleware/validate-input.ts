@@ -1,16 +1,17 @@
 import type { MiddlewareObj } from '@middy/core';
 import type { Context } from 'aws-lambda';
-import type * as z from 'zod';
+import type * as z from 'zod/mini';
 import { PayloadTooLargeError, RequestValidationError, type ValidationIssue } from '../errors.ts';
 import type { HttpEvent } from '../http.ts';
 import { stateOf } from '../request-state.ts';
+import '../zod.ts';
 
 export const MAX_BODY_BYTES = 1024 * 1024;
 
 export interface InputSchemas {
-  params?: z.ZodType;
-  query?: z.ZodType;
-  body?: z.ZodType;
+  params?: z.ZodMiniType;
+  query?: z.ZodMiniType;
+  body?: z.ZodMiniType;
 }
 
 function valueAt(root: unknown, path: PropertyKey[]): unknown {
@@ -25,7 +26,7 @@ function valueAt(root: unknown, path: PropertyKey[]): unknown {
 /** zod issues → `{loc, msg, type}` items; a value that is absent is reported as `missing`. */
 export function toValidationIssues(
   location: 'body' | 'query' | 'path',
-  error: z.ZodError,
+  error: z.core.$ZodError,
   input: unknown,
 ): ValidationIssue[] {
   return error.issues.map((issue) => {
@@ -42,7 +43,7 @@ export function toValidationIssues(
   });
 }
 
-function parse<S extends z.ZodType>(
+function parse<S extends z.ZodMiniType>(
   location: 'body' | 'query' | 'path',
   schema: S,
   input: unknown,

@@ -1,13 +1,14 @@
 import { type BedrockRuntimeClient, ConverseCommand } from '@aws-sdk/client-bedrock-runtime';
-import type * as z from 'zod';
+import type * as z from 'zod/mini';
 import type { TokenUsage } from '../../domain/enrichment.ts';
+import '../zod.ts';
 import { ProviderError } from './ai.ts';
 
 /**
  * One Converse call whose answer must be a JSON object of `schema`: the text is cut to its outer
  * braces (models sometimes wrap JSON in prose), parsed, and validated before anything uses it.
  */
-export async function converseJson<S extends z.ZodType>(
+export async function converseJson<S extends z.ZodMiniType>(
   client: BedrockRuntimeClient,
   request: { modelId: string; system: string; user: string; maxTokens: number; temperature: number },
   schema: S,
