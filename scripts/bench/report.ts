@@ -255,7 +255,7 @@ export function renderReport(r: BenchReport): string {
       ['', 'req/s', 'p50 ms', 'p90 ms', 'p99 ms', 'max ms', 'requests', 'failures'],
       [
         loadRow('local HTTP server (scripts/local/server.ts)', l.server),
-        loadRow('floor: raw GetItem, DynamoDBDocumentClient', l.floor),
+        loadRow('floor: raw GetItem, DocumentClient', l.floor),
         loadRow('raw rate-limit UpdateItem + GetItem', l.floorWithRateLimit),
       ],
       new Set([1, 2, 3, 4, 5, 6, 7]),

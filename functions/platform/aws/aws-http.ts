@@ -165,6 +165,23 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 const endpoints = new Map<string, URL>();
 
+/** One attempt: sign with fresh credentials, send, and turn a refusal into AwsServiceError. */
+async function attemptOnce(call: AwsCall, url: URL, attempt: number): Promise<Record<string, unknown>> {
+  const headers = signRequest(
+    { method: 'POST', host: url.host, path: url.pathname, headers: call.headers, body: call.body },
+    await call.credentials(),
+    { service: call.service, region: call.region, now: new Date() },
+  );
+  const response = await send(url, headers, call.body, call.signal);
+  if (response.status >= 200 && response.status < 300) return parseJson(response.text);
+  throw toServiceError(response, attempt);
+}
+
+function isRetryable(error: unknown, signal: AbortSignal | undefined): boolean {
+  if (error instanceof AwsServiceError) return error.retryable;
+  return !signal?.aborted && isRetryableNetworkError(error);
+}
+
 /**
  * One signed JSON request to an AWS service, retried on throttling, 5xx and dropped connections.
  * Returns the parsed JSON answer; a refusal throws AwsServiceError.
@@ -177,26 +194,11 @@ export async function callAws(call: AwsCall): Promise<Record<string, unknown>> {
     endpoints.set(key, url);
   }
   for (let attempt = 1; ; attempt++) {
-    let failure: unknown;
     try {
-      const headers = signRequest(
-        { method: 'POST', host: url.host, path: url.pathname, headers: call.headers, body: call.body },
-        await call.credentials(),
-        { service: call.service, region: call.region, now: new Date() },
-      );
-      const response = await send(url, headers, call.body, call.signal);
-      if (response.status >= 200 && response.status < 300) return parseJson(response.text);
-      failure = toServiceError(response, attempt);
-      if (!(failure as AwsServiceError).retryable) throw failure;
+      return await attemptOnce(call, url, attempt);
     } catch (error) {
-      const retryable =
-        error instanceof AwsServiceError
-          ? error.retryable
-          : !call.signal?.aborted && isRetryableNetworkError(error);
-      if (!retryable || attempt >= MAX_ATTEMPTS) throw error;
-      failure = error;
+      if (attempt >= MAX_ATTEMPTS || !isRetryable(error, call.signal)) throw error;
     }
-    if (attempt >= MAX_ATTEMPTS) throw failure;
     await sleep(Math.random() * BACKOFF_BASE_MS * 2 ** attempt);
   }
 }
