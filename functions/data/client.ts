@@ -42,6 +42,9 @@ function createDocumentClient(): DocumentClient {
     region: AWS_REGION,
     endpoint: DYNAMODB_ENDPOINT ?? `https://dynamodb.${AWS_REGION}.amazonaws.com`,
     credentials: DYNAMODB_ENDPOINT ? localCredentials : defaultCredentials(),
+    // DynamoDB Local on a busy laptop or CI machine can pause for seconds (JVM garbage collection);
+    // retrying a write it is still running would turn it into a conditional failure.
+    ...(DYNAMODB_ENDPOINT ? { attemptTimeoutMs: 30_000 } : {}),
   });
   // Every call asks for its consumed capacity so that the bench (and the logs) can show what a
   // request really costs; the meter is a no-op outside `metered`.

@@ -7,7 +7,7 @@ import { coercedNumber } from './zod.ts';
  */
 const ConfigSchema = z.object({
   TABLE_NAME: z._default(z.string().check(z.minLength(1)), 'listings-leads'),
-  /** Set only locally (DynamoDB Local); in Lambda the SDK uses the regional endpoint. */
+  /** Set only locally (DynamoDB Local); in Lambda the regional endpoint of AWS_REGION is used. */
   DYNAMODB_ENDPOINT: z.optional(z.url()),
   AWS_REGION: z._default(z.string().check(z.minLength(1)), 'us-east-1'),
   /** HMAC key that signs pagination cursors so that an edited cursor is refused. */

@@ -152,6 +152,51 @@ describe('callAws retries', () => {
     expect(output).toEqual({ ok: true });
     expect(server.requests).toHaveLength(2);
   });
+  it('retries a 429 whatever the error is called', async () => {
+    // Prepare
+    const server = await scriptedServer(json(429, { message: 'Too many requests' }), json(200, { ok: true }));
+    // Act
+    const output = await callAws(dynamoCall(server.endpoint));
+    // Assess
+    expect(output).toEqual({ ok: true });
+    expect(server.requests).toHaveLength(2);
+  });
+
+  it('abandons a socket that stays silent past the attempt timeout and retries', async () => {
+    // Prepare: the first request is never answered
+    const silent: Reply = () => {};
+    const server = await scriptedServer(silent, json(200, { ok: true }));
+    // Act
+    const output = await callAws(dynamoCall(server.endpoint, { attemptTimeoutMs: 200 }));
+    // Assess
+    expect(output).toEqual({ ok: true });
+    expect(server.requests).toHaveLength(2);
+  });
+});
+
+describe('callAws answers', () => {
+  it('refuses a success whose body is not JSON instead of reading it as empty', async () => {
+    // Prepare
+    const server = await scriptedServer((res) => {
+      res.writeHead(200, { 'content-type': 'application/x-amz-json-1.0' });
+      res.end('{"Item": {"pk": {"S": "a"}');
+    });
+    // Act
+    const error = await rejection(callAws(dynamoCall(server.endpoint)));
+    // Assess
+    expect(error).toBeInstanceOf(Error);
+    expect(server.requests).toHaveLength(1);
+  });
+
+  it('reads an empty success body as an empty answer', async () => {
+    // Prepare
+    const server = await scriptedServer((res) => {
+      res.writeHead(200);
+      res.end();
+    });
+    // Act / Assess
+    expect(await callAws(dynamoCall(server.endpoint))).toEqual({});
+  });
 });
 
 describe('callAws errors', () => {

@@ -149,8 +149,8 @@ describe('SesEmail', () => {
       Destination: { ToAddresses: ['buyer@example.com'] },
       Content: {
         Simple: {
-          Subject: { Data: 'New lead: Ana' },
-          Body: { Text: { Data: 'Ana asked about Casa Blanca.' } },
+          Subject: { Data: 'New lead: Ana', Charset: 'UTF-8' },
+          Body: { Text: { Data: 'Ana asked about Casa Blanca.', Charset: 'UTF-8' } },
         },
       },
       EmailTags: [{ Name: 'tenant', Value: 'tenant-123' }],

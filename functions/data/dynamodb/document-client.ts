@@ -19,6 +19,8 @@ export interface DocumentClientOptions {
   /** Origin of DynamoDB: the regional endpoint in AWS, DynamoDB Local's URL locally. */
   endpoint: string;
   credentials: CredentialSource;
+  /** See AwsCall.attemptTimeoutMs. */
+  attemptTimeoutMs?: number;
 }
 
 type AttributeMap = Parameters<typeof unmarshall>[0];
@@ -133,7 +135,12 @@ function unmarshallOutput(
   }
 }
 
-/** `@aws-sdk/lib-dynamodb` command class names, for commands ElectroDB builds outside a bundle. */
+/**
+ * `@aws-sdk/lib-dynamodb` command class names, for the commands ElectroDB builds when it runs
+ * unbundled (tests, the local stack, the admin CLI): node_modules code keeps its class names. Lambda
+ * bundles are minified, which is why they alias lib-dynamodb to our commands (lib/bundling.ts),
+ * whose `operation` field needs no name; test/infra/lambda-bundle.test.ts runs that path.
+ */
 const OPERATION_OF_SDK_COMMAND: Record<string, DynamoOperation> = {
   GetCommand: 'GetItem',
   PutCommand: 'PutItem',
@@ -158,7 +165,7 @@ function operationOf(command: AnyCommand): DynamoOperation {
 
 /**
  * DynamoDB in plain JavaScript values over its JSON API: marshalling, signing, retries, nothing
- * else. It speaks the `@aws-sdk/lib-dynamodb` command vocabulary (so ElectroDB drives it like the SDK
+ * else. Binary attributes (B, BS) are not supported: the service stores none. It speaks the `@aws-sdk/lib-dynamodb` command vocabulary (so ElectroDB drives it like the SDK
  * client) at a fraction of the SDK's bundle size and load time, which every request pays.
  */
 export class DocumentClient {
@@ -207,6 +214,7 @@ export class DocumentClient {
       },
       body: JSON.stringify(marshallInput(operation, input)),
       credentials: this.#options.credentials,
+      ...(this.#options.attemptTimeoutMs ? { attemptTimeoutMs: this.#options.attemptTimeoutMs } : {}),
       ...(signal ? { signal } : {}),
     });
     return unmarshallOutput(operation, output);

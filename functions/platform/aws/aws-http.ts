@@ -1,5 +1,6 @@
 import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { type AwsCredentials, signRequest } from './sigv4.ts';
 
 /** Where credentials come from; called before every attempt (providers cache and refresh). */
@@ -18,6 +19,8 @@ export interface AwsCall {
   body: string;
   credentials: CredentialSource;
   signal?: AbortSignal;
+  /** How long a silent socket is waited on; defaults to ATTEMPT_TIMEOUT_MS. */
+  attemptTimeoutMs?: number;
 }
 
 /**
@@ -27,6 +30,8 @@ export interface AwsCall {
 export class AwsServiceError extends Error {
   readonly $metadata: { httpStatusCode: number; requestId?: string; attempts: number };
   readonly retryable: boolean;
+  /** Throttling backs off longer than other retryable errors. */
+  readonly throttled: boolean;
   /** The error body's other fields, e.g. a cancelled transaction's `CancellationReasons`. */
   [field: string]: unknown;
 
@@ -40,32 +45,55 @@ export class AwsServiceError extends Error {
     Object.assign(this, fields);
     this.name = name;
     this.$metadata = metadata;
-    this.retryable = metadata.httpStatusCode >= 500 || RETRYABLE_ERRORS.has(name);
+    this.throttled = metadata.httpStatusCode === 429 || THROTTLING_ERRORS.has(name);
+    this.retryable =
+      this.throttled || TRANSIENT_STATUSES.has(metadata.httpStatusCode) || TRANSIENT_ERRORS.has(name);
   }
 }
 
-/** Throttling and transient server errors: what the SDK's standard retry strategy retries. */
-const RETRYABLE_ERRORS = new Set([
-  'ThrottlingException',
-  'Throttling',
-  'ThrottledException',
-  'RequestThrottledException',
-  'TooManyRequestsException',
+// What the SDK's standard retry strategy retries (@smithy/service-error-classification).
+const THROTTLING_ERRORS = new Set([
+  'BandwidthLimitExceeded',
+  'EC2ThrottledException',
+  'LimitExceededException',
+  'PriorRequestNotComplete',
   'ProvisionedThroughputExceededException',
   'RequestLimitExceeded',
+  'RequestThrottled',
+  'RequestThrottledException',
+  'SlowDown',
+  'ThrottledException',
+  'Throttling',
+  'ThrottlingException',
+  'TooManyRequestsException',
   'TransactionInProgressException',
-  'RequestTimeout',
-  'RequestTimeoutException',
-  'InternalServerError',
-  'ServiceUnavailable',
 ]);
-const RETRYABLE_NETWORK_CODES = new Set(['ECONNRESET', 'ECONNREFUSED', 'EPIPE', 'ETIMEDOUT', 'EAI_AGAIN']);
+const TRANSIENT_ERRORS = new Set(['RequestTimeout', 'RequestTimeoutException', 'TimeoutError']);
+const TRANSIENT_STATUSES = new Set([500, 502, 503, 504]);
+const RETRYABLE_NETWORK_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EPIPE',
+  'ETIMEDOUT',
+]);
 
-/** Same as the SDK's default: three attempts, exponential backoff with full jitter. */
+/**
+ * Three attempts (the SDK's default), exponential backoff with full jitter: from 50 ms for transient
+ * errors and from 500 ms for throttling, which needs the table's capacity to catch up.
+ */
 const MAX_ATTEMPTS = 3;
 const BACKOFF_BASE_MS = 50;
-/** One attempt may take this long before it is abandoned and retried. */
-const ATTEMPT_TIMEOUT_MS = 10_000;
+const THROTTLING_BACKOFF_BASE_MS = 500;
+/**
+ * A socket silent this long is abandoned and the call retried: a connection kept alive across a
+ * Lambda freeze can be dead without an error. DynamoDB answers in milliseconds, and three attempts
+ * with their waits stay inside an API function's 10-second timeout.
+ */
+export const ATTEMPT_TIMEOUT_MS = 2_500;
 
 // Connections are reused across requests and invocations: a new TLS handshake costs more than most
 // DynamoDB calls.
@@ -83,6 +111,7 @@ function send(
   url: URL,
   headers: Record<string, string>,
   body: string,
+  timeoutMs: number,
   signal?: AbortSignal,
 ): Promise<RawResponse> {
   const secure = url.protocol === 'https:';
@@ -96,7 +125,7 @@ function send(
         method: 'POST',
         headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) },
         agent: secure ? httpsAgent : httpAgent,
-        timeout: ATTEMPT_TIMEOUT_MS,
+        timeout: timeoutMs,
         ...(signal ? { signal } : {}),
       },
       (response: IncomingMessage) => {
@@ -123,8 +152,8 @@ function send(
   });
 }
 
-function parseJson(text: string): Record<string, unknown> {
-  if (!text) return {};
+/** An error body: JSON when the service sends one, anything else (a proxy's HTML page) is ignored. */
+function parseErrorBody(text: string): Record<string, unknown> {
   try {
     const parsed: unknown = JSON.parse(text);
     return parsed && typeof parsed === 'object' ? (parsed as Record<string, unknown>) : {};
@@ -133,14 +162,28 @@ function parseJson(text: string): Record<string, unknown> {
   }
 }
 
+/**
+ * A success body must be a JSON object (or empty): read leniently, a truncated answer would pass for
+ * "no item" or an empty page.
+ */
+function parseAnswer(text: string): Record<string, unknown> {
+  if (!text) return {};
+  const parsed: unknown = JSON.parse(text);
+  if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) {
+    throw new Error(`AWS answered with a body that is not a JSON object: ${text.slice(0, 100)}`);
+  }
+  return parsed as Record<string, unknown>;
+}
+
 /** `com.amazonaws.dynamodb.v20120810#ConditionalCheckFailedException` → `ConditionalCheckFailedException`. */
 function errorName(response: RawResponse, body: Record<string, unknown>): string {
-  const type = String(body.__type ?? body.code ?? response.errorType ?? `Http${response.status}Error`);
+  // The order the SDK reads them in: the header, then the body's `code`, then `__type`.
+  const type = String(response.errorType ?? body.code ?? body.__type ?? `Http${response.status}Error`);
   return type.split('#').pop()?.split(':')[0] ?? type;
 }
 
 function toServiceError(response: RawResponse, attempts: number): AwsServiceError {
-  const body = parseJson(response.text);
+  const body = parseErrorBody(response.text);
   const { __type, message, Message, ...fields } = body;
   const name = errorName(response, body);
   const text = typeof message === 'string' ? message : typeof Message === 'string' ? Message : name;
@@ -161,10 +204,6 @@ function isRetryableNetworkError(error: unknown): boolean {
   return typeof code === 'string' && RETRYABLE_NETWORK_CODES.has(code);
 }
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-const endpoints = new Map<string, URL>();
-
 /** One attempt: sign with fresh credentials, send, and turn a refusal into AwsServiceError. */
 async function attemptOnce(call: AwsCall, url: URL, attempt: number): Promise<Record<string, unknown>> {
   const headers = signRequest(
@@ -172,8 +211,14 @@ async function attemptOnce(call: AwsCall, url: URL, attempt: number): Promise<Re
     await call.credentials(),
     { service: call.service, region: call.region, now: new Date() },
   );
-  const response = await send(url, headers, call.body, call.signal);
-  if (response.status >= 200 && response.status < 300) return parseJson(response.text);
+  const response = await send(
+    url,
+    headers,
+    call.body,
+    call.attemptTimeoutMs ?? ATTEMPT_TIMEOUT_MS,
+    call.signal,
+  );
+  if (response.status >= 200 && response.status < 300) return parseAnswer(response.text);
   throw toServiceError(response, attempt);
 }
 
@@ -182,24 +227,26 @@ function isRetryable(error: unknown, signal: AbortSignal | undefined): boolean {
   return !signal?.aborted && isRetryableNetworkError(error);
 }
 
+/** Full-jitter exponential wait before attempt `attempt + 1`; an abort ends it early. */
+function backoff(attempt: number, error: unknown, signal: AbortSignal | undefined): Promise<void> {
+  const base =
+    error instanceof AwsServiceError && error.throttled ? THROTTLING_BACKOFF_BASE_MS : BACKOFF_BASE_MS;
+  return sleep(Math.random() * base * 2 ** attempt, undefined, signal ? { signal } : {});
+}
+
 /**
  * One signed JSON request to an AWS service, retried on throttling, 5xx and dropped connections.
  * Returns the parsed JSON answer; a refusal throws AwsServiceError.
  */
 export async function callAws(call: AwsCall): Promise<Record<string, unknown>> {
-  const key = `${call.endpoint}${call.path ?? '/'}`;
-  let url = endpoints.get(key);
-  if (!url) {
-    url = new URL(call.path ?? '/', call.endpoint);
-    endpoints.set(key, url);
-  }
+  const url = new URL(call.path ?? '/', call.endpoint);
   for (let attempt = 1; ; attempt++) {
     try {
       return await attemptOnce(call, url, attempt);
     } catch (error) {
       if (attempt >= MAX_ATTEMPTS || !isRetryable(error, call.signal)) throw error;
+      await backoff(attempt, error, call.signal);
     }
-    await sleep(Math.random() * BACKOFF_BASE_MS * 2 ** attempt);
   }
 }
 

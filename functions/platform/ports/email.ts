@@ -38,7 +38,13 @@ export class SesEmail implements EmailPort {
       body: JSON.stringify({
         FromEmailAddress: this.#from,
         Destination: { ToAddresses: [email.to] },
-        Content: { Simple: { Subject: { Data: email.subject }, Body: { Text: { Data: email.text } } } },
+        // Without a charset SES reads the text as 7-bit ASCII, garbling names such as "Núñez".
+        Content: {
+          Simple: {
+            Subject: { Data: email.subject, Charset: 'UTF-8' },
+            Body: { Text: { Data: email.text, Charset: 'UTF-8' } },
+          },
+        },
         EmailTags: [{ Name: 'tenant', Value: email.tenantId }],
       }),
       credentials: this.#credentials,
