@@ -19,9 +19,8 @@ export const bundlingDefaults = {
   banner:
     "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);",
   /**
-   * Nothing is taken from the runtime: what is deployed is what the tests ran. The few AWS calls the
-   * functions make go through functions/platform/aws (signed JSON requests); only the AI worker
-   * bundles an SDK client (Bedrock).
+   * Nothing is taken from the runtime: what is deployed is what the tests ran. The functions' AWS
+   * calls go through functions/platform/aws (signed JSON requests), not SDK clients.
    */
   external: [] as string[],
   /**

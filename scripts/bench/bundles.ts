@@ -18,11 +18,13 @@ export interface HandlerEntry {
   entry: string;
 }
 
-/** Every Lambda the stack deploys: one per route-table row, plus the stream consumer. */
+/** Every Lambda the stack deploys: one per route-table row, the stream consumer and the AI workers. */
 export function handlerEntries(): HandlerEntry[] {
   return [
     ...routes.map((r) => ({ name: r.operationId, entry: `functions/http/${r.entry}` })),
     { name: 'streamConsumer', entry: 'functions/streams/consumer.ts' },
+    { name: 'aiWorker', entry: 'functions/workers/ai.ts' },
+    { name: 'aiResume', entry: 'functions/workers/ai-resume.ts' },
   ];
 }
 

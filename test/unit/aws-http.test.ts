@@ -1,5 +1,3 @@
-import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
   type AwsCall,
@@ -8,72 +6,10 @@ import {
   callAws,
   localCredentials,
 } from '../../functions/platform/aws/aws-http.ts';
+import { awsStandIn, closeStandIns, hangUp, json, type Reply } from '../support/aws-stand-in.ts';
 import { rejection } from '../support/bedrock.ts';
 
-/** One request as the scripted server received it. */
-interface Received {
-  method: string;
-  path: string;
-  headers: IncomingHttpHeaders;
-  body: string;
-}
-
-/** How the server answers one request: the n-th request gets the n-th reply (the last one repeats). */
-type Reply = (res: ServerResponse, req: IncomingMessage) => void;
-
-const json =
-  (status: number, body: unknown, headers: Record<string, string> = {}): Reply =>
-  (res) => {
-    res.writeHead(status, { 'content-type': 'application/x-amz-json-1.0', ...headers });
-    res.end(JSON.stringify(body));
-  };
-
-/** Drops the connection without answering, as a reset by a load balancer would. */
-const hangUp: Reply = (_res, req) => {
-  req.socket.destroy();
-};
-
-interface ScriptedServer {
-  endpoint: string;
-  requests: Received[];
-  close: () => Promise<void>;
-}
-
-let running: ScriptedServer | undefined;
-afterEach(async () => {
-  await running?.close();
-  running = undefined;
-});
-
-/** A real HTTP server on a free loopback port that answers with `replies` in order. */
-async function scriptedServer(...replies: Reply[]): Promise<ScriptedServer> {
-  const requests: Received[] = [];
-  const server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => {
-      requests.push({
-        method: req.method ?? '',
-        path: req.url ?? '',
-        headers: req.headers,
-        body: Buffer.concat(chunks).toString('utf8'),
-      });
-      const reply = replies[Math.min(requests.length, replies.length) - 1] ?? json(200, {});
-      reply(res, req);
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  running = {
-    endpoint: `http://127.0.0.1:${port}`,
-    requests,
-    close: () => {
-      server.closeAllConnections();
-      return new Promise((resolve) => server.close(() => resolve()));
-    },
-  };
-  return running;
-}
+afterEach(closeStandIns);
 
 /** A DynamoDB-style JSON-RPC call to `endpoint`. */
 function dynamoCall(endpoint: string, overrides: Partial<AwsCall> = {}): AwsCall {
@@ -94,7 +30,7 @@ function dynamoCall(endpoint: string, overrides: Partial<AwsCall> = {}): AwsCall
 describe('callAws retries', () => {
   it('retries a 500 and resolves with the parsed answer of the second attempt', async () => {
     // Prepare
-    const server = await scriptedServer(
+    const server = await awsStandIn(
       json(500, { __type: 'com.amazonaws.dynamodb.v20120810#InternalServerError' }),
       json(200, { Item: { pk: { S: 'a' } } }),
     );
@@ -107,7 +43,7 @@ describe('callAws retries', () => {
 
   it('gives up on throttling after three attempts with an AwsServiceError named after __type', async () => {
     // Prepare
-    const server = await scriptedServer(
+    const server = await awsStandIn(
       json(400, { __type: 'com.amazonaws.dynamodb.v20120810#ThrottlingException', message: 'Slow down' }),
     );
     // Act
@@ -124,7 +60,7 @@ describe('callAws retries', () => {
 
   it('does not retry a ValidationException', async () => {
     // Prepare
-    const server = await scriptedServer(
+    const server = await awsStandIn(
       json(400, {
         __type: 'com.amazon.coral.validate#ValidationException',
         message: 'One or more parameter values were invalid',
@@ -145,7 +81,7 @@ describe('callAws retries', () => {
 
   it('retries a connection dropped mid-request and resolves with the next answer', async () => {
     // Prepare
-    const server = await scriptedServer(hangUp, json(200, { ok: true }));
+    const server = await awsStandIn(hangUp, json(200, { ok: true }));
     // Act
     const output = await callAws(dynamoCall(server.endpoint));
     // Assess
@@ -154,7 +90,7 @@ describe('callAws retries', () => {
   });
   it('retries a 429 whatever the error is called', async () => {
     // Prepare
-    const server = await scriptedServer(json(429, { message: 'Too many requests' }), json(200, { ok: true }));
+    const server = await awsStandIn(json(429, { message: 'Too many requests' }), json(200, { ok: true }));
     // Act
     const output = await callAws(dynamoCall(server.endpoint));
     // Assess
@@ -165,7 +101,7 @@ describe('callAws retries', () => {
   it('abandons a socket that stays silent past the attempt timeout and retries', async () => {
     // Prepare: the first request is never answered
     const silent: Reply = () => {};
-    const server = await scriptedServer(silent, json(200, { ok: true }));
+    const server = await awsStandIn(silent, json(200, { ok: true }));
     // Act
     const output = await callAws(dynamoCall(server.endpoint, { attemptTimeoutMs: 200 }));
     // Assess
@@ -177,7 +113,7 @@ describe('callAws retries', () => {
 describe('callAws answers', () => {
   it('refuses a success whose body is not JSON instead of reading it as empty', async () => {
     // Prepare
-    const server = await scriptedServer((res) => {
+    const server = await awsStandIn((res) => {
       res.writeHead(200, { 'content-type': 'application/x-amz-json-1.0' });
       res.end('{"Item": {"pk": {"S": "a"}');
     });
@@ -190,7 +126,7 @@ describe('callAws answers', () => {
 
   it('reads an empty success body as an empty answer', async () => {
     // Prepare
-    const server = await scriptedServer((res) => {
+    const server = await awsStandIn((res) => {
       res.writeHead(200);
       res.end();
     });
@@ -202,7 +138,7 @@ describe('callAws answers', () => {
 describe('callAws errors', () => {
   it('names the error from x-amzn-ErrorType when the body has no __type, with the body message', async () => {
     // Prepare
-    const server = await scriptedServer(
+    const server = await awsStandIn(
       json(
         400,
         { message: 'Email address is not verified.' },
@@ -228,7 +164,7 @@ describe('callAws errors', () => {
   it('copies the other fields of the error body onto the error', async () => {
     // Prepare
     const reasons = [{ Code: 'ConditionalCheckFailed', Message: 'The conditional request failed' }];
-    const server = await scriptedServer(
+    const server = await awsStandIn(
       json(400, {
         __type: 'com.amazonaws.dynamodb.v20120810#TransactionCanceledException',
         message: 'Transaction cancelled',
@@ -251,7 +187,7 @@ describe('callAws signing', () => {
 
   it('sends a SigV4-signed POST with the scope, the session token, the given headers and the exact body', async () => {
     // Prepare
-    const server = await scriptedServer(json(200, {}));
+    const server = await awsStandIn(json(200, {}));
     const body = JSON.stringify({ TableName: 'listings-leads', Key: { pk: { S: 'ünïcode' } } });
     const before = Date.now();
     // Act
@@ -281,7 +217,7 @@ describe('callAws signing', () => {
 
   it('signs the host, date, token, target and content type headers', async () => {
     // Prepare
-    const server = await scriptedServer(json(200, {}));
+    const server = await awsStandIn(json(200, {}));
     // Act
     await callAws(dynamoCall(server.endpoint, { credentials: sessionCredentials }));
     // Assess
@@ -297,7 +233,7 @@ describe('callAws signing', () => {
 
   it('sends no session token header when the credentials have none', async () => {
     // Prepare
-    const server = await scriptedServer(json(200, {}));
+    const server = await awsStandIn(json(200, {}));
     // Act
     await callAws(dynamoCall(server.endpoint, { credentials: localCredentials }));
     // Assess

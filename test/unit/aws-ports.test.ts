@@ -1,73 +1,18 @@
-import { createServer, type IncomingHttpHeaders } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { AwsServiceError, localCredentials } from '../../functions/platform/aws/aws-http.ts';
 import { config } from '../../functions/platform/config.ts';
 import { SesEmail } from '../../functions/platform/ports/email.ts';
 import { SqsQueue } from '../../functions/platform/ports/queue.ts';
+import { awsStandIn, closeStandIns, credentialScope, json } from '../support/aws-stand-in.ts';
 import { rejection } from '../support/bedrock.ts';
 
-/** One request as the stand-in service received it. */
-interface Received {
-  method: string;
-  path: string;
-  headers: IncomingHttpHeaders;
-  body: string;
-}
-
-interface StandIn {
-  origin: string;
-  requests: Received[];
-  close: () => Promise<void>;
-}
-
-let running: StandIn | undefined;
-afterEach(async () => {
-  await running?.close();
-  running = undefined;
-});
-
-/** A real HTTP server on a free loopback port standing in for SQS or SES: every request gets `status`, `answer`. */
-async function standIn(status: number, answer: unknown): Promise<StandIn> {
-  const requests: Received[] = [];
-  const server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => {
-      requests.push({
-        method: req.method ?? '',
-        path: req.url ?? '',
-        headers: req.headers,
-        body: Buffer.concat(chunks).toString('utf8'),
-      });
-      res.writeHead(status, { 'content-type': 'application/x-amz-json-1.0' });
-      res.end(JSON.stringify(answer));
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  running = {
-    origin: `http://127.0.0.1:${port}`,
-    requests,
-    close: () => {
-      server.closeAllConnections();
-      return new Promise((resolve) => server.close(() => resolve()));
-    },
-  };
-  return running;
-}
-
-/** `Credential=<akid>/<date>/<region>/<service>/aws4_request` of a request's authorization header. */
-const credentialScope = (headers: IncomingHttpHeaders) =>
-  String(headers.authorization)
-    .match(/Credential=[^/]+\/\d{8}\/([^/]+)\/([^/]+)\/aws4_request/)
-    ?.slice(1);
+afterEach(closeStandIns);
 
 describe('SqsQueue', () => {
   it('sends SendMessage to the queue URL origin with the JSON message and the delay clamped to 900 s', async () => {
     // Prepare
-    const sqs = await standIn(200, { MessageId: 'm-1', MD5OfMessageBody: 'x' });
-    const queueUrl = `${sqs.origin}/123456789012/ai`;
+    const sqs = await awsStandIn(json(200, { MessageId: 'm-1', MD5OfMessageBody: 'x' }));
+    const queueUrl = `${sqs.endpoint}/123456789012/ai`;
     // Act
     await new SqsQueue({ ai: queueUrl }, localCredentials).send(
       'ai',
@@ -90,9 +35,9 @@ describe('SqsQueue', () => {
 
   it('signs the request for service sqs in the configured region', async () => {
     // Prepare
-    const sqs = await standIn(200, { MessageId: 'm-1' });
+    const sqs = await awsStandIn(json(200, { MessageId: 'm-1' }));
     // Act
-    await new SqsQueue({ ai: `${sqs.origin}/123456789012/ai` }, localCredentials).send('ai', {
+    await new SqsQueue({ ai: `${sqs.endpoint}/123456789012/ai` }, localCredentials).send('ai', {
       kind: 'enrich',
     });
     // Assess
@@ -101,13 +46,15 @@ describe('SqsQueue', () => {
 
   it('rejects with the SQS error name when the queue does not exist', async () => {
     // Prepare
-    const sqs = await standIn(400, {
-      __type: 'com.amazonaws.sqs#QueueDoesNotExist',
-      message: 'The specified queue does not exist.',
-    });
+    const sqs = await awsStandIn(
+      json(400, {
+        __type: 'com.amazonaws.sqs#QueueDoesNotExist',
+        message: 'The specified queue does not exist.',
+      }),
+    );
     // Act
     const error = await rejection(
-      new SqsQueue({ ai: `${sqs.origin}/123456789012/gone` }, localCredentials).send('ai', {
+      new SqsQueue({ ai: `${sqs.endpoint}/123456789012/gone` }, localCredentials).send('ai', {
         kind: 'enrich',
       }),
     );
@@ -132,10 +79,10 @@ describe('SesEmail', () => {
 
   it('posts a SES v2 SendEmail from the sender to the recipient, tagged with the tenant', async () => {
     // Prepare
-    const ses = await standIn(200, { MessageId: 'ses-1' });
+    const ses = await awsStandIn(json(200, { MessageId: 'ses-1' }));
     // Act
     await new SesEmail('noreply@agency.example', {
-      endpoint: ses.origin,
+      endpoint: ses.endpoint,
       credentials: localCredentials,
     }).send(email);
     // Assess
@@ -159,10 +106,10 @@ describe('SesEmail', () => {
 
   it('signs the request for service ses in the configured region', async () => {
     // Prepare
-    const ses = await standIn(200, { MessageId: 'ses-1' });
+    const ses = await awsStandIn(json(200, { MessageId: 'ses-1' }));
     // Act
     await new SesEmail('noreply@agency.example', {
-      endpoint: ses.origin,
+      endpoint: ses.endpoint,
       credentials: localCredentials,
     }).send(email);
     // Assess

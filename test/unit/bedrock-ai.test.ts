@@ -1,15 +1,16 @@
-import { BedrockRuntimeClient, ConverseCommand } from '@aws-sdk/client-bedrock-runtime';
-import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { EnrichmentRequest } from '../../functions/domain/enrichment.ts';
+import { AwsServiceError, localCredentials } from '../../functions/platform/aws/aws-http.ts';
+import { config } from '../../functions/platform/config.ts';
 import { ProviderError } from '../../functions/platform/ports/ai.ts';
 import { BedrockEnrichmentProvider } from '../../functions/platform/ports/bedrock-ai.ts';
-import { converseAnswer, rejection } from '../support/bedrock.ts';
+import { bedrockConverse } from '../../functions/platform/ports/bedrock-converse.ts';
+import { awsStandIn, closeStandIns, credentialScope, type StandIn } from '../support/aws-stand-in.ts';
+import { bedrockError, converseReply, rejection } from '../support/bedrock.ts';
 
 const MODEL = 'anthropic.claude-test-v1:0';
 
-const bedrock = mockClient(BedrockRuntimeClient);
-afterEach(() => bedrock.reset());
+afterEach(closeStandIns);
 
 const request: EnrichmentRequest = {
   sourceLanguage: 'en',
@@ -49,16 +50,19 @@ const good = {
   },
 };
 
-const answer = converseAnswer;
-
-const provider = () => new BedrockEnrichmentProvider(MODEL, bedrock as unknown as BedrockRuntimeClient);
+/** The real provider, talking to `bedrock` over HTTP. */
+const provider = (bedrock: StandIn) =>
+  new BedrockEnrichmentProvider(
+    MODEL,
+    bedrockConverse({ endpoint: bedrock.endpoint, credentials: localCredentials }),
+  );
 
 describe('BedrockEnrichmentProvider', () => {
   it('parses a JSON answer and returns the token usage', async () => {
     // Prepare
-    bedrock.on(ConverseCommand).resolves(answer(JSON.stringify(good)));
+    const bedrock = await awsStandIn(converseReply(JSON.stringify(good)));
     // Act
-    const result = await provider().enrich(request);
+    const result = await provider(bedrock).enrich(request);
     // Assess
     expect(result.output).toEqual(good);
     expect(result.usage).toEqual({ inputTokens: 812, outputTokens: 240 });
@@ -66,50 +70,73 @@ describe('BedrockEnrichmentProvider', () => {
 
   it('finds the JSON object inside prose around it', async () => {
     // Prepare
-    bedrock
-      .on(ConverseCommand)
-      .resolves(
-        answer(`Here is the listing copy you asked for:\n\n${JSON.stringify(good)}\n\nHope it helps!`),
-      );
+    const bedrock = await awsStandIn(
+      converseReply(`Here is the listing copy you asked for:\n\n${JSON.stringify(good)}\n\nHope it helps!`),
+    );
     // Act
-    const result = await provider().enrich(request);
+    const result = await provider(bedrock).enrich(request);
     // Assess
     expect(result.output.languages.es?.title).toBe('Villa soleada');
   });
 
-  it('sends the configured model id, the system prompt and the listing facts', async () => {
+  it('posts one Converse request for the model, its id encoded in the path', async () => {
     // Prepare
-    bedrock.on(ConverseCommand).resolves(answer(JSON.stringify(good)));
+    const bedrock = await awsStandIn(converseReply(JSON.stringify(good)));
     // Act
-    await provider().enrich(request);
+    await provider(bedrock).enrich(request);
     // Assess
-    const calls = bedrock.commandCalls(ConverseCommand);
-    expect(calls).toHaveLength(1);
-    const input = calls[0]?.args[0].input;
-    expect(input?.modelId).toBe(MODEL);
-    const system = input?.system?.[0]?.text ?? '';
+    expect(bedrock.requests).toHaveLength(1);
+    const [sent] = bedrock.requests;
+    expect(sent?.method).toBe('POST');
+    expect(sent?.path).toBe('/model/anthropic.claude-test-v1%3A0/converse');
+    expect(sent?.headers['content-type']).toBe('application/json');
+  });
+
+  it('signs the request for service bedrock in the configured region', async () => {
+    // Prepare
+    const bedrock = await awsStandIn(converseReply(JSON.stringify(good)));
+    // Act
+    await provider(bedrock).enrich(request);
+    // Assess
+    expect(credentialScope(bedrock.requests[0]?.headers ?? {})).toEqual([config().AWS_REGION, 'bedrock']);
+  });
+
+  it('sends the system prompt, the listing facts as the one user message, and the inference settings', async () => {
+    // Prepare
+    const bedrock = await awsStandIn(converseReply(JSON.stringify(good)));
+    // Act
+    await provider(bedrock).enrich(request);
+    // Assess
+    const body = JSON.parse(bedrock.requests[0]?.body ?? '{}');
+    expect(body).toEqual({
+      system: [{ text: expect.any(String) }],
+      messages: [{ role: 'user', content: [{ text: expect.any(String) }] }],
+      inferenceConfig: { maxTokens: expect.any(Number), temperature: expect.any(Number) },
+    });
+    const system: string = body.system[0].text;
     expect(system).toMatch(/JSON/);
     expect(system).toMatch(/160/);
     expect(system).toMatch(/at most 6/);
-    const user = JSON.parse(input?.messages?.[0]?.content?.[0]?.text ?? '{}');
+    const user = JSON.parse(body.messages[0].content[0].text);
     expect(user).toMatchObject({ source_language: 'en', languages: ['en', 'es'], facts: request.facts });
+    expect(body.inferenceConfig.maxTokens).toBeGreaterThan(0);
   });
 
   it('refuses text that is not JSON with a ProviderError', async () => {
     // Prepare
-    bedrock.on(ConverseCommand).resolves(answer('I cannot help with that {not json}'));
+    const bedrock = await awsStandIn(converseReply('I cannot help with that {not json}'));
     // Act
-    const error = await rejection(provider().enrich(request));
+    const error = await rejection(provider(bedrock).enrich(request));
     // Assess
     expect(error).toBeInstanceOf(ProviderError);
   });
 
   it('refuses an answer without text or without any JSON object', async () => {
     // Prepare
-    bedrock.on(ConverseCommand).resolvesOnce(answer(undefined)).resolvesOnce(answer('no braces here'));
+    const bedrock = await awsStandIn(converseReply(undefined), converseReply('no braces here'));
     // Act
-    const empty = await rejection(provider().enrich(request));
-    const prose = await rejection(provider().enrich(request));
+    const empty = await rejection(provider(bedrock).enrich(request));
+    const prose = await rejection(provider(bedrock).enrich(request));
     // Assess
     expect(empty).toBeInstanceOf(ProviderError);
     expect(prose).toBeInstanceOf(ProviderError);
@@ -122,16 +149,16 @@ describe('BedrockEnrichmentProvider', () => {
     const longSeo = structuredClone(good);
     longSeo.languages.es.seo_description = 'x'.repeat(161);
     const missing = { languages: { en: { title: null, highlights: [] } } };
-    bedrock
-      .on(ConverseCommand)
-      .resolvesOnce(answer(JSON.stringify(seven)))
-      .resolvesOnce(answer(JSON.stringify(longSeo)))
-      .resolvesOnce(answer(JSON.stringify(missing)));
+    const bedrock = await awsStandIn(
+      converseReply(JSON.stringify(seven)),
+      converseReply(JSON.stringify(longSeo)),
+      converseReply(JSON.stringify(missing)),
+    );
     // Act
     const errors = [
-      await rejection(provider().enrich(request)),
-      await rejection(provider().enrich(request)),
-      await rejection(provider().enrich(request)),
+      await rejection(provider(bedrock).enrich(request)),
+      await rejection(provider(bedrock).enrich(request)),
+      await rejection(provider(bedrock).enrich(request)),
     ];
     // Assess
     for (const error of errors) {
@@ -140,12 +167,36 @@ describe('BedrockEnrichmentProvider', () => {
     }
   });
 
-  it('lets a Bedrock service error through for the worker to retry', async () => {
+  it('lets Bedrock throttling through, after three attempts, for the worker to retry', async () => {
     // Prepare
-    bedrock.on(ConverseCommand).rejects(new Error('ThrottlingException'));
+    const bedrock = await awsStandIn(bedrockError(400, 'ThrottlingException', 'Too many requests'));
     // Act
-    const error = await rejection(provider().enrich(request));
+    const error = await rejection(provider(bedrock).enrich(request));
     // Assess
-    expect((error as Error).message).toBe('ThrottlingException');
+    expect(error).toBeInstanceOf(AwsServiceError);
+    expect(error).not.toBeInstanceOf(ProviderError);
+    expect(error).toMatchObject({
+      name: 'ThrottlingException',
+      message: 'Too many requests',
+      $metadata: { httpStatusCode: 400, attempts: 3 },
+    });
+    expect(bedrock.requests).toHaveLength(3);
+  });
+
+  it('lets a refusal of the request through at once', async () => {
+    // Prepare
+    const bedrock = await awsStandIn(
+      bedrockError(400, 'ValidationException', 'The provided model identifier is invalid.'),
+    );
+    // Act
+    const error = await rejection(provider(bedrock).enrich(request));
+    // Assess
+    expect(error).toBeInstanceOf(AwsServiceError);
+    expect(error).toMatchObject({
+      name: 'ValidationException',
+      message: 'The provided model identifier is invalid.',
+      $metadata: { httpStatusCode: 400, attempts: 1 },
+    });
+    expect(bedrock.requests).toHaveLength(1);
   });
 });

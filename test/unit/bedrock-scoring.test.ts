@@ -1,22 +1,22 @@
-import { BedrockRuntimeClient, ConverseCommand } from '@aws-sdk/client-bedrock-runtime';
-import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ScoringInput } from '../../functions/domain/scoring.ts';
-import { resetConfig } from '../../functions/platform/config.ts';
+import { AwsServiceError, localCredentials } from '../../functions/platform/aws/aws-http.ts';
+import { config, resetConfig } from '../../functions/platform/config.ts';
 import { ProviderError } from '../../functions/platform/ports/ai.ts';
+import { bedrockConverse } from '../../functions/platform/ports/bedrock-converse.ts';
 import {
   BedrockScoringProvider,
   LocalScoringProvider,
   scoringProvider,
   setScoringProvider,
 } from '../../functions/platform/ports/scoring.ts';
-import { converseAnswer, rejection } from '../support/bedrock.ts';
+import { awsStandIn, closeStandIns, credentialScope, type StandIn } from '../support/aws-stand-in.ts';
+import { bedrockError, converseReply, rejection } from '../support/bedrock.ts';
 
 const MODEL = 'anthropic.claude-test-v1:0';
 
-const bedrock = mockClient(BedrockRuntimeClient);
-afterEach(() => {
-  bedrock.reset();
+afterEach(async () => {
+  await closeStandIns();
   setScoringProvider(undefined);
   delete process.env.AI_MODEL_ID;
   resetConfig();
@@ -63,17 +63,22 @@ const good = {
   reasons: ['Asked about a listing yesterday', 'Budget covers the listing'],
 };
 
-const answer = (text: string | undefined, usage = { inputTokens: 640, outputTokens: 90, totalTokens: 730 }) =>
-  converseAnswer(text, usage);
+const answer = (text: string | undefined) =>
+  converseReply(text, { inputTokens: 640, outputTokens: 90, totalTokens: 730 });
 
-const provider = () => new BedrockScoringProvider(MODEL, bedrock as unknown as BedrockRuntimeClient);
+/** The real provider, talking to `bedrock` over HTTP. */
+const provider = (bedrock: StandIn) =>
+  new BedrockScoringProvider(
+    MODEL,
+    bedrockConverse({ endpoint: bedrock.endpoint, credentials: localCredentials }),
+  );
 
 describe('BedrockScoringProvider', () => {
   it('parses a JSON answer, derives the tier from the score and returns the token usage', async () => {
     // Prepare
-    bedrock.on(ConverseCommand).resolves(answer(JSON.stringify(good)));
+    const bedrock = await awsStandIn(answer(JSON.stringify(good)));
     // Act
-    const result = await provider().score(input);
+    const result = await provider(bedrock).score(input);
     // Assess
     expect(result.score).toEqual({ ...good, tier: 'hot' });
     expect(result.usage).toEqual({ inputTokens: 640, outputTokens: 90 });
@@ -90,9 +95,9 @@ describe('BedrockScoringProvider', () => {
     [100, 'hot'],
   ] as const)('tiers a score of %i as %s, whatever tier the model claims', async (score, tier) => {
     // Prepare
-    bedrock.on(ConverseCommand).resolves(answer(JSON.stringify({ ...good, score, tier: 'cold' })));
+    const bedrock = await awsStandIn(answer(JSON.stringify({ ...good, score, tier: 'cold' })));
     // Act
-    const result = await provider().score(input);
+    const result = await provider(bedrock).score(input);
     // Assess
     expect(result.score.score).toBe(score);
     expect(result.score.tier).toBe(tier);
@@ -100,27 +105,43 @@ describe('BedrockScoringProvider', () => {
 
   it('finds the JSON object inside prose around it', async () => {
     // Prepare
-    bedrock
-      .on(ConverseCommand)
-      .resolves(answer(`Here is my assessment of the lead:\n\n${JSON.stringify(good)}\n\nLet me know!`));
+    const bedrock = await awsStandIn(
+      answer(`Here is my assessment of the lead:\n\n${JSON.stringify(good)}\n\nLet me know!`),
+    );
     // Act
-    const result = await provider().score(input);
+    const result = await provider(bedrock).score(input);
     // Assess
     expect(result.score.buyer_type).toBe('retiree');
     expect(result.score.tier).toBe('hot');
   });
 
-  it('sends the model id, the system prompt, the scoring input as JSON, and temperature 0', async () => {
+  it('posts one signed Converse request for the model, its id encoded in the path', async () => {
     // Prepare
-    bedrock.on(ConverseCommand).resolves(answer(JSON.stringify(good)));
+    const bedrock = await awsStandIn(answer(JSON.stringify(good)));
     // Act
-    await provider().score(input);
+    await provider(bedrock).score(input);
     // Assess
-    const calls = bedrock.commandCalls(ConverseCommand);
-    expect(calls).toHaveLength(1);
-    const sent = calls[0]?.args[0].input;
-    expect(sent?.modelId).toBe(MODEL);
-    const system = sent?.system?.[0]?.text ?? '';
+    expect(bedrock.requests).toHaveLength(1);
+    const [sent] = bedrock.requests;
+    expect(sent?.method).toBe('POST');
+    expect(sent?.path).toBe('/model/anthropic.claude-test-v1%3A0/converse');
+    expect(sent?.headers['content-type']).toBe('application/json');
+    expect(credentialScope(sent?.headers ?? {})).toEqual([config().AWS_REGION, 'bedrock']);
+  });
+
+  it('sends the system prompt, the scoring input as JSON, and temperature 0', async () => {
+    // Prepare
+    const bedrock = await awsStandIn(answer(JSON.stringify(good)));
+    // Act
+    await provider(bedrock).score(input);
+    // Assess
+    const body = JSON.parse(bedrock.requests[0]?.body ?? '{}');
+    expect(body).toEqual({
+      system: [{ text: expect.any(String) }],
+      messages: [{ role: 'user', content: [{ text: expect.any(String) }] }],
+      inferenceConfig: { maxTokens: expect.any(Number), temperature: 0 },
+    });
+    const system: string = body.system[0].text;
     expect(system).toMatch(/score real-estate leads/);
     expect(system).toMatch(/JSON/);
     expect(system).toMatch(/0-100/);
@@ -136,25 +157,22 @@ describe('BedrockScoringProvider', () => {
       expect(system).toContain(type);
     for (const action of ['call_immediately', 'send_comps', 'nurture_sequence', 'low_priority'])
       expect(system).toContain(action);
-    expect(sent?.messages).toHaveLength(1);
-    expect(sent?.messages?.[0]?.role).toBe('user');
-    expect(JSON.parse(sent?.messages?.[0]?.content?.[0]?.text ?? '{}')).toEqual(input);
-    expect(sent?.inferenceConfig?.temperature).toBe(0);
-    expect(sent?.inferenceConfig?.maxTokens).toBeGreaterThan(0);
+    expect(JSON.parse(body.messages[0].content[0].text)).toEqual(input);
+    expect(body.inferenceConfig.maxTokens).toBeGreaterThan(0);
   });
 
   it('refuses text that is not JSON, an empty answer, or an answer without braces', async () => {
     // Prepare
-    bedrock
-      .on(ConverseCommand)
-      .resolvesOnce(answer('I would rate this lead {highly}'))
-      .resolvesOnce(answer(undefined))
-      .resolvesOnce(answer('A hot lead, call them now.'));
+    const bedrock = await awsStandIn(
+      answer('I would rate this lead {highly}'),
+      answer(undefined),
+      answer('A hot lead, call them now.'),
+    );
     // Act
     const errors = [
-      await rejection(provider().score(input)),
-      await rejection(provider().score(input)),
-      await rejection(provider().score(input)),
+      await rejection(provider(bedrock).score(input)),
+      await rejection(provider(bedrock).score(input)),
+      await rejection(provider(bedrock).score(input)),
     ];
     // Assess
     for (const error of errors) expect(error).toBeInstanceOf(ProviderError);
@@ -171,9 +189,9 @@ describe('BedrockScoringProvider', () => {
     ['a missing score', { buyer_type: 'retiree', recommended_action: 'send_comps', reasons: ['x'] }],
   ])('refuses %s with a ProviderError', async (_, output) => {
     // Prepare
-    bedrock.on(ConverseCommand).resolves(answer(JSON.stringify(output)));
+    const bedrock = await awsStandIn(answer(JSON.stringify(output)));
     // Act
-    const error = await rejection(provider().score(input));
+    const error = await rejection(provider(bedrock).score(input));
     // Assess
     expect(error).toBeInstanceOf(ProviderError);
     expect((error as Error).message).toMatch(/validation/);
@@ -182,29 +200,53 @@ describe('BedrockScoringProvider', () => {
   it('accepts exactly 8 reasons and the bounds 0 and 100', async () => {
     // Prepare
     const eight = { ...good, reasons: Array.from({ length: 8 }, (_, i) => `Reason ${i + 1}`) };
-    bedrock
-      .on(ConverseCommand)
-      .resolvesOnce(answer(JSON.stringify(eight)))
-      .resolvesOnce(answer(JSON.stringify({ ...good, score: 0 })))
-      .resolvesOnce(answer(JSON.stringify({ ...good, score: 100 })));
+    const bedrock = await awsStandIn(
+      answer(JSON.stringify(eight)),
+      answer(JSON.stringify({ ...good, score: 0 })),
+      answer(JSON.stringify({ ...good, score: 100 })),
+    );
     // Act
     const results = [
-      await provider().score(input),
-      await provider().score(input),
-      await provider().score(input),
+      await provider(bedrock).score(input),
+      await provider(bedrock).score(input),
+      await provider(bedrock).score(input),
     ];
     // Assess
     expect(results[0]?.score.reasons).toHaveLength(8);
     expect(results.map((r) => r.score.tier)).toEqual(['hot', 'cold', 'hot']);
   });
 
-  it('lets a Bedrock service error through for the worker to retry', async () => {
+  it('lets Bedrock throttling through, after three attempts, for the worker to retry', async () => {
     // Prepare
-    bedrock.on(ConverseCommand).rejects(new Error('ThrottlingException'));
+    const bedrock = await awsStandIn(bedrockError(400, 'ThrottlingException', 'Too many requests'));
     // Act
-    const error = await rejection(provider().score(input));
+    const error = await rejection(provider(bedrock).score(input));
     // Assess
-    expect((error as Error).message).toBe('ThrottlingException');
+    expect(error).toBeInstanceOf(AwsServiceError);
+    expect(error).not.toBeInstanceOf(ProviderError);
+    expect(error).toMatchObject({
+      name: 'ThrottlingException',
+      message: 'Too many requests',
+      $metadata: { httpStatusCode: 400, attempts: 3 },
+    });
+    expect(bedrock.requests).toHaveLength(3);
+  });
+
+  it('lets a refusal of the request through at once', async () => {
+    // Prepare
+    const bedrock = await awsStandIn(
+      bedrockError(400, 'ValidationException', 'The provided model identifier is invalid.'),
+    );
+    // Act
+    const error = await rejection(provider(bedrock).score(input));
+    // Assess
+    expect(error).toBeInstanceOf(AwsServiceError);
+    expect(error).toMatchObject({
+      name: 'ValidationException',
+      message: 'The provided model identifier is invalid.',
+      $metadata: { httpStatusCode: 400, attempts: 1 },
+    });
+    expect(bedrock.requests).toHaveLength(1);
   });
 });
 
@@ -225,6 +267,5 @@ describe('scoringProvider', () => {
     const { score, usage } = await local.score(input);
     expect(usage).toEqual({ inputTokens: 0, outputTokens: 0 });
     expect(score.buyer_type).toBe('retiree');
-    expect(bedrock.commandCalls(ConverseCommand)).toHaveLength(0);
   });
 });

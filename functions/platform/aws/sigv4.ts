@@ -10,7 +10,7 @@ export interface AwsCredentials {
 export interface RequestToSign {
   method: string;
   host: string;
-  /** Already-encoded path, e.g. `/` or `/v2/email/outbound-emails`; no query string is used. */
+  /** The path as sent (encoded), e.g. `/model/amazon.nova-lite-v1%3A0/converse`; no query string. */
   path: string;
   headers: Record<string, string>;
   body: string;
@@ -25,6 +25,18 @@ export interface SigningScope {
 
 const sha256Hex = (data: string) => createHash('sha256').update(data, 'utf8').digest('hex');
 const hmac = (key: string | Buffer, data: string) => createHmac('sha256', key).update(data, 'utf8').digest();
+
+/** RFC 3986 encoding: encodeURIComponent leaves ! ' ( ) * as they are, SigV4 wants them encoded. */
+const rfc3986 = (text: string) =>
+  encodeURIComponent(text).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+
+/**
+ * The canonical URI of every service but S3: each segment of the (already encoded) path encoded
+ * once more, so `/model/amazon.nova-lite-v1%3A0/converse` signs as `…v1%253A0…`.
+ */
+export function canonicalPath(path: string): string {
+  return path.split('/').map(rfc3986).join('/');
+}
 
 /** `20261121T223428Z`, the form Signature Version 4 wants. */
 export function amzDate(now: Date): string {
@@ -61,7 +73,7 @@ export function signRequest(
   const signedHeaders = names.join(';');
   const canonicalRequest = [
     request.method,
-    request.path,
+    canonicalPath(request.path),
     '',
     canonicalHeaders,
     signedHeaders,

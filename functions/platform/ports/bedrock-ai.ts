@@ -1,4 +1,3 @@
-import { BedrockRuntimeClient } from '@aws-sdk/client-bedrock-runtime';
 import {
   EnrichmentOutput,
   type EnrichmentRequest,
@@ -6,6 +5,7 @@ import {
   SEO_DESCRIPTION_MAX,
 } from '../../domain/enrichment.ts';
 import type { EnrichmentProvider } from './ai.ts';
+import { bedrockConverse, type Converse } from './bedrock-converse.ts';
 import { converseJson } from './bedrock-json.ts';
 
 const SYSTEM_PROMPT = `You write real-estate listing copy for an agency website.
@@ -22,17 +22,17 @@ Rules:
 /** Amazon Bedrock through the Converse API; the model's JSON is validated before it is used. */
 export class BedrockEnrichmentProvider implements EnrichmentProvider {
   readonly name = 'bedrock';
-  readonly #client: BedrockRuntimeClient;
+  readonly #converse: Converse;
   readonly #modelId: string;
 
-  constructor(modelId: string, client = new BedrockRuntimeClient({})) {
+  constructor(modelId: string, converse: Converse = bedrockConverse()) {
     this.#modelId = modelId;
-    this.#client = client;
+    this.#converse = converse;
   }
 
   async enrich(request: EnrichmentRequest) {
     return converseJson(
-      this.#client,
+      this.#converse,
       {
         modelId: this.#modelId,
         system: SYSTEM_PROMPT,

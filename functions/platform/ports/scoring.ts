@@ -1,8 +1,8 @@
-import { BedrockRuntimeClient } from '@aws-sdk/client-bedrock-runtime';
 import type { TokenUsage } from '../../domain/enrichment.ts';
 import { tierOf } from '../../domain/leads.ts';
 import { type Score, ScoreOutput, type ScoringInput, scoreLocally } from '../../domain/scoring.ts';
 import { config } from '../config.ts';
+import { bedrockConverse, type Converse } from './bedrock-converse.ts';
 import { converseJson } from './bedrock-json.ts';
 
 /** Where Lead Scoring runs: Bedrock in AWS, the documented rule-based scorer locally. */
@@ -29,17 +29,17 @@ Base every reason on the data given; never invent facts.`;
 /** Amazon Bedrock (Converse API); the model's JSON is validated with zod before it is used. */
 export class BedrockScoringProvider implements ScoringProvider {
   readonly name = 'bedrock';
-  readonly #client: BedrockRuntimeClient;
+  readonly #converse: Converse;
   readonly #modelId: string;
 
-  constructor(modelId: string, client = new BedrockRuntimeClient({})) {
+  constructor(modelId: string, converse: Converse = bedrockConverse()) {
     this.#modelId = modelId;
-    this.#client = client;
+    this.#converse = converse;
   }
 
   async score(input: ScoringInput) {
     const { output, usage } = await converseJson(
-      this.#client,
+      this.#converse,
       {
         modelId: this.#modelId,
         system: SYSTEM_PROMPT,
