@@ -88,6 +88,45 @@ describe('signRequest', () => {
     expect(ours['x-amz-target']).toBe('DynamoDB_20120810.GetItem');
   });
 
+  it('signs a path with an encoded model id (Bedrock) exactly as the SDK signer does', async () => {
+    // Arrange
+    const now = new Date('2026-11-21T23:50:00Z');
+    const path = `/model/${encodeURIComponent('amazon.nova-lite-v1:0')}/converse`;
+    const host = 'bedrock-runtime.eu-west-1.amazonaws.com';
+    const headers = { 'content-type': 'application/json' };
+    const body = '{"messages":[]}';
+    const sdkSigner = new SignatureV4({
+      credentials: SUITE_CREDENTIALS,
+      region: 'eu-west-1',
+      service: 'bedrock',
+      sha256: NodeSha256,
+      applyChecksum: false,
+    });
+
+    // Act
+    const ours = signRequest({ method: 'POST', host, path, headers, body }, SUITE_CREDENTIALS, {
+      service: 'bedrock',
+      region: 'eu-west-1',
+      now,
+    });
+    const sdk = await sdkSigner.sign(
+      {
+        method: 'POST',
+        protocol: 'https:',
+        hostname: host,
+        path,
+        query: {},
+        headers: { ...headers, host },
+        body,
+      },
+      { signingDate: now },
+    );
+
+    // Assess
+    expect(path).toBe('/model/amazon.nova-lite-v1%3A0/converse');
+    expect(ours.authorization).toBe(sdk.headers.authorization);
+  });
+
   it('gives a different signature for a different body', () => {
     // Arrange
     const scope = { service: 'sqs', region: 'us-east-1', now: new Date('2026-01-01T00:00:00Z') };
