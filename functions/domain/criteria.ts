@@ -91,8 +91,11 @@ export function criteriaProblems(c: {
  * A JSON number as a plain decimal string, without exponent or grouping ("1e21" →
  * "1000000000000000000000", 1e-7 → "0.0000001"), so that the decimal checks judge its digits.
  */
-const plainNumber = new Intl.NumberFormat('en-US', { useGrouping: false, maximumFractionDigits: 20 });
+let plainNumber: Intl.NumberFormat | undefined;
 export function numberToDecimal(value: number): string {
+  // Built on first use: creating a NumberFormat loads ICU data, ~18 ms that every function importing
+  // this module would otherwise pay at cold start (measured on Node 24).
+  plainNumber ??= new Intl.NumberFormat('en-US', { useGrouping: false, maximumFractionDigits: 20 });
   return plainNumber.format(value);
 }
 
