@@ -135,6 +135,64 @@ describe('callAws answers', () => {
   });
 });
 
+describe('callAws clock skew', () => {
+  it('re-signs with the service clock after a signature refused as out of date, and back again', async () => {
+    // Prepare: the service's clock is one hour ahead of ours, then back in step
+    const hourAhead = new Date(Date.now() + 3_600_000);
+    const skewed = (serverDate: Date): Reply =>
+      json(
+        400,
+        { message: 'Signature expired: is now earlier than ... (... - 5 min.)' },
+        {
+          'x-amzn-ErrorType': 'InvalidSignatureException:http://internal.amazon.com/coral/',
+          date: serverDate.toUTCString(),
+        },
+      );
+    const ahead = await awsStandIn(skewed(hourAhead), json(200, { ok: true }));
+
+    // Act
+    const output = await callAws(dynamoCall(ahead.endpoint));
+
+    // Assess: the retry was signed about an hour later than the refused request
+    expect(output).toEqual({ ok: true });
+    const [refused, retried] = ahead.requests.map((r) =>
+      Date.parse(amzToIso(String(r.headers['x-amz-date']))),
+    );
+    expect(Math.round(((retried ?? 0) - (refused ?? 0)) / 60_000)).toBe(60);
+
+    // Act again: the service's clock is back in step with ours
+    const inStep = await awsStandIn(skewed(new Date()), json(200, { ok: true }));
+    await callAws(dynamoCall(inStep.endpoint));
+
+    // Assess: signed with our own clock again
+    const last = Date.parse(amzToIso(String(inStep.requests[1]?.headers['x-amz-date'])));
+    expect(Math.abs(last - Date.now())).toBeLessThan(60_000);
+  });
+
+  it('does not retry a signature refusal when the clocks agree', async () => {
+    // Prepare
+    const server = await awsStandIn(
+      json(
+        400,
+        { message: 'The request signature we calculated does not match' },
+        {
+          'x-amzn-ErrorType': 'InvalidSignatureException:http://internal.amazon.com/coral/',
+        },
+      ),
+    );
+    // Act
+    const error = await rejection(callAws(dynamoCall(server.endpoint)));
+    // Assess
+    expect(error).toMatchObject({ name: 'InvalidSignatureException' });
+    expect(server.requests).toHaveLength(1);
+  });
+});
+
+/** `20261121T223428Z` → `2026-11-21T22:34:28Z`. */
+function amzToIso(amzDate: string): string {
+  return amzDate.replace(/^(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})Z$/, '$1-$2-$3T$4:$5:$6Z');
+}
+
 describe('callAws errors', () => {
   it('names the error from x-amzn-ErrorType when the body has no __type, with the body message', async () => {
     // Prepare

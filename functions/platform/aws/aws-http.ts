@@ -28,7 +28,8 @@ export interface AwsCall {
  */
 export class AwsServiceError extends Error {
   readonly $metadata: { httpStatusCode: number; requestId?: string; attempts: number };
-  readonly retryable: boolean;
+  /** Set by the constructor from the name and status; also when a clock skew was just corrected. */
+  retryable: boolean;
   /** Throttling backs off longer than other retryable errors. */
   readonly throttled: boolean;
   /** The error body's other fields, e.g. a cancelled transaction's `CancellationReasons`. */
@@ -108,6 +109,8 @@ interface RawResponse {
   status: number;
   requestId?: string;
   errorType?: string;
+  /** The service's clock (the `Date` header), to correct a skewed local clock. */
+  serverDate?: string;
   text: string;
 }
 
@@ -139,11 +142,13 @@ function send(
         response.on('end', () => {
           const errorType = response.headers['x-amzn-errortype'];
           const requestId = response.headers['x-amzn-requestid'] ?? response.headers['x-amz-request-id'];
+          const serverDate = response.headers.date;
           resolve({
             status: response.statusCode ?? 0,
             text: Buffer.concat(chunks).toString('utf8'),
             ...(typeof requestId === 'string' ? { requestId } : {}),
             ...(typeof errorType === 'string' ? { errorType } : {}),
+            ...(serverDate ? { serverDate } : {}),
           });
         });
       },
@@ -208,12 +213,37 @@ function isRetryableNetworkError(error: unknown): boolean {
   return typeof code === 'string' && RETRYABLE_NETWORK_CODES.has(code);
 }
 
+/**
+ * AWS refuses a signature dated more than 5 minutes from its clock. Like the SDK, when it does, take
+ * the offset from its `Date` header and sign with the corrected time from then on (a laptop running
+ * the admin CLI may be minutes off; Lambda's clock is not).
+ */
+let clockOffsetMs = 0;
+const SKEW_ERRORS = new Set([
+  'InvalidSignatureException',
+  'SignatureDoesNotMatch',
+  'RequestExpired',
+  'RequestTimeTooSkewed',
+]);
+const MAX_SKEW_MS = 4 * 60_000;
+
+/** True when the refusal was for a skewed clock and the offset has just been corrected (retry). */
+function correctedClockSkew(response: RawResponse, error: AwsServiceError): boolean {
+  if (!SKEW_ERRORS.has(error.name) || !response.serverDate) return false;
+  const serverMs = Date.parse(response.serverDate);
+  if (Number.isNaN(serverMs)) return false;
+  const offset = serverMs - Date.now();
+  if (Math.abs(offset - clockOffsetMs) < MAX_SKEW_MS) return false;
+  clockOffsetMs = offset;
+  return true;
+}
+
 /** One attempt: sign with fresh credentials, send, and turn a refusal into AwsServiceError. */
 async function attemptOnce(call: AwsCall, url: URL, attempt: number): Promise<Record<string, unknown>> {
   const headers = signRequest(
     { method: 'POST', host: url.host, path: url.pathname, headers: call.headers, body: call.body },
     await call.credentials(),
-    { service: call.service, region: call.region, now: new Date() },
+    { service: call.service, region: call.region, now: new Date(Date.now() + clockOffsetMs) },
   );
   const response = await send(
     url,
@@ -223,7 +253,9 @@ async function attemptOnce(call: AwsCall, url: URL, attempt: number): Promise<Re
     call.signal,
   );
   if (response.status >= 200 && response.status < 300) return parseAnswer(response.text);
-  throw toServiceError(response, attempt);
+  const error = toServiceError(response, attempt);
+  if (correctedClockSkew(response, error)) error.retryable = true;
+  throw error;
 }
 
 function isRetryable(error: unknown, signal: AbortSignal | undefined): boolean {
