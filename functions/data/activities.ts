@@ -26,13 +26,10 @@ export interface NewActivity {
 const defined = <T extends object>(value: T): T =>
   Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as T;
 
-/**
- * Stores a new, open Activity. It checks no rules (the services do: the Lead and listing belong to
- * the Tenant, a dated kind has dueAt); ingestion calls it for `note` events.
- */
-export async function createActivity(input: NewActivity): Promise<ActivityRecord> {
+/** A new, open Activity as stored; createActivity stores one, ingestion stores one with its Lead. */
+export function newActivityRecord(input: NewActivity): ActivityRecord {
   const now = input.now ?? new Date().toISOString();
-  const record: ActivityRecord = defined({
+  return defined({
     tenantId: input.tenantId,
     id: randomUUID(),
     leadId: input.leadId,
@@ -48,8 +45,20 @@ export async function createActivity(input: NewActivity): Promise<ActivityRecord
     createdAt: now,
     updatedAt: now,
   });
-  await Activity.create(record).go();
+}
+
+/**
+ * Stores a new, open Activity. It checks no rules (the services do: the Lead and listing belong to
+ * the Tenant, a dated kind has dueAt).
+ */
+export async function createActivity(input: NewActivity): Promise<ActivityRecord> {
+  const record = newActivityRecord(input);
+  await insertActivity(record);
   return record;
+}
+
+export async function insertActivity(record: ActivityRecord): Promise<void> {
+  await Activity.create(record).go();
 }
 
 export async function getActivity(tenantId: string, id: string): Promise<ActivityRecord | undefined> {

@@ -1,5 +1,6 @@
 import type { EntityItem } from 'electrodb';
 import { ConflictError, NotFoundError } from '../platform/errors.ts';
+import type { ActivityRecord } from './activities.ts';
 import { AssignmentCounter } from './entities/assignment-counter.ts';
 import { Lead } from './entities/lead.ts';
 import { UniqueClaim } from './entities/unique-claim.ts';
@@ -74,6 +75,8 @@ export interface LeadWrite {
   claims?: { kind: LeadClaimKind; value: string }[];
   /** An Inquiry recorded together with the Lead. */
   inquiry?: InquiryRecord | undefined;
+  /** An Activity recorded together with the Lead (an ingested note). */
+  activity?: ActivityRecord | undefined;
 }
 
 export type LeadWriteOutcome = 'ok' | 'stale' | 'claim_taken';
@@ -95,10 +98,10 @@ export function leadClaimOf(
 /**
  * Writes a Lead in one transaction with everything that must agree with it: the claims on a new
  * email or phone (attribute_not_exists, so two concurrent writers cannot both hold one value), an
- * Inquiry, and its search tokens (the previous version's deleted, the new one's put). A new Lead is
+ * Inquiry or Activity, and its search tokens (the previous version's deleted, the new one's put). A new Lead is
  * created only if its id is free; an existing one is replaced only if its updatedAt is still the one
  * read, so concurrent edits cannot interleave. Either all of it lands or none does.
- * At most 2 claims + Lead + Inquiry + 46 deletes + 46 puts = 96 actions (the limit is 100).
+ * At most 2 claims + Lead + Inquiry + Activity + 46 deletes + 46 puts = 97 actions (the limit is 100).
  */
 export async function writeLead(write: LeadWrite): Promise<{ outcome: LeadWriteOutcome; lead: LeadRecord }> {
   const next = withDerivedKeys(write.next);
@@ -108,44 +111,50 @@ export async function writeLead(write: LeadWrite): Promise<{ outcome: LeadWriteO
   }
   const kinds: ('claim' | 'lead' | 'other')[] = [];
   const result = await db()
-    .transaction.write(({ UniqueClaim: claim, Lead: lead, LeadSearchToken: token, Inquiry: inquiry }) => {
-      const ops = [];
-      for (const c of write.claims ?? []) {
-        kinds.push('claim');
-        ops.push(claim.create(leadClaimOf(next, c)).commit());
-      }
-      kinds.push('lead');
-      ops.push(
-        previous
-          ? lead
-              .put(next)
-              .where(({ updatedAt }, { eq }) => eq(updatedAt, previous.updatedAt))
-              .commit()
-          : lead.create(next).commit(),
-      );
-      if (write.inquiry) {
-        kinds.push('other');
-        ops.push(inquiry.create(write.inquiry).commit());
-      }
-      for (const prefix of previous?.searchPrefixes ?? []) {
-        kinds.push('other');
+    .transaction.write(
+      ({ UniqueClaim: claim, Lead: lead, LeadSearchToken: token, Inquiry: inquiry, Activity: activity }) => {
+        const ops = [];
+        for (const c of write.claims ?? []) {
+          kinds.push('claim');
+          ops.push(claim.create(leadClaimOf(next, c)).commit());
+        }
+        kinds.push('lead');
         ops.push(
-          token
-            .delete({
-              tenantId: next.tenantId,
-              prefix,
-              updatedAt: previous?.updatedAt ?? '',
-              leadId: next.id,
-            })
-            .commit(),
+          previous
+            ? lead
+                .put(next)
+                .where(({ updatedAt }, { eq }) => eq(updatedAt, previous.updatedAt))
+                .commit()
+            : lead.create(next).commit(),
         );
-      }
-      for (const item of tokensOf(next)) {
-        kinds.push('other');
-        ops.push(token.put(item).commit());
-      }
-      return ops;
-    })
+        if (write.inquiry) {
+          kinds.push('other');
+          ops.push(inquiry.create(write.inquiry).commit());
+        }
+        if (write.activity) {
+          kinds.push('other');
+          ops.push(activity.create(write.activity).commit());
+        }
+        for (const prefix of previous?.searchPrefixes ?? []) {
+          kinds.push('other');
+          ops.push(
+            token
+              .delete({
+                tenantId: next.tenantId,
+                prefix,
+                updatedAt: previous?.updatedAt ?? '',
+                leadId: next.id,
+              })
+              .commit(),
+          );
+        }
+        for (const item of tokensOf(next)) {
+          kinds.push('other');
+          ops.push(token.put(item).commit());
+        }
+        return ops;
+      },
+    )
     .go();
   if (!result.canceled) return { outcome: 'ok', lead: next };
   const rejected = (result.data as { rejected: boolean }[]).findIndex((d) => d.rejected);

@@ -1,4 +1,5 @@
 import { Service } from 'electrodb';
+import { Activity } from './entities/activity.ts';
 import { Agent } from './entities/agent.ts';
 import { ApiKey } from './entities/api-key.ts';
 import { Inquiry } from './entities/inquiry.ts';
@@ -9,7 +10,17 @@ import { Tenant } from './entities/tenant.ts';
 import { UniqueClaim } from './entities/unique-claim.ts';
 
 function build() {
-  return new Service({ Tenant, UniqueClaim, Agent, ApiKey, Property, Lead, LeadSearchToken, Inquiry });
+  return new Service({
+    Tenant,
+    UniqueClaim,
+    Agent,
+    ApiKey,
+    Property,
+    Lead,
+    LeadSearchToken,
+    Inquiry,
+    Activity,
+  });
 }
 
 let service: ReturnType<typeof build> | undefined;

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { createActivity } from '../data/activities.ts';
+import { type ActivityRecord, insertActivity, newActivityRecord } from '../data/activities.ts';
 import { type AgentRecord, findAgentByEmail, getAgent, listActiveAgents } from '../data/agents.ts';
 import { type InquiryRecord, insertInquiry } from '../data/inquiries.ts';
 import {
@@ -148,9 +148,15 @@ export interface IntakeInput {
   sourceDetail?: string | undefined;
   firstSeenAt: string;
   owner: OwnerChoice;
-  /** The Inquiry to record with the Lead, built once its id is known. */
-  inquiry?: ((leadId: string, now: string) => InquiryRecord) | undefined;
+  /**
+   * What to record in the Lead's own transaction (an Inquiry, or an Activity for a note), built once
+   * the Lead's id is known: the Lead and its record land together or not at all.
+   */
+  record?: ((leadId: string, now: string) => LeadRecordWith) | undefined;
 }
+
+/** An Inquiry or an Activity written with its Lead. */
+export type LeadRecordWith = { inquiry: InquiryRecord } | { activity: ActivityRecord };
 
 export interface IntakeResult {
   lead: LeadRecord;
@@ -158,6 +164,7 @@ export interface IntakeResult {
   /** The Owner this request gave the Lead by the rule (undefined when it gave none). */
   assignedByRule?: string | undefined;
   inquiry?: InquiryRecord | undefined;
+  activity?: ActivityRecord | undefined;
 }
 
 /**
@@ -176,11 +183,11 @@ export async function takeInContact(input: IntakeInput): Promise<IntakeResult> {
     owner ??= pickOwner(tenantId, input.owner);
     return owner;
   };
-  let inquiry: InquiryRecord | undefined;
-  const inquiryFor = (leadId: string, now: string) => {
-    if (!input.inquiry) return undefined;
-    inquiry = input.inquiry(leadId, now);
-    return inquiry;
+  // The record of the attempt that lands (each attempt builds it anew with its own timestamp).
+  let recorded: Partial<{ inquiry: InquiryRecord; activity: ActivityRecord }> = {};
+  const recordFor = (leadId: string, now: string) => {
+    recorded = input.record?.(leadId, now) ?? {};
+    return recorded;
   };
 
   for (let attempt = 1; attempt <= WRITE_ATTEMPTS; attempt++) {
@@ -217,9 +224,9 @@ export async function takeInContact(input: IntakeInput): Promise<IntakeResult> {
       const claims: { kind: LeadClaimKind; value: string }[] = [];
       if (contact.email) claims.push({ kind: 'lead-email', value: contact.email });
       if (contact.phone) claims.push({ kind: 'lead-phone', value: contact.phone });
-      const { outcome, lead } = await writeLead({ next: record, claims, inquiry: inquiryFor(newId, now) });
+      const { outcome, lead } = await writeLead({ next: record, claims, ...recordFor(newId, now) });
       if (outcome === 'ok') {
-        return { lead, created: true, assignedByRule: picked ? agentId : undefined, inquiry };
+        return { lead, created: true, assignedByRule: picked ? agentId : undefined, ...recorded };
       }
       // A claim was taken meanwhile: merge onto its owner on the next pass. Anything else (a
       // transaction conflict in DynamoDB) is retried after a pause.
@@ -252,18 +259,20 @@ export async function takeInContact(input: IntakeInput): Promise<IntakeResult> {
     }
     if (!merged.changed) {
       const now = nextTimestamp();
-      const alone = inquiryFor(current.id, now);
-      if (alone) await insertInquiry(alone);
-      return { lead: current, created: false, inquiry };
+      // The Lead is unchanged: its record is the only write.
+      const alone = recordFor(current.id, now);
+      if (alone.inquiry) await insertInquiry(alone.inquiry);
+      if (alone.activity) await insertActivity(alone.activity);
+      return { lead: current, created: false, ...recorded };
     }
     const now = nextTimestamp(current.updatedAt);
     const { outcome, lead } = await writeLead({
       previous: current,
       next: { ...merged.next, updatedAt: now },
       claims: merged.claims,
-      inquiry: inquiryFor(current.id, now),
+      ...recordFor(current.id, now),
     });
-    if (outcome === 'ok') return { lead, created: false, assignedByRule, inquiry };
+    if (outcome === 'ok') return { lead, created: false, assignedByRule, ...recorded };
     await pause(attempt);
   }
   throw new ConflictError('The lead was being written concurrently; retry');
@@ -463,11 +472,11 @@ export interface IngestResult {
 
 /**
  * POST /v1/leads:ingest. The contact is matched or made (rule 1, race-safe); inquiry and
- * registration events record an Inquiry with the Lead (one transaction), a note records an Activity
- * (kind note). A Lead without an Owner gets one by the owner rule; the listing asked about is
- * linked to the Lead (source inquiry); the Owner is emailed about the Inquiry (rule 2) and scoring
- * is queued. A new Lead has source api, or import when the event
- * occurred more than BACKFILL_THRESHOLD_DAYS ago (rule 3).
+ * registration events record an Inquiry, a note an Activity (kind note), each in the Lead's own
+ * transaction. A Lead without an Owner gets one by the owner rule; the listing asked about is linked
+ * to the Lead (source inquiry); the Owner is emailed about the Inquiry (rule 2) and scoring is
+ * queued. A new Lead has source api, or import when the event occurred more than
+ * BACKFILL_THRESHOLD_DAYS ago (rule 3).
  */
 export async function ingestLeadEvent(caller: Caller, input: IngestInput): Promise<IngestResult> {
   const { tenant } = caller;
@@ -482,7 +491,6 @@ export async function ingestLeadEvent(caller: Caller, input: IngestInput): Promi
   ]);
   // Warnings in a stable order (property first), whichever lookup finished first.
   warnings.sort((a, b) => INGEST_WARNING_CODES.indexOf(a.code) - INGEST_WARNING_CODES.indexOf(b.code));
-  const isContact = input.type !== 'note';
   const inquiryId = randomUUID();
   const type = input.type;
   const result = await takeInContact({
@@ -493,38 +501,38 @@ export async function ingestLeadEvent(caller: Caller, input: IngestInput): Promi
     sourceDetail: input.source,
     firstSeenAt: occurredAt,
     owner: { kind: 'rule', listingAgentId: listing?.agentId, namedAgent },
-    inquiry:
+    record: (leadId, at) =>
       type === 'note'
-        ? undefined
-        : (leadId, at) => ({
-            tenantId,
-            id: inquiryId,
-            leadId,
-            propertyId: listing?.id,
-            propertyKey: listing?.id ?? 'none',
-            channel: 'form',
-            type,
-            message: input.message ?? undefined,
-            source: input.source,
-            campaign: input.campaign ?? undefined,
-            occurredAt,
-            createdAt: at,
-            updatedAt: at,
-          }),
+        ? {
+            activity: newActivityRecord({
+              tenantId,
+              leadId,
+              kind: 'note',
+              title: `Note from ${input.source}`.slice(0, 255),
+              body: input.message ?? undefined,
+              propertyId: listing?.id,
+              createdBy: caller.apiKey.name,
+              now: at,
+            }),
+          }
+        : {
+            inquiry: {
+              tenantId,
+              id: inquiryId,
+              leadId,
+              propertyId: listing?.id,
+              propertyKey: listing?.id ?? 'none',
+              channel: 'form',
+              type,
+              message: input.message ?? undefined,
+              source: input.source,
+              campaign: input.campaign ?? undefined,
+              occurredAt,
+              createdAt: at,
+              updatedAt: at,
+            },
+          },
   });
-  let activityId: string | null = null;
-  if (!isContact) {
-    const activity = await createActivity({
-      tenantId,
-      leadId: result.lead.id,
-      kind: 'note',
-      title: `Note from ${input.source}`.slice(0, 255),
-      body: input.message ?? undefined,
-      propertyId: listing?.id,
-      createdBy: caller.apiKey.name,
-    });
-    activityId = activity.id;
-  }
   if (result.inquiry && listing) {
     // The listing asked about joins the Lead's listings (source inquiry; an existing link is kept).
     await linkLeadProperty({
@@ -545,7 +553,7 @@ export async function ingestLeadEvent(caller: Caller, input: IngestInput): Promi
     lead: result.lead,
     created: result.created,
     inquiryId: result.inquiry?.id ?? null,
-    activityId,
+    activityId: result.activity?.id ?? null,
     warnings,
   };
 }

@@ -140,6 +140,24 @@ describe('POST /v1/leads:ingest', () => {
     expect(queued).toHaveLength(1);
   });
 
+  it('creates the Lead of a note from a new contact together with its note Activity (201)', async () => {
+    // Act
+    const res = await ingest(
+      event({ email: email('note') }, { type: 'note', message: 'Met at the open house' }),
+    );
+    // Assess
+    expect(res.status).toBe(201);
+    expect(res.body.inquiry_id).toBeNull();
+    const activity = await getActivity(tenant.tenantId, res.body.activity_id);
+    expect(activity).toMatchObject({
+      kind: 'note',
+      leadId: res.body.lead.id,
+      title: 'Note from idealista',
+      body: 'Met at the open house',
+    });
+    expect(activity?.createdAt).toBe(res.body.lead.created_at);
+  });
+
   it('updates the Lead a repeated email or phone names (200): fills what it lacks, keeps its name, adds an Inquiry', async () => {
     // Prepare
     const address = email();

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { getActivity, newActivityRecord } from '../../functions/data/activities.ts';
 import { metered } from '../../functions/data/client.ts';
 import { Inquiry } from '../../functions/data/entities/inquiry.ts';
 import { LeadSearchToken } from '../../functions/data/entities/lead-search-token.ts';
@@ -123,6 +124,35 @@ describe('writeLead', () => {
     expect(await tokensOfLead(tenantId, loser.id, ['lo', 'los', 'un', 'uni'])).toEqual([]);
     expect((await Inquiry.get({ tenantId, id: inquiryId }).go()).data).toBeNull();
     expect(await findLeadClaim(tenantId, 'lead-email', 'held@example.com')).toBe(holder.id);
+  });
+
+  it('writes an Activity with its Lead, and neither when a claim is taken', async () => {
+    // Prepare
+    const holder = newLead(tenantId, { name: 'Note Holder', email: 'note-held@example.com' });
+    const noteOf = (leadId: string) =>
+      newActivityRecord({ tenantId, leadId, kind: 'note', title: 'Note from crm', createdBy: 'crm' });
+    const kept = newLead(tenantId, { name: 'Kept Note', email: 'note-kept@example.com' });
+    const keptNote = noteOf(kept.id);
+    const loser = newLead(tenantId, { name: 'Lost Note', email: 'note-held@example.com' });
+    const lostNote = noteOf(loser.id);
+    await writeLead({ next: holder, claims: [{ kind: 'lead-email', value: 'note-held@example.com' }] });
+    // Act
+    const written = await writeLead({
+      next: kept,
+      claims: [{ kind: 'lead-email', value: 'note-kept@example.com' }],
+      activity: keptNote,
+    });
+    const refused = await writeLead({
+      next: loser,
+      claims: [{ kind: 'lead-email', value: 'note-held@example.com' }],
+      activity: lostNote,
+    });
+    // Assess
+    expect(written.outcome).toBe('ok');
+    expect(await getActivity(tenantId, keptNote.id)).toMatchObject({ leadId: kept.id, kind: 'note' });
+    expect(refused.outcome).toBe('claim_taken');
+    expect(await getLead(tenantId, loser.id)).toBeUndefined();
+    expect(await getActivity(tenantId, lostNote.id)).toBeUndefined();
   });
 
   it('refuses a write based on a stale read and leaves the newer Lead as it is', async () => {
