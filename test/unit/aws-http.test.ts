@@ -103,10 +103,11 @@ describe('callAws retries', () => {
     const silent: Reply = () => {};
     const server = await awsStandIn(silent, json(200, { ok: true }));
     // Act
-    const output = await callAws(dynamoCall(server.endpoint, { attemptTimeoutMs: 200 }));
-    // Assess
+    const output = await callAws(dynamoCall(server.endpoint, { attemptTimeoutMs: 1000 }));
+    // Assess: answered by a later attempt (on a loaded machine even the quick answer can miss the
+    // timeout once, hence at least two)
     expect(output).toEqual({ ok: true });
-    expect(server.requests).toHaveLength(2);
+    expect(server.requests.length).toBeGreaterThanOrEqual(2);
   });
 });
 
