@@ -1,10 +1,11 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { AwsServiceError, localCredentials } from '../../functions/platform/aws/aws-http.ts';
 import { config } from '../../functions/platform/config.ts';
+import { bedrockConverse } from '../../functions/platform/ports/bedrock-converse.ts';
 import { SesEmail } from '../../functions/platform/ports/email.ts';
 import { SqsQueue } from '../../functions/platform/ports/queue.ts';
 import { awsStandIn, closeStandIns, credentialScope, json } from '../support/aws-stand-in.ts';
-import { rejection } from '../support/bedrock.ts';
+import { bedrockError, converseReply, rejection } from '../support/bedrock.ts';
 
 afterEach(closeStandIns);
 
@@ -114,5 +115,66 @@ describe('SesEmail', () => {
     }).send(email);
     // Assess
     expect(credentialScope(ses.requests[0]?.headers ?? {})).toEqual([config().AWS_REGION, 'ses']);
+  });
+});
+
+describe('bedrockConverse', () => {
+  const MODEL = 'anthropic.claude-test-v1:0';
+  const ask = { modelId: MODEL, system: 'Answer in JSON.', user: '{"q":1}', maxTokens: 600, temperature: 0 };
+  const converse = (endpoint: string) => bedrockConverse({ endpoint, credentials: localCredentials });
+
+  it('posts one Converse request for the model, its id encoded in the path, and returns text and usage', async () => {
+    // Prepare
+    const bedrock = await awsStandIn(converseReply('{"a":1}'));
+    // Act
+    const answer = await converse(bedrock.endpoint)(ask);
+    // Assess
+    expect(answer).toEqual({ text: '{"a":1}', usage: { inputTokens: 812, outputTokens: 240 } });
+    expect(bedrock.requests).toHaveLength(1);
+    const [sent] = bedrock.requests;
+    expect(sent?.method).toBe('POST');
+    expect(sent?.path).toBe('/model/anthropic.claude-test-v1%3A0/converse');
+    expect(sent?.headers['content-type']).toBe('application/json');
+    expect(JSON.parse(sent?.body ?? '')).toEqual({
+      system: [{ text: 'Answer in JSON.' }],
+      messages: [{ role: 'user', content: [{ text: '{"q":1}' }] }],
+      inferenceConfig: { maxTokens: 600, temperature: 0 },
+    });
+  });
+
+  it('signs the request for service bedrock in the configured region', async () => {
+    // Prepare
+    const bedrock = await awsStandIn(converseReply('{}'));
+    // Act
+    await converse(bedrock.endpoint)(ask);
+    // Assess
+    expect(credentialScope(bedrock.requests[0]?.headers ?? {})).toEqual([config().AWS_REGION, 'bedrock']);
+  });
+
+  it('lets Bedrock throttling through after three attempts, for the worker to retry', async () => {
+    // Prepare
+    const bedrock = await awsStandIn(bedrockError(400, 'ThrottlingException', 'Too many requests'));
+    // Act
+    const error = await rejection(converse(bedrock.endpoint)(ask));
+    // Assess
+    expect(error).toBeInstanceOf(AwsServiceError);
+    expect(error).toMatchObject({
+      name: 'ThrottlingException',
+      message: 'Too many requests',
+      $metadata: { httpStatusCode: 400, attempts: 3 },
+    });
+    expect(bedrock.requests).toHaveLength(3);
+  });
+
+  it('lets a refusal of the request through at once', async () => {
+    // Prepare
+    const bedrock = await awsStandIn(
+      bedrockError(400, 'ValidationException', 'The provided model identifier is invalid.'),
+    );
+    // Act
+    const error = await rejection(converse(bedrock.endpoint)(ask));
+    // Assess
+    expect(error).toMatchObject({ name: 'ValidationException', $metadata: { attempts: 1 } });
+    expect(bedrock.requests).toHaveLength(1);
   });
 });

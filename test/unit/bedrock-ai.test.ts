@@ -1,12 +1,11 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { EnrichmentRequest } from '../../functions/domain/enrichment.ts';
-import { AwsServiceError, localCredentials } from '../../functions/platform/aws/aws-http.ts';
-import { config } from '../../functions/platform/config.ts';
+import { localCredentials } from '../../functions/platform/aws/aws-http.ts';
 import { ProviderError } from '../../functions/platform/ports/ai.ts';
 import { BedrockEnrichmentProvider } from '../../functions/platform/ports/bedrock-ai.ts';
 import { bedrockConverse } from '../../functions/platform/ports/bedrock-converse.ts';
-import { awsStandIn, closeStandIns, credentialScope, type StandIn } from '../support/aws-stand-in.ts';
-import { bedrockError, converseReply, rejection } from '../support/bedrock.ts';
+import { awsStandIn, closeStandIns, type StandIn } from '../support/aws-stand-in.ts';
+import { converseReply, rejection } from '../support/bedrock.ts';
 
 const MODEL = 'anthropic.claude-test-v1:0';
 
@@ -79,28 +78,6 @@ describe('BedrockEnrichmentProvider', () => {
     expect(result.output.languages.es?.title).toBe('Villa soleada');
   });
 
-  it('posts one Converse request for the model, its id encoded in the path', async () => {
-    // Prepare
-    const bedrock = await awsStandIn(converseReply(JSON.stringify(good)));
-    // Act
-    await provider(bedrock).enrich(request);
-    // Assess
-    expect(bedrock.requests).toHaveLength(1);
-    const [sent] = bedrock.requests;
-    expect(sent?.method).toBe('POST');
-    expect(sent?.path).toBe('/model/anthropic.claude-test-v1%3A0/converse');
-    expect(sent?.headers['content-type']).toBe('application/json');
-  });
-
-  it('signs the request for service bedrock in the configured region', async () => {
-    // Prepare
-    const bedrock = await awsStandIn(converseReply(JSON.stringify(good)));
-    // Act
-    await provider(bedrock).enrich(request);
-    // Assess
-    expect(credentialScope(bedrock.requests[0]?.headers ?? {})).toEqual([config().AWS_REGION, 'bedrock']);
-  });
-
   it('sends the system prompt, the listing facts as the one user message, and the inference settings', async () => {
     // Prepare
     const bedrock = await awsStandIn(converseReply(JSON.stringify(good)));
@@ -165,38 +142,5 @@ describe('BedrockEnrichmentProvider', () => {
       expect(error).toBeInstanceOf(ProviderError);
       expect((error as Error).message).toMatch(/validation/);
     }
-  });
-
-  it('lets Bedrock throttling through, after three attempts, for the worker to retry', async () => {
-    // Prepare
-    const bedrock = await awsStandIn(bedrockError(400, 'ThrottlingException', 'Too many requests'));
-    // Act
-    const error = await rejection(provider(bedrock).enrich(request));
-    // Assess
-    expect(error).toBeInstanceOf(AwsServiceError);
-    expect(error).not.toBeInstanceOf(ProviderError);
-    expect(error).toMatchObject({
-      name: 'ThrottlingException',
-      message: 'Too many requests',
-      $metadata: { httpStatusCode: 400, attempts: 3 },
-    });
-    expect(bedrock.requests).toHaveLength(3);
-  });
-
-  it('lets a refusal of the request through at once', async () => {
-    // Prepare
-    const bedrock = await awsStandIn(
-      bedrockError(400, 'ValidationException', 'The provided model identifier is invalid.'),
-    );
-    // Act
-    const error = await rejection(provider(bedrock).enrich(request));
-    // Assess
-    expect(error).toBeInstanceOf(AwsServiceError);
-    expect(error).toMatchObject({
-      name: 'ValidationException',
-      message: 'The provided model identifier is invalid.',
-      $metadata: { httpStatusCode: 400, attempts: 1 },
-    });
-    expect(bedrock.requests).toHaveLength(1);
   });
 });
