@@ -1,31 +1,69 @@
-import { execFile } from 'node:child_process';
-import { mkdirSync, rmSync, statSync } from 'node:fs';
-import { relative, resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
-import { promisify } from 'node:util';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { basename, relative, resolve } from 'node:path';
+import { gzipSync } from 'node:zlib';
 import { build, type Metafile } from 'esbuild';
 import { routes } from '../../functions/routes.ts';
 import { esbuildOptions } from '../../lib/bundling.ts';
-import { coldStartEnv } from './env.ts';
-import { round, type Summary, summarize } from './stats.ts';
+import { round } from './stats.ts';
 
-const run = promisify(execFile);
 const ROOT = resolve(import.meta.dirname, '../..');
 
 export interface HandlerEntry {
   name: string;
   /** Relative to the repository root. */
   entry: string;
+  kind: 'http' | 'stream' | 'worker' | 'floor';
 }
 
-/** Every Lambda the stack deploys: one per route-table row, the stream consumer and the AI workers. */
+/** The floor handler (floor/handler.ts): what every function is judged against. */
+export const FLOOR: HandlerEntry = { name: 'floor', entry: 'scripts/bench/floor/handler.ts', kind: 'floor' };
+
+/** The async functions' folders: every module in them that exports `handler` is a deployed Lambda. */
+const ASYNC_FOLDERS = [
+  { folder: 'functions/streams', kind: 'stream' },
+  { folder: 'functions/workers', kind: 'worker' },
+] as const;
+
+/** Names the stacks give the async functions (lib/stacks/async-stack.ts); others are named by file. */
+const ASYNC_NAMES: Record<string, string> = {
+  'functions/streams/consumer.ts': 'streamConsumer',
+  'functions/workers/ai.ts': 'aiWorker',
+  'functions/workers/ai-resume.ts': 'aiResume',
+};
+
+/** `functions/workers/webhook-delivery.ts` → `webhookDelivery`. */
+export function camelName(file: string): string {
+  const base = basename(file).replace(/\.ts$/, '');
+  return base.replace(/[-_.]+(\w)/g, (_m, c: string) => c.toUpperCase());
+}
+
+/** Whether a module's source exports a Lambda `handler`. */
+export function exportsHandler(source: string): boolean {
+  return /export\s+(?:async\s+function|const|function|let)\s+handler\b|export\s*\{[^}]*\bhandler\b[^}]*\}/.test(
+    source,
+  );
+}
+
+/**
+ * Every Lambda the stack deploys: one per route-table row (read from functions/routes.ts, as the API
+ * stack does), then every handler module of the async folders (the stream consumer, the AI worker,
+ * the AI resume job, and whatever worker is added next), found on disk rather than listed here.
+ */
 export function handlerEntries(): HandlerEntry[] {
-  return [
-    ...routes.map((r) => ({ name: r.operationId, entry: `functions/http/${r.entry}` })),
-    { name: 'streamConsumer', entry: 'functions/streams/consumer.ts' },
-    { name: 'aiWorker', entry: 'functions/workers/ai.ts' },
-    { name: 'aiResume', entry: 'functions/workers/ai-resume.ts' },
-  ];
+  const http = routes.map(
+    (r): HandlerEntry => ({ name: r.operationId, entry: `functions/http/${r.entry}`, kind: 'http' }),
+  );
+  const asyncEntries = ASYNC_FOLDERS.flatMap(({ folder, kind }) =>
+    existsSync(resolve(ROOT, folder))
+      ? readdirSync(resolve(ROOT, folder))
+          .filter((f) => f.endsWith('.ts') && !f.endsWith('.test.ts'))
+          .sort()
+          .map((f) => `${folder}/${f}`)
+          .filter((entry) => exportsHandler(readFileSync(resolve(ROOT, entry), 'utf8')))
+          .map((entry): HandlerEntry => ({ name: ASYNC_NAMES[entry] ?? camelName(entry), entry, kind }))
+      : [],
+  );
+  return [...http, ...asyncEntries];
 }
 
 export interface PackageShare {
@@ -37,11 +75,12 @@ export interface PackageShare {
   largestFolder?: { folder: string; kb: number };
 }
 
-export interface BundleResult {
-  name: string;
-  entry: string;
+export interface BundleResult extends HandlerEntry {
   file: string;
+  /** The minified .mjs, KB. */
   kb: number;
+  /** The same gzipped (level 9): what the deployment package roughly weighs. */
+  gzipKb: number;
   /** What the minified output is made of, largest first (from esbuild's metafile). */
   composition: PackageShare[];
 }
@@ -80,57 +119,38 @@ export function composition(output: Metafile['outputs'][string]): PackageShare[]
     });
 }
 
-/** Bundles every handler with exactly the deployed settings (lib/bundling.ts). */
+/**
+ * Bundles one handler with exactly the deployed settings (lib/bundling.ts). The floor is bundled
+ * without the module aliases: it is the AWS SDK as AWS ships it, whatever the service substitutes.
+ */
+export async function bundleOne(entry: HandlerEntry, outDir: string): Promise<BundleResult> {
+  const file = resolve(outDir, `${entry.name}.mjs`);
+  const { alias, ...withoutAliases } = esbuildOptions(resolve(ROOT, entry.entry), file);
+  const options =
+    entry.kind === 'floor' ? withoutAliases : { ...withoutAliases, ...(alias ? { alias } : {}) };
+  const { metafile } = await build({ ...options, absWorkingDir: ROOT });
+  const output = metafile?.outputs[relative(ROOT, file)];
+  if (!output) throw new Error(`esbuild produced no ${file}`);
+  // The .mjs alone: the source map is uploaded too but is not loaded unless --enable-source-maps.
+  const code = readFileSync(file);
+  return {
+    ...entry,
+    file,
+    kb: round(code.length / 1024),
+    gzipKb: round(gzipSync(code, { level: 9 }).length / 1024),
+    composition: composition(output),
+  };
+}
+
+/** Bundles the floor and every handler (handlerEntries), floor first. */
 export async function bundleHandlers(outDir: string, log: (line: string) => void): Promise<BundleResult[]> {
   rmSync(outDir, { recursive: true, force: true });
   mkdirSync(outDir, { recursive: true });
   const results: BundleResult[] = [];
-  for (const { name, entry } of handlerEntries()) {
-    const file = resolve(outDir, `${name}.mjs`);
-    const { metafile } = await build({ ...esbuildOptions(resolve(ROOT, entry), file), absWorkingDir: ROOT });
-    const output = metafile?.outputs[relative(ROOT, file)];
-    if (!output) throw new Error(`esbuild produced no ${file}`);
-    // The .mjs alone: the source map is uploaded too but is not loaded unless --enable-source-maps.
-    const kb = round(statSync(file).size / 1024);
-    results.push({ name, entry, file, kb, composition: composition(output) });
-    log(`  bundled ${name}: ${kb} KB`);
+  for (const entry of [FLOOR, ...handlerEntries()]) {
+    const result = await bundleOne(entry, outDir);
+    results.push(result);
+    log(`  bundled ${entry.name}: ${result.kb} KB (${result.gzipKb} KB gzipped)`);
   }
   return results;
-}
-
-/** What each fresh process runs: nothing but the import, timed from inside. */
-const PROBE =
-  'const t = performance.now(); await import(process.argv[1]); process.stdout.write(String(performance.now() - t));';
-
-async function loadOnce(file: string): Promise<number> {
-  const { stdout } = await run(
-    process.execPath,
-    ['--input-type=module', '-e', PROBE, pathToFileURL(file).href],
-    {
-      env: coldStartEnv(),
-      timeout: 30_000,
-    },
-  );
-  const ms = Number(stdout.trim());
-  if (!Number.isFinite(ms)) throw new Error(`import probe for ${file} printed "${stdout}"`);
-  return ms;
-}
-
-/**
- * Cold module-load time of each bundle over `runs` fresh processes. Runs go round-robin over the
- * handlers, one process at a time, so a burst of load from another engineer on the shared cores
- * spreads over all handlers instead of skewing one; one discarded pass first warms the OS file cache.
- */
-export async function measureModuleLoad(
-  bundles: readonly BundleResult[],
-  runs: number,
-  log: (line: string) => void,
-): Promise<Map<string, Summary>> {
-  for (const b of bundles) await loadOnce(b.file);
-  const samples = new Map<string, number[]>(bundles.map((b) => [b.name, []]));
-  for (let i = 1; i <= runs; i++) {
-    for (const b of bundles) samples.get(b.name)?.push(await loadOnce(b.file));
-    log(`  module-load pass ${i}/${runs}`);
-  }
-  return new Map([...samples.entries()].map(([name, values]) => [name, summarize(values)]));
 }

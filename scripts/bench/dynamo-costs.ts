@@ -1,4 +1,3 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
@@ -7,6 +6,8 @@ import type { Context } from 'aws-lambda';
 import { tableDefinition } from '../../functions/data/table.ts';
 import type { HttpEvent, HttpResponse } from '../../functions/platform/http.ts';
 import { type OperationId, routeFor } from '../../functions/routes.ts';
+import type { DynamoRecorder, Recording } from './dynamo-recorder.ts';
+import { unitsOf } from './dynamo-recorder.ts';
 import { apiEvent, type BenchRequest, lambdaContext } from './events.ts';
 import { median, round } from './stats.ts';
 
@@ -20,24 +21,6 @@ type Handler = (event: HttpEvent, context: Context) => Promise<HttpResponse>;
 
 const ROOT = resolve(import.meta.dirname, '../..');
 
-/** One cost measurement: what the whole request did, seen from the shared document client. */
-interface Probe {
-  /** Calls that started while no other call was in flight: the sequential round trips. */
-  rounds: number;
-  inFlight: number;
-  /** TransactWriteItems calls, their items, and the write units Local reported for them. */
-  transactions: number;
-  transactItems: number;
-  transactReportedUnits: number;
-  /** GSI entries those transactions write, as far as the request shows (see indexWrites). */
-  transactIndexWrites: number;
-  /** Items Query/Scan calls read (ScannedCount: what is billed) and returned (Count: after filters). */
-  queryItemsRead: number;
-  queryItemsReturned: number;
-  /** Puts of the local outbox and local queue: SES and SQS calls in AWS, not DynamoDB writes. */
-  localPortWrites: number;
-}
-
 /** Entities that stand in for SES (outbox) and SQS (local queue) in the local stack. */
 const LOCAL_PORT_ENTITIES = new Set(['outboxEmail', 'localQueueMessage']);
 
@@ -48,22 +31,6 @@ function entityOfPut(input: { Item?: Record<string, unknown> }): string | undefi
   const s = (marker as { S?: unknown } | undefined)?.S;
   return typeof s === 'string' ? s : undefined;
 }
-
-function newProbe(): Probe {
-  return {
-    rounds: 0,
-    inFlight: 0,
-    transactions: 0,
-    transactItems: 0,
-    transactReportedUnits: 0,
-    transactIndexWrites: 0,
-    queryItemsRead: 0,
-    queryItemsReturned: 0,
-    localPortWrites: 0,
-  };
-}
-
-const probeStore = new AsyncLocalStorage<Probe>();
 
 export interface TransactItem {
   Put?: { Item?: Record<string, unknown> };
@@ -92,58 +59,74 @@ export function indexWrites(item: TransactItem): number {
   return 0;
 }
 
-interface Consumed {
-  CapacityUnits?: number;
-  ReadCapacityUnits?: number;
-  WriteCapacityUnits?: number;
+/** What one request cost, read off its recorded DynamoDB calls. */
+export interface RequestCost {
+  roundTrips: number;
+  sequentialRoundTrips: number;
+  operations: string[];
+  readUnits: number;
+  writeUnits: number;
+  /** TransactWriteItems calls, their items, and the write units Local reported for them. */
+  transactions: number;
+  transactItems: number;
+  transactReportedUnits: number;
+  /** GSI entries those transactions write, as far as the request shows (see indexWrites). */
+  transactIndexWrites: number;
+  /** Items Query/Scan calls read (ScannedCount: what is billed) and returned (Count: after filters). */
+  queryItemsRead: number;
+  queryItemsReturned: number;
+  /** Puts of the local outbox and local queue: SES and SQS calls in AWS, not DynamoDB writes. */
+  localPortWrites: number;
 }
 
 /**
- * Adds the bench's own middleware to the one document client every functions/ module shares. The
- * service's `metered()` already counts calls and units; this adds what it cannot see: overlap
- * between calls (sequential vs parallel round trips) and transaction sizes. DynamoDB Local books 2
- * units for a TransactWriteItems of small unindexed items whatever their number, while real
- * DynamoDB bills 2 WCU per item (≤ 1 KB): counting the items gives the real figure.
+ * Sums a request's calls. DynamoDB Local books 2 units for a TransactWriteItems of small unindexed
+ * items whatever their number, while real DynamoDB bills 2 WCU per item (≤ 1 KB): counting the
+ * items gives the real figure.
  */
-let probeInstalled = false;
-
-async function installProbe(): Promise<void> {
-  if (probeInstalled) return;
-  probeInstalled = true;
-  const { dynamo } = await import('../../functions/data/client.ts');
-  dynamo().use(async (call, next) => {
-    const probe = probeStore.getStore();
-    if (!probe) return next(call);
-    if (probe.inFlight === 0) probe.rounds += 1;
-    probe.inFlight += 1;
-    try {
-      const { operation, input } = call;
-      if (operation === 'PutItem' && LOCAL_PORT_ENTITIES.has(entityOfPut(input as never) ?? '')) {
-        probe.localPortWrites += 1;
-      }
-      const output = await next(call);
-      if (operation === 'Query' || operation === 'Scan') {
-        const { Count, ScannedCount } = output as { Count?: number; ScannedCount?: number };
-        probe.queryItemsRead += ScannedCount ?? 0;
-        probe.queryItemsReturned += Count ?? 0;
-      }
-      if (operation === 'TransactWriteItems') {
-        const items = (input as { TransactItems?: TransactItem[] }).TransactItems ?? [];
-        probe.transactions += 1;
-        probe.transactItems += items.length;
-        probe.transactIndexWrites += items.reduce((sum, item) => sum + indexWrites(item), 0);
-        const consumed = (output as { ConsumedCapacity?: Consumed | Consumed[] }).ConsumedCapacity;
-        for (const c of Array.isArray(consumed) ? consumed : consumed ? [consumed] : []) {
-          // Mirrors how metered() books the units, so the correction subtracts exactly what it added.
-          const split = c.ReadCapacityUnits !== undefined || c.WriteCapacityUnits !== undefined;
-          probe.transactReportedUnits += split ? (c.WriteCapacityUnits ?? 0) : (c.CapacityUnits ?? 0);
-        }
-      }
-      return output;
-    } finally {
-      probe.inFlight -= 1;
+export function costOf(recording: Pick<Recording, 'calls' | 'rounds'>): RequestCost {
+  const cost: RequestCost = {
+    roundTrips: recording.calls.length,
+    sequentialRoundTrips: recording.rounds,
+    operations: recording.calls.map((c) => c.operation),
+    readUnits: 0,
+    writeUnits: 0,
+    transactions: 0,
+    transactItems: 0,
+    transactReportedUnits: 0,
+    transactIndexWrites: 0,
+    queryItemsRead: 0,
+    queryItemsReturned: 0,
+    localPortWrites: 0,
+  };
+  for (const { operation, input, output } of recording.calls) {
+    const units = unitsOf(operation, output);
+    cost.readUnits += units.read;
+    cost.writeUnits += units.write;
+    if (operation === 'PutItem' && LOCAL_PORT_ENTITIES.has(entityOfPut(input as never) ?? '')) {
+      cost.localPortWrites += 1;
     }
-  });
+    if (operation === 'Query' || operation === 'Scan') {
+      const { Count, ScannedCount } = output as { Count?: number; ScannedCount?: number };
+      cost.queryItemsRead += ScannedCount ?? 0;
+      cost.queryItemsReturned += Count ?? 0;
+    }
+    if (operation === 'TransactWriteItems') {
+      const items = (input as { TransactItems?: TransactItem[] }).TransactItems ?? [];
+      cost.transactions += 1;
+      cost.transactItems += items.length;
+      cost.transactIndexWrites += items.reduce((sum, item) => sum + indexWrites(item), 0);
+      cost.transactReportedUnits += units.write;
+    }
+  }
+  return cost;
+}
+
+let recorder: DynamoRecorder | undefined;
+
+/** The recorder every cost measurement goes through; main.ts points the handlers' endpoint at it. */
+export function useRecorder(r: DynamoRecorder): void {
+  recorder = r;
 }
 
 const handlers = new Map<OperationId, Promise<Handler>>();
@@ -185,6 +168,7 @@ export interface BenchFixture {
   propertyKey: Record<string, string>;
   /** An Agent of the Tenant, named by email in the full-model create. */
   agentEmail: string;
+  agentId: string;
 }
 
 /** The demo Place catalogue, a tenant with an all-scopes key, and one listing: through the services. */
@@ -232,6 +216,7 @@ export async function createFixture(): Promise<BenchFixture> {
     propertyId,
     propertyKey: Key,
     agentEmail: agent.email,
+    agentId: agent.id,
   };
 }
 
@@ -297,32 +282,22 @@ function checksFor(c: CostCase, r: Omit<CostResult, 'checks'>): Check[] {
 }
 
 export async function measureCase(c: CostCase, apiKey: string, samples: number): Promise<CostResult> {
-  await installProbe();
-  const { metered } = await import('../../functions/data/client.ts');
+  if (!recorder) throw new Error('measureCase: call useRecorder() first');
   const route = routeFor(c.operationId);
   expectStatus(await invoke(c.operationId, apiKey, c.request(0)), c.status, `${c.label} warm-up`);
-  const runs: {
-    meter: Awaited<ReturnType<typeof metered>>['meter'];
-    probe: Probe;
-    ms: number;
-    items?: number;
-  }[] = [];
+  const runs: { cost: RequestCost; ms: number; items?: number }[] = [];
   for (let i = 1; i <= samples; i++) {
-    const probe = newProbe();
     const request = c.request(i);
     const started = performance.now();
-    const { result, meter } = await probeStore.run(probe, () =>
-      metered(() => invoke(c.operationId, apiKey, request)),
-    );
+    const { result, recording } = await recorder.record(() => invoke(c.operationId, apiKey, request));
     const ms = performance.now() - started;
     expectStatus(result, c.status, c.label);
     const data = result.body ? (JSON.parse(result.body) as { data?: unknown[] }).data : undefined;
-    runs.push({ meter, probe, ms, ...(Array.isArray(data) ? { items: data.length } : {}) });
+    runs.push({ cost: costOf(recording), ms, ...(Array.isArray(data) ? { items: data.length } : {}) });
   }
   const med = (pick: (r: (typeof runs)[number]) => number) => round(median(runs.map(pick)), 2);
-  const roundTrips = med((r) => r.meter.roundTrips);
-  const typical = runs.find((r) => r.meter.roundTrips === roundTrips) ?? runs[0];
-  const writeUnits = med((r) => r.meter.writeUnits);
+  const roundTrips = med((r) => r.cost.roundTrips);
+  const typical = runs.find((r) => r.cost.roundTrips === roundTrips) ?? runs[0];
   const result: Omit<CostResult, 'checks'> = {
     label: c.label,
     operationId: c.operationId,
@@ -330,28 +305,28 @@ export async function measureCase(c: CostCase, apiKey: string, samples: number):
     samples,
     status: c.status,
     roundTrips,
-    sequentialRoundTrips: med((r) => r.probe.rounds),
-    operations: typical?.meter.operations ?? [],
-    readUnits: med((r) => r.meter.readUnits),
-    writeUnits,
-    transactions: med((r) => r.probe.transactions),
-    transactItems: med((r) => r.probe.transactItems),
-    transactLocalUnits: med((r) => r.probe.transactReportedUnits),
-    transactIndexWrites: med((r) => r.probe.transactIndexWrites),
+    sequentialRoundTrips: med((r) => r.cost.sequentialRoundTrips),
+    operations: typical?.cost.operations ?? [],
+    readUnits: med((r) => r.cost.readUnits),
+    writeUnits: med((r) => r.cost.writeUnits),
+    transactions: med((r) => r.cost.transactions),
+    transactItems: med((r) => r.cost.transactItems),
+    transactLocalUnits: med((r) => r.cost.transactReportedUnits),
+    transactIndexWrites: med((r) => r.cost.transactIndexWrites),
     realWriteUnitsEstimate: med(
-      (r) => r.meter.writeUnits - r.probe.transactReportedUnits + 2 * r.probe.transactItems,
+      (r) => r.cost.writeUnits - r.cost.transactReportedUnits + 2 * r.cost.transactItems,
     ),
     ...(typical?.items !== undefined ? { itemsReturned: typical.items } : {}),
-    queryItemsRead: med((r) => r.probe.queryItemsRead),
-    queryItemsReturned: med((r) => r.probe.queryItemsReturned),
-    localPortWrites: med((r) => r.probe.localPortWrites),
+    queryItemsRead: med((r) => r.cost.queryItemsRead),
+    queryItemsReturned: med((r) => r.cost.queryItemsReturned),
+    localPortWrites: med((r) => r.cost.localPortWrites),
     latencyMs: med((r) => r.ms),
   };
   return { ...result, checks: checksFor(c, result) };
 }
 
 /** Creates `count` listings outside any measurement, for the operations that use one up per request. */
-async function createListings(apiKey: string, count: number, title: string): Promise<string[]> {
+export async function createListings(apiKey: string, count: number, title: string): Promise<string[]> {
   const ids: string[] = [];
   for (let i = 0; i < count; i++) {
     const response = await invoke('createProperty', apiKey, { body: { title: `${title} ${i}` } });

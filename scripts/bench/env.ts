@@ -9,14 +9,32 @@ export const BENCH_TABLE = 'listings-leads-bench';
 /** Far above what the load phase can send in a minute: the budget must never be the bottleneck. */
 export const UNBOUNDED_RATE_LIMIT = '1000000000';
 
-/** A handler's cold start in Lambda: no endpoint override, dummy credentials so nothing is looked up. */
-export function coldStartEnv(): Record<string, string> {
+/**
+ * The endpoint variables for DynamoDB Local: the service's own (DYNAMODB_ENDPOINT) and the one the
+ * AWS SDK reads by itself (AWS_ENDPOINT_URL_DYNAMODB), so that whichever client reads the table
+ * talks to the local one.
+ */
+export function dynamoEndpointEnv(endpoint: string): Record<string, string> {
+  return { DYNAMODB_ENDPOINT: endpoint, AWS_ENDPOINT_URL_DYNAMODB: endpoint };
+}
+
+/**
+ * A fresh process's environment for a cold start, as in Lambda but pointed at DynamoDB Local:
+ * dummy credentials in the environment (nothing is looked up), the deployed defaults for the rest
+ * (logging included), rate limits raised so that the many samples of one key are never refused.
+ * AWS_LAMBDA_FUNCTION_NAME is not set: outside Lambda the email and queue ports use their local
+ * adapters (DynamoDB writes) instead of SES and SQS, which the bench cannot reach.
+ */
+export function coldStartEnv(endpoint: string): Record<string, string> {
   return {
     PATH: process.env.PATH ?? '',
     TABLE_NAME: BENCH_TABLE,
     AWS_REGION: 'us-east-1',
     AWS_ACCESS_KEY_ID: 'bench',
     AWS_SECRET_ACCESS_KEY: 'bench',
+    ...dynamoEndpointEnv(endpoint),
+    RATE_LIMIT_KEY_PER_MINUTE: UNBOUNDED_RATE_LIMIT,
+    RATE_LIMIT_TENANT_PER_MINUTE: UNBOUNDED_RATE_LIMIT,
   };
 }
 
@@ -26,7 +44,7 @@ export function coldStartEnv(): Record<string, string> {
  */
 export function localHandlerEnv(endpoint: string): Record<string, string> {
   return {
-    DYNAMODB_ENDPOINT: endpoint,
+    ...dynamoEndpointEnv(endpoint),
     TABLE_NAME: BENCH_TABLE,
     AWS_REGION: 'us-east-1',
     AWS_ACCESS_KEY_ID: 'local',

@@ -13,10 +13,12 @@
  * the environment first.
  */
 import { randomUUID } from 'node:crypto';
+import { BatchWriteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { EntityItem } from 'electrodb';
 import type { Lead } from '../../functions/data/entities/lead.ts';
 import { type OperationId, routeFor } from '../../functions/routes.ts';
 import type { CostResult } from './dynamo-costs.ts';
+import { BENCH_TABLE } from './env.ts';
 import type { BenchRequest } from './events.ts';
 import {
   describePopulation,
@@ -27,6 +29,7 @@ import {
   SizeTally,
 } from './lead-data.ts';
 import { startServerProcess } from './load.ts';
+import { benchDocumentClient } from './sdk.ts';
 import { median, round } from './stats.ts';
 
 type LeadRecord = EntityItem<typeof Lead>;
@@ -79,9 +82,7 @@ export interface LeadsFixture {
 }
 
 /** Sends `items` with BatchWriteItem, re-sending what comes back unprocessed. */
-async function batchWrite(items: Record<string, unknown>[]): Promise<number> {
-  const { dynamo, tableName } = await import('../../functions/data/client.ts');
-  const { BatchWriteCommand } = await import('../../functions/data/dynamodb/commands.ts');
+async function batchWrite(client: DynamoDBDocumentClient, items: Record<string, unknown>[]): Promise<number> {
   let pending: { PutRequest: { Item: Record<string, unknown> } }[] = items.map((Item) => ({
     PutRequest: { Item },
   }));
@@ -92,10 +93,10 @@ async function batchWrite(items: Record<string, unknown>[]): Promise<number> {
       if (attempt > 10) throw new Error(`BatchWriteItem: ${pending.length} items still unprocessed`);
       await new Promise((r) => setTimeout(r, 20 * attempt));
     }
-    const { UnprocessedItems } = await dynamo().send(
-      new BatchWriteCommand({ RequestItems: { [tableName()]: pending } }),
+    const { UnprocessedItems } = await client.send(
+      new BatchWriteCommand({ RequestItems: { [BENCH_TABLE]: pending } }),
     );
-    pending = (UnprocessedItems?.[tableName()] ?? []) as typeof pending;
+    pending = (UnprocessedItems?.[BENCH_TABLE] ?? []) as typeof pending;
   }
   return retries;
 }
@@ -105,7 +106,13 @@ async function batchWrite(items: Record<string, unknown>[]): Promise<number> {
  * BatchWriteItem from the service's own item builders. Also picks the Leads the dedupe ingests use
  * (`targets` of each kind).
  */
-export async function seedLeadsTenant(count: number, targets: number, log: Log): Promise<LeadsFixture> {
+export async function seedLeadsTenant(
+  count: number,
+  targets: number,
+  dynamoEndpoint: string,
+  log: Log,
+): Promise<LeadsFixture> {
+  const client = benchDocumentClient(dynamoEndpoint);
   const { createTenantFromAdmin } = await import('../../functions/services/tenants.ts');
   const { issueApiKey } = await import('../../functions/services/api-keys.ts');
   const { createAgent } = await import('../../functions/services/agents.ts');
@@ -151,7 +158,7 @@ export async function seedLeadsTenant(count: number, targets: number, log: Log):
     while (inFlight.size >= IN_FLIGHT) await Promise.race(inFlight);
     if (failure) throw failure;
     requests += 1;
-    const tracked: Promise<void> = batchWrite(batch)
+    const tracked: Promise<void> = batchWrite(client, batch)
       .then((r) => {
         retries += r;
       })

@@ -1,13 +1,14 @@
 /**
- * `npm run bench [-- --out FILE.json]`: what a deployed handler weighs, what a request costs in
- * DynamoDB, how the local server holds up under load next to a raw DynamoDB floor, and what Leads
- * requests cost in a Tenant with 20,000 Leads (`--leads N`; 0 leaves that section out).
+ * `npm run bench [-- --only cold-start,costs --runs 11 --samples 5 --out FILE.json]`: every deployed
+ * function's cold start against a floor handler, what a request costs in DynamoDB, how the local
+ * server holds up under load next to a raw DynamoDB floor, and what Leads requests cost in a Tenant
+ * with 20,000 Leads (`--leads N`; 0 leaves that section out).
  *
- * Order matters: bundles and their cold loads are measured first, while nothing else of ours runs
- * on the shared cores; DynamoDB Local (a JVM) starts only afterwards. The 20,000-Lead Tenant is
- * seeded last, after the load phase, so that phase sees the same small table as before. The
- * functions/ modules read their configuration on import, so the environment is set before the first
- * dynamic import.
+ * Order matters: bundles are built first, while nothing else of ours runs on the shared cores;
+ * then DynamoDB Local (a JVM) starts, idle while the cold starts are measured between their single
+ * requests. The 20,000-Lead Tenant is seeded last, after the load phase, so that phase sees the same
+ * small table as before. The functions/ modules read their configuration on import, so the
+ * environment is set before the first dynamic import.
  * Progress goes to stderr, the table to stdout.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -15,24 +16,28 @@ import { availableParallelism, loadavg } from 'node:os';
 import { dirname, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { ensureTable, startDynamoLocal } from '../local/dynamo-local.ts';
-import { bundleHandlers, measureModuleLoad } from './bundles.ts';
+import { bundleHandlers } from './bundles.ts';
+import { startDynamoRecorder } from './dynamo-recorder.ts';
 import { BENCH_TABLE, localHandlerEnv } from './env.ts';
 import { dynamoFloor, hammer, startServerProcess } from './load.ts';
 import {
   type BenchReport,
-  bundleRows,
+  COLD_START_NOTES,
+  coldStartSection,
   LEADS_NOTES,
   loadSection,
   NOTES,
   renderReport,
   TARGETS,
 } from './report.ts';
-import { round } from './stats.ts';
+import { parseSections, round, SECTIONS } from './stats.ts';
 
 const { values: args } = parseArgs({
   options: {
     out: { type: 'string' },
-    /** Fresh processes per handler for the module-load median (the brief asks for at least 10). */
+    /** Sections to run, comma-separated (cold-start, costs, load, leads); all by default. */
+    only: { type: 'string' },
+    /** Fresh processes per function for the cold-start medians (at least 10 for a median). */
     runs: { type: 'string', default: '11' },
     /** Measured requests per cost row, after one warm-up. */
     samples: { type: 'string', default: '5' },
@@ -59,15 +64,25 @@ function count(name: string, value: string | undefined): number {
 
 const log = (line: string) => process.stderr.write(`${line}\n`);
 const ROOT = resolve(import.meta.dirname, '../..');
+const sections = (() => {
+  try {
+    return parseSections(args.only);
+  } catch (error) {
+    process.stderr.write(`${(error as Error).message}\n`);
+    process.exit(2);
+  }
+})();
 const runs = positive('runs', args.runs);
 const samples = positive('samples', args.samples);
 const leadCount = count('leads', args.leads);
-const phases = leadCount > 0 ? 4 : 3;
+if (leadCount === 0) sections.delete('leads');
 const load = {
   connections: positive('connections', args.connections),
   durationSeconds: positive('duration', args.duration),
 };
-if (runs < 10) log(`warning: --runs ${runs} is below the 10 fresh processes a module-load median should use`);
+if (runs < 10) log(`warning: --runs ${runs} is below the 10 fresh processes a median should use`);
+const planned = SECTIONS.filter((s) => sections.has(s));
+const step = (section: (typeof SECTIONS)[number]) => `[${planned.indexOf(section) + 1}/${planned.length}]`;
 
 /** Everything started here, stopped in reverse order on success, error or Ctrl-C. */
 const cleanups: (() => Promise<void>)[] = [];
@@ -82,59 +97,100 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   });
 }
 
+/** The 1-, 5- and 15-minute load averages, two decimals. */
+const loadAverages = () => loadavg().map((n) => round(n, 2));
+
 async function main(): Promise<BenchReport> {
   const startedAt = new Date();
-  const loadAtStart = loadavg()[0] ?? Number.NaN;
+  const loadAtStart = loadAverages();
   const t0 = performance.now();
 
-  log(`[1/${phases}] Bundling handlers with lib/bundling.ts…`);
-  const bundles = await bundleHandlers(resolve(ROOT, '.bench/bundles'), log);
-  log(`[1/${phases}] Cold module load: ${runs} fresh node processes per handler…`);
-  const loads = await measureModuleLoad(bundles, runs, log);
+  let bundles: Awaited<ReturnType<typeof bundleHandlers>> = [];
+  if (sections.has('cold-start')) {
+    log(`${step('cold-start')} Bundling the floor and every function with lib/bundling.ts…`);
+    bundles = await bundleHandlers(resolve(ROOT, '.bench/bundles'), log);
+  }
 
-  log(`[2/${phases}] Starting DynamoDB Local (in memory)…`);
+  log('Starting DynamoDB Local (in memory)…');
   const dynamoLocal = await startDynamoLocal();
   cleanups.push(() => dynamoLocal.stop());
   await ensureTable(dynamoLocal.endpoint, BENCH_TABLE);
-  Object.assign(process.env, localHandlerEnv(dynamoLocal.endpoint));
+  // The in-process handlers (fixtures, costs) reach DynamoDB Local through the recorder.
+  const recorder = await startDynamoRecorder(dynamoLocal.endpoint);
+  cleanups.push(() => recorder.stop());
+  Object.assign(process.env, localHandlerEnv(recorder.endpoint));
   // Only now: dynamo-costs.ts pulls in functions/ modules, which read process.env on import.
-  const { createFixture, measureCosts } = await import('./dynamo-costs.ts');
+  const { createFixture, measureCosts, useRecorder } = await import('./dynamo-costs.ts');
+  useRecorder(recorder);
   const fixture = await createFixture();
-  log(`[2/${phases}] DynamoDB cost per operation (${samples} requests each after a warm-up)…`);
-  const costs = await measureCosts(fixture, samples, log);
 
-  log(`[3/${phases}] Load: local API server, ${load.connections} connections × ${load.durationSeconds} s…`);
-  const server = await startServerProcess(dynamoLocal.endpoint);
-  cleanups.push(() => server.stop());
-  const path = `/v1/properties/${fixture.propertyId}`;
-  const headers = { authorization: `Bearer ${fixture.apiKey}` };
-  // Loads the handler module, caches the key and warms the JIT before anything is counted.
-  await hammer(server.url + path, headers, { connections: load.connections, durationSeconds: 2 });
-  const serverFigures = await hammer(server.url + path, headers, load);
-  log(
-    `  server: ${serverFigures.throughput} req/s, p50 ${serverFigures.p50} ms, p99 ${serverFigures.p99} ms`,
-  );
-  await server.stop();
-  log('  floor: raw GetItem loop…');
-  const floor = await dynamoFloor(dynamoLocal.endpoint, BENCH_TABLE, fixture.propertyKey, {
-    ...load,
-    rateLimitWrite: false,
-  });
-  log(`  floor: ${floor.throughput} req/s, p50 ${floor.p50} ms, p99 ${floor.p99} ms`);
-  log('  raw rate-limit UpdateItem + GetItem loop…');
-  const floorWithRateLimit = await dynamoFloor(dynamoLocal.endpoint, BENCH_TABLE, fixture.propertyKey, {
-    ...load,
-    rateLimitWrite: true,
-  });
-  log(`  UpdateItem + GetItem: ${floorWithRateLimit.throughput} req/s, p50 ${floorWithRateLimit.p50} ms`);
+  let coldStart: BenchReport['coldStart'] = null;
+  if (sections.has('cold-start')) {
+    const { measureColdStart, seedColdStart } = await import('./cold-start.ts');
+    log(`${step('cold-start')} Seeding the cold-start Tenant (${runs + 1} samples a function)…`);
+    const coldFixture = await seedColdStart(fixture, runs + 1, dynamoLocal.endpoint);
+    log(
+      `${step('cold-start')} Cold start: ${runs} passes of fresh node processes over ${bundles.length} bundles…`,
+    );
+    const sectionLoad = loadAverages();
+    const figures = await measureColdStart(
+      bundles,
+      coldFixture,
+      runs,
+      dynamoLocal.endpoint,
+      resolve(ROOT, '.bench/events'),
+      log,
+    );
+    coldStart = {
+      ...coldStartSection(bundles, figures, runs),
+      loadAverage: { start: sectionLoad, end: loadAverages() },
+    };
+  }
+
+  let costs: BenchReport['costs'] = null;
+  if (sections.has('costs')) {
+    log(`${step('costs')} DynamoDB cost per operation (${samples} requests each after a warm-up)…`);
+    costs = await measureCosts(fixture, samples, log);
+  }
+
+  let loadFigures: BenchReport['load'] = null;
+  if (sections.has('load')) {
+    log(
+      `${step('load')} Load: local API server, ${load.connections} connections × ${load.durationSeconds} s…`,
+    );
+    const server = await startServerProcess(dynamoLocal.endpoint);
+    cleanups.push(() => server.stop());
+    const path = `/v1/properties/${fixture.propertyId}`;
+    const headers = { authorization: `Bearer ${fixture.apiKey}` };
+    // Loads the handler module, caches the key and warms the JIT before anything is counted.
+    await hammer(server.url + path, headers, { connections: load.connections, durationSeconds: 2 });
+    const serverFigures = await hammer(server.url + path, headers, load);
+    log(
+      `  server: ${serverFigures.throughput} req/s, p50 ${serverFigures.p50} ms, p99 ${serverFigures.p99} ms`,
+    );
+    await server.stop();
+    log('  floor: raw GetItem loop…');
+    const floor = await dynamoFloor(dynamoLocal.endpoint, BENCH_TABLE, fixture.propertyKey, {
+      ...load,
+      rateLimitWrite: false,
+    });
+    log(`  floor: ${floor.throughput} req/s, p50 ${floor.p50} ms, p99 ${floor.p99} ms`);
+    log('  raw rate-limit UpdateItem + GetItem loop…');
+    const floorWithRateLimit = await dynamoFloor(dynamoLocal.endpoint, BENCH_TABLE, fixture.propertyKey, {
+      ...load,
+      rateLimitWrite: true,
+    });
+    log(`  UpdateItem + GetItem: ${floorWithRateLimit.throughput} req/s, p50 ${floorWithRateLimit.p50} ms`);
+    loadFigures = loadSection('/v1/properties/{property_id}', load, serverFigures, floor, floorWithRateLimit);
+  }
 
   let leads: BenchReport['leads'] = null;
-  if (leadCount > 0) {
-    log(`[4/${phases}] Leads: seeding one Tenant with ${leadCount} Leads (BatchWriteItem)…`);
+  if (sections.has('leads')) {
+    log(`${step('leads')} Leads: seeding one Tenant with ${leadCount} Leads (BatchWriteItem)…`);
     const { measureLeads, seedLeadsTenant } = await import('./leads.ts');
     // Each dedupe row uses a Lead once per request, in-process and over HTTP.
-    const leadsFixture = await seedLeadsTenant(leadCount, 2 * (samples + 1), log);
-    log(`[4/${phases}] Leads: cost per request (${samples} requests each after a warm-up)…`);
+    const leadsFixture = await seedLeadsTenant(leadCount, 2 * (samples + 1), dynamoLocal.endpoint, log);
+    log(`${step('leads')} Leads: cost per request (${samples} requests each after a warm-up)…`);
     leads = await measureLeads(leadsFixture, samples, dynamoLocal.endpoint, log);
   }
 
@@ -143,13 +199,18 @@ async function main(): Promise<BenchReport> {
     elapsedSeconds: Math.round((performance.now() - t0) / 1000),
     node: process.version,
     cpus: availableParallelism(),
-    loadAverage: { start: round(loadAtStart, 2), end: round(loadavg()[0] ?? Number.NaN, 2) },
+    loadAverage: { start: loadAtStart, end: loadAverages() },
+    sections: planned,
     targets: TARGETS,
-    bundles: bundleRows(bundles, loads),
+    coldStart,
     costs,
-    load: loadSection('/v1/properties/{property_id}', load, serverFigures, floor, floorWithRateLimit),
+    load: loadFigures,
     leads,
-    notes: leads ? [...NOTES, ...LEADS_NOTES] : NOTES,
+    notes: [
+      ...(coldStart ? COLD_START_NOTES : []),
+      ...(costs || loadFigures || leads ? NOTES : []),
+      ...(leads ? LEADS_NOTES : []),
+    ],
   };
 }
 

@@ -42,3 +42,32 @@ export function round(value: number, digits = 1): number {
   const f = 10 ** digits;
   return Math.round(value * f) / f;
 }
+
+/** `value / base`, or NaN when either is not a positive measurement (never a silent Infinity). */
+export function ratio(value: number, base: number): number {
+  if (!Number.isFinite(value) || !Number.isFinite(base) || base <= 0 || value < 0) return Number.NaN;
+  return value / base;
+}
+
+/** Whether a ratio meets its ceiling; an unmeasured ratio (NaN) does not. */
+export function withinRatio(value: number, ceiling: number): boolean {
+  return Number.isFinite(value) && value <= ceiling;
+}
+
+/** The bench's sections, in the order they run. */
+export const SECTIONS = ['cold-start', 'costs', 'load', 'leads'] as const;
+export type Section = (typeof SECTIONS)[number];
+
+/** `--only cold-start,costs` → those sections; no value → all. Unknown names are refused. */
+export function parseSections(only: string | undefined): Set<Section> {
+  if (only === undefined || only.trim() === '') return new Set(SECTIONS);
+  const names = only
+    .split(',')
+    .map((n) => n.trim())
+    .filter(Boolean);
+  const unknown = names.filter((n) => !(SECTIONS as readonly string[]).includes(n));
+  if (unknown.length || names.length === 0) {
+    throw new Error(`--only takes ${SECTIONS.join(', ')} (comma-separated); got "${only}"`);
+  }
+  return new Set(names as Section[]);
+}

@@ -1,0 +1,433 @@
+/**
+ * The cold-start section (issue 8, point 2): every deployed function's bundle, fresh-process module
+ * load and import plus first response, each beside the floor handler (floor/handler.ts) measured in
+ * the same run, on the same cores, in the same passes.
+ *
+ * Each sample is one fresh `node` that imports a bundle and hands it one real event: an API Gateway
+ * request for a route (authenticated with a seeded key, against a Tenant seeded in DynamoDB Local),
+ * a stream record for the stream consumer, a queue message for the AI worker, the schedule's event
+ * for the resume job. The process times itself: `import()` alone (module load), and `import()` plus
+ * the handler's answer (first response). Node's own start-up, the same for all, is left out.
+ */
+import { execFile } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { promisify } from 'node:util';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { marshall } from '@aws-sdk/util-dynamodb';
+import type { RouteDefinition } from '../../functions/routes.ts';
+import { routes } from '../../functions/routes.ts';
+import type { BundleResult } from './bundles.ts';
+import type { BenchFixture } from './dynamo-costs.ts';
+import { BENCH_TABLE, coldStartEnv } from './env.ts';
+import { apiEvent, type BenchRequest } from './events.ts';
+import { floorListing } from './floor/listing.ts';
+import { benchDocumentClient } from './sdk.ts';
+import { type Summary, summarize } from './stats.ts';
+
+const run = promisify(execFile);
+
+/** What the seeded Tenant offers the cold requests: one of each resource, and spares to archive. */
+export interface ColdFixture extends BenchFixture {
+  tag: string;
+  leadId: string;
+  inquiryId: string;
+  activityId: string;
+  /** A listing created by PUT /v1/properties/by-ref/{internal_ref}, which later samples update. */
+  internalRef: string;
+  /** One listing and one Lead per sample (the warm-up pass included) for the archive routes. */
+  archivableProperties: string[];
+  archivableLeads: string[];
+  floorListingId: string;
+}
+
+const idOf = (body: string | undefined, field = 'id'): string => {
+  const value = (JSON.parse(body ?? '{}') as Record<string, unknown>)[field];
+  if (typeof value !== 'string') throw new Error(`cold-start fixture: no ${field} in ${body}`);
+  return value;
+};
+
+/**
+ * Seeds, through the service's own handlers (in-process), for the fixture's Tenant and listing: a
+ * Lead with an Inquiry, an Activity and criteria that match the listing, and `samples` spares to archive; and the
+ * floor's one item.
+ */
+export async function seedColdStart(
+  base: BenchFixture,
+  samples: number,
+  dynamoEndpoint: string,
+): Promise<ColdFixture> {
+  const { createListings, expectStatus, invoke } = await import('./dynamo-costs.ts');
+  const key = base.apiKey;
+  const tag = randomUUID().slice(0, 8);
+  const createLead = async (n: string) => {
+    const res = await invoke('createLead', key, {
+      body: { name: `Cold Start ${n}`, email: `cold-${tag}-${n}@example.com` },
+    });
+    expectStatus(res, 201, 'cold-start Lead');
+    return idOf(res.body);
+  };
+  const leadId = await createLead('main');
+  const ingest = await invoke('ingestLead', key, {
+    body: {
+      source: 'bench',
+      type: 'inquiry',
+      person: { name: 'Cold Start main', email: `cold-${tag}-main@example.com` },
+      message: 'Is the villa still available?',
+      property_id: base.propertyId,
+    },
+  });
+  if (ingest.statusCode >= 300) throw new Error(`cold-start ingest: ${ingest.statusCode} ${ingest.body}`);
+  const inquiryId = idOf(ingest.body, 'inquiry_id');
+  const activity = await invoke('createActivity', key, {
+    pathParameters: { lead_id: leadId },
+    body: { kind: 'note', title: 'Called back, wants a visit' },
+  });
+  expectStatus(activity, 201, 'cold-start Activity');
+  const criteria = await invoke('putLeadCriteria', key, {
+    pathParameters: { lead_id: leadId },
+    body: COLD_CRITERIA,
+  });
+  expectStatus(criteria, 200, 'cold-start criteria');
+  const internalRef = `COLD-${tag}`;
+  const upsert = await invoke('upsertPropertyByRef', key, {
+    pathParameters: { internal_ref: internalRef },
+    body: { title: 'Cold start by reference' },
+  });
+  expectStatus(upsert, 201, 'cold-start listing by reference');
+  const archivableProperties = await createListings(key, samples, `Cold to archive ${tag}`);
+  const archivableLeads: string[] = [];
+  for (let i = 0; i < samples; i++) archivableLeads.push(await createLead(`archive-${i}`));
+
+  const floorListingId = `floor-${tag}`;
+  await floorListing({ table: BENCH_TABLE, client: benchDocumentClient(dynamoEndpoint) })
+    .put({ id: floorListingId, title: 'Floor villa', price: '450000', updatedAt: new Date().toISOString() })
+    .go();
+
+  return {
+    ...base,
+    tag,
+    leadId,
+    inquiryId,
+    activityId: idOf(activity.body),
+    internalRef,
+    archivableProperties,
+    archivableLeads,
+    floorListingId,
+  };
+}
+
+/** Criteria the fixture listing meets; `place_codes` makes the matches read Places in a batch. */
+const COLD_CRITERIA = { listing_type: 'sale', place_codes: ['ES-MA-MAR'], notes: 'Sea view' };
+
+type ColdRequest = (fx: ColdFixture, i: number) => BenchRequest;
+
+/**
+ * The request each route serves in its cold sample `i`: a successful one, the common case, with a
+ * fresh target where the request uses one up. A route not listed here (added since) still gets a
+ * request from its path (see fallbackRequest) and the table shows the status it answered.
+ */
+const COLD_REQUESTS: Record<string, ColdRequest> = {
+  createProperty: (fx, i) => ({ body: { title: `Cold start flat ${fx.tag} ${i}`, price: '250000' } }),
+  updateProperty: (fx, i) => ({
+    pathParameters: { property_id: fx.propertyId },
+    body: { price: String(450000 + i * 1000) },
+  }),
+  archiveProperty: (fx, i) => ({ pathParameters: { property_id: fx.archivableProperties[i] ?? '' } }),
+  upsertPropertyByRef: (fx, i) => ({
+    pathParameters: { internal_ref: fx.internalRef },
+    body: { title: `Cold start by reference v${i}` },
+  }),
+  createLead: (fx, i) => ({
+    body: { name: `Cold Walk-in ${i}`, email: `walkin-${fx.tag}-${i}@example.com` },
+  }),
+  ingestLead: (fx, i) => ({
+    body: {
+      source: 'bench',
+      type: 'inquiry',
+      person: { name: `Cold Ingest ${i}`, email: `ingest-${fx.tag}-${i}@example.com` },
+      message: 'Can I visit on Saturday?',
+      property_id: fx.propertyId,
+    },
+  }),
+  updateLead: (fx, i) => ({ pathParameters: { lead_id: fx.leadId }, body: { notes: `Cold note ${i}` } }),
+  archiveLead: (fx, i) => ({ pathParameters: { lead_id: fx.archivableLeads[i] ?? '' } }),
+  createActivity: (fx, i) => ({
+    pathParameters: { lead_id: fx.leadId },
+    body: { kind: 'note', title: `Cold start note ${i}` },
+  }),
+  updateActivity: (fx, i) => ({
+    pathParameters: { activity_id: fx.activityId },
+    body: { title: `Called back, v${i}` },
+  }),
+  linkLeadProperty: (fx) => ({
+    pathParameters: { lead_id: fx.leadId },
+    body: { property_id: fx.propertyId, role: 'interested' },
+  }),
+  putLeadCriteria: (fx) => ({ pathParameters: { lead_id: fx.leadId }, body: COLD_CRITERIA }),
+  sendLeadMatches: (fx) => ({
+    pathParameters: { lead_id: fx.leadId },
+    body: { property_ids: [fx.propertyId] },
+  }),
+};
+
+/** Path parameters by name, for the routes COLD_REQUESTS does not list (GETs mostly need no more). */
+export function fallbackRequest(
+  route: Pick<RouteDefinition, 'method' | 'path'>,
+  fx: ColdFixture,
+): BenchRequest {
+  const known: Record<string, string> = {
+    property_id: fx.propertyId,
+    lead_id: fx.leadId,
+    inquiry_id: fx.inquiryId,
+    activity_id: fx.activityId,
+    agent_id: fx.agentId,
+    internal_ref: fx.internalRef,
+  };
+  const names = [...route.path.matchAll(/\{(\w+)\}/g)].map((m) => m[1] ?? '');
+  const pathParameters = Object.fromEntries(names.map((n) => [n, known[n] ?? `bench-${n}`]));
+  return {
+    ...(names.length ? { pathParameters } : {}),
+    ...(route.method === 'GET' || route.method === 'DELETE' ? {} : { body: {} }),
+  };
+}
+
+/** A DynamoDB stream record (NEW_AND_OLD_IMAGES) of one item's change. */
+function streamRecord(
+  oldItem: Record<string, unknown>,
+  newItem: Record<string, unknown>,
+  sequence: number,
+): Record<string, unknown> {
+  const options = { removeUndefinedValues: true, convertClassInstanceToMap: true };
+  return {
+    eventID: randomUUID().replaceAll('-', ''),
+    eventName: 'MODIFY',
+    eventVersion: '1.1',
+    eventSource: 'aws:dynamodb',
+    awsRegion: 'us-east-1',
+    dynamodb: {
+      ApproximateCreationDateTime: Math.floor(Date.now() / 1000),
+      Keys: marshall({ pk: newItem.pk, sk: newItem.sk }),
+      OldImage: marshall(oldItem, options),
+      NewImage: marshall(newItem, options),
+      SequenceNumber: String(100000000000000000000 + sequence),
+      SizeBytes: 512,
+      StreamViewType: 'NEW_AND_OLD_IMAGES',
+    },
+    eventSourceARN: `arn:aws:dynamodb:us-east-1:000000000000:table/${BENCH_TABLE}/stream/2026-01-01T00:00:00.000`,
+  };
+}
+
+const FLOOR_ROUTE = { method: 'GET', path: '/floor/{listing_id}' } as const;
+
+/**
+ * The event of sample `i` for one function. `generic` marks events the bench had to guess (a
+ * function added since, that no case here knows): its row says so.
+ */
+export async function coldEvent(
+  bundle: BundleResult,
+  fx: ColdFixture,
+  i: number,
+  dynamoEndpoint: string,
+): Promise<{ event: unknown; generic: boolean }> {
+  if (bundle.kind === 'floor') {
+    const event = apiEvent(FLOOR_ROUTE as RouteDefinition, fx.apiKey, {
+      pathParameters: { listing_id: fx.floorListingId },
+    });
+    return { event, generic: false };
+  }
+  if (bundle.kind === 'http') {
+    const route = routes.find((r) => r.operationId === bundle.name);
+    if (!route) throw new Error(`cold start: no route ${bundle.name}`);
+    const known = COLD_REQUESTS[bundle.name];
+    const request = known ? known(fx, i) : fallbackRequest(route, fx);
+    return { event: apiEvent(route, fx.apiKey, request), generic: !known && route.method !== 'GET' };
+  }
+  if (bundle.entry === 'functions/streams/consumer.ts' || bundle.kind === 'stream') {
+    // The fixture listing as stored, and the same with an AI enrichment requested: the consumer
+    // queues the enrichment (the outbox pattern), one write.
+    const { Item } = await benchDocumentClient(dynamoEndpoint).send(
+      new GetCommand({ TableName: BENCH_TABLE, Key: fx.propertyKey }),
+    );
+    if (!Item) throw new Error('cold start: the fixture listing is gone');
+    const requested = { ...Item, enrichmentStatus: 'pending', enrichmentRequestId: randomUUID() };
+    return {
+      event: { Records: [streamRecord(Item, requested, i)] },
+      generic: bundle.entry !== 'functions/streams/consumer.ts',
+    };
+  }
+  if (bundle.entry === 'functions/workers/ai.ts') {
+    const body = JSON.stringify({
+      type: 'score',
+      tenantId: fx.tenantId,
+      leadId: fx.leadId,
+      requestedAt: new Date().toISOString(),
+    });
+    const messageId = randomUUID();
+    return {
+      event: {
+        Records: [
+          {
+            messageId,
+            receiptHandle: `bench-${messageId}`,
+            body,
+            attributes: {
+              ApproximateReceiveCount: '1',
+              SentTimestamp: String(Date.now()),
+              SenderId: 'bench',
+              ApproximateFirstReceiveTimestamp: String(Date.now()),
+            },
+            messageAttributes: {},
+            md5OfBody: '',
+            eventSource: 'aws:sqs',
+            eventSourceARN: 'arn:aws:sqs:us-east-1:000000000000:ai-queue',
+            awsRegion: 'us-east-1',
+          },
+        ],
+      },
+      generic: false,
+    };
+  }
+  // The resume job's schedule, and the guess for any other worker: an EventBridge scheduled event.
+  return {
+    event: {
+      version: '0',
+      id: randomUUID(),
+      'detail-type': 'Scheduled Event',
+      source: 'aws.events',
+      account: '000000000000',
+      time: new Date().toISOString(),
+      region: 'us-east-1',
+      resources: ['arn:aws:events:us-east-1:000000000000:rule/bench'],
+      detail: {},
+    },
+    generic: bundle.entry !== 'functions/workers/ai-resume.ts',
+  };
+}
+
+/**
+ * What each fresh process runs. The event is read before the clock starts; the answer is summed up
+ * as an HTTP status, or `ok` / `N failed` for a batch, or `threw`. The last stdout line is the
+ * result (the handler's own log lines come before it); the process exits at once, as a Lambda
+ * sandbox is frozen, rather than waiting for the SDK's idle sockets.
+ */
+const PROBE = `
+const { readFileSync } = await import('node:fs');
+const [url, eventFile, name] = process.argv.slice(1);
+const event = JSON.parse(readFileSync(eventFile, 'utf8'));
+const context = {
+  callbackWaitsForEmptyEventLoop: false, functionName: name, functionVersion: '$LATEST',
+  invokedFunctionArn: 'arn:aws:lambda:us-east-1:000000000000:function:' + name, memoryLimitInMB: '1024',
+  awsRequestId: crypto.randomUUID(), logGroupName: '/aws/lambda/' + name, logStreamName: 'bench',
+  getRemainingTimeInMillis: () => 29000, done() {}, fail() {}, succeed() {},
+};
+const started = performance.now();
+const module = await import(url);
+const imported = performance.now();
+let status;
+try {
+  const answer = await module.handler(event, context);
+  if (answer && typeof answer.statusCode === 'number') status = String(answer.statusCode);
+  else if (answer && Array.isArray(answer.batchItemFailures))
+    status = answer.batchItemFailures.length ? answer.batchItemFailures.length + ' failed' : 'ok';
+  else status = 'ok';
+} catch (error) {
+  status = 'threw: ' + String(error && error.message || error).slice(0, 200);
+}
+const answered = performance.now();
+process.stdout.write('\\n' + JSON.stringify({ importMs: imported - started, firstMs: answered - started, status }) + '\\n', () => process.exit(0));
+`;
+
+export interface ColdSample {
+  importMs: number;
+  firstMs: number;
+  status: string;
+}
+
+/** One fresh process: imports the bundle, serves the event, reports its own timings. */
+export async function probeOnce(
+  bundle: BundleResult,
+  eventFile: string,
+  dynamoEndpoint: string,
+): Promise<ColdSample> {
+  const { stdout } = await run(
+    process.execPath,
+    ['--input-type=module', '-e', PROBE, pathToFileURL(bundle.file).href, eventFile, bundle.name],
+    { env: coldStartEnv(dynamoEndpoint), timeout: 60_000, maxBuffer: 16 * 1024 * 1024 },
+  );
+  const last = stdout.trim().split('\n').at(-1) ?? '';
+  try {
+    const sample = JSON.parse(last) as ColdSample;
+    if (Number.isFinite(sample.importMs) && Number.isFinite(sample.firstMs)) return sample;
+  } catch {
+    // reported below
+  }
+  throw new Error(`cold-start probe for ${bundle.name} printed "${last}"`);
+}
+
+export interface ColdFigures {
+  moduleLoad: Summary;
+  firstResponse: Summary;
+  /** Distinct answers over the samples, e.g. `200` or `201`; anything but 2xx / ok is flagged. */
+  statuses: string[];
+  /** The event was the bench's guess (a function no case here knows). */
+  genericEvent: boolean;
+}
+
+/** The floor is probed this often within a pass, so its samples span the pass like the functions'. */
+export const FLOOR_EVERY = 8;
+
+/**
+ * `runs` passes over every function, one process at a time, after one discarded pass that warms the
+ * OS file cache (and the fixture's first write paths). Within a pass the floor is probed before
+ * every FLOOR_EVERY functions: a burst of load from a neighbour on the shared cores then lands on
+ * the floor as much as on the functions it is compared with.
+ */
+export async function measureColdStart(
+  bundles: readonly BundleResult[],
+  fx: ColdFixture,
+  runs: number,
+  dynamoEndpoint: string,
+  eventDir: string,
+  log: (line: string) => void,
+): Promise<Map<string, ColdFigures>> {
+  rmSync(eventDir, { recursive: true, force: true });
+  mkdirSync(eventDir, { recursive: true });
+  const floor = bundles.find((b) => b.kind === 'floor');
+  if (!floor) throw new Error('cold start: the floor was not bundled');
+  const functions = bundles.filter((b) => b.kind !== 'floor');
+  const samples = new Map<string, ColdSample[]>(bundles.map((b) => [b.name, []]));
+  const generic = new Set<string>();
+
+  const probe = async (bundle: BundleResult, i: number, keep: boolean) => {
+    const { event, generic: guessed } = await coldEvent(bundle, fx, i, dynamoEndpoint);
+    if (guessed) generic.add(bundle.name);
+    const file = resolve(eventDir, `${bundle.name}-${i}.json`);
+    writeFileSync(file, JSON.stringify(event));
+    const sample = await probeOnce(bundle, file, dynamoEndpoint);
+    if (keep) samples.get(bundle.name)?.push(sample);
+  };
+
+  for (let pass = 0; pass <= runs; pass++) {
+    const keep = pass > 0;
+    for (const [index, bundle] of functions.entries()) {
+      if (index % FLOOR_EVERY === 0) await probe(floor, pass, keep);
+      await probe(bundle, pass, keep);
+    }
+    log(keep ? `  cold-start pass ${pass}/${runs}` : '  cold-start warm-up pass (discarded)');
+  }
+
+  return new Map(
+    [...samples.entries()].map(([name, list]) => [
+      name,
+      {
+        moduleLoad: summarize(list.map((s) => s.importMs)),
+        firstResponse: summarize(list.map((s) => s.firstMs)),
+        statuses: [...new Set(list.map((s) => s.status))].sort(),
+        genericEvent: generic.has(name),
+      },
+    ]),
+  );
+}
