@@ -1,8 +1,11 @@
 import type { Metafile } from 'esbuild';
 import { describe, expect, it } from 'vitest';
 import { normalizePhone, tierOf } from '../../functions/domain/leads.ts';
-import { composition } from '../../scripts/bench/bundles.ts';
-import { indexWrites } from '../../scripts/bench/dynamo-costs.ts';
+import { routes } from '../../functions/routes.ts';
+import { camelName, composition, exportsHandler, handlerEntries } from '../../scripts/bench/bundles.ts';
+import { fallbackRequest } from '../../scripts/bench/cold-start.ts';
+import { costOf, indexWrites } from '../../scripts/bench/dynamo-costs.ts';
+import { operationOf, unitsOf, withConsumedCapacity } from '../../scripts/bench/dynamo-recorder.ts';
 import {
   asciiWord,
   describePopulation,
@@ -11,7 +14,24 @@ import {
   RARE_SURNAMES,
   uuidOf,
 } from '../../scripts/bench/lead-data.ts';
-import { median, percentile, summarize } from '../../scripts/bench/stats.ts';
+import {
+  coldStartSection,
+  formatLoad,
+  formatRatio,
+  mark,
+  renderColdStart,
+  successful,
+  TARGETS,
+} from '../../scripts/bench/report.ts';
+import {
+  median,
+  parseSections,
+  percentile,
+  ratio,
+  SECTIONS,
+  summarize,
+  withinRatio,
+} from '../../scripts/bench/stats.ts';
 
 describe('bench statistics', () => {
   it('takes the midpoint for an even count and the middle value for an odd one', () => {
@@ -28,6 +48,231 @@ describe('bench statistics', () => {
 
   it('summarises unsorted samples', () => {
     expect(summarize([30, 10, 20])).toMatchObject({ count: 3, min: 10, median: 20, max: 30 });
+  });
+});
+
+describe('ratios to the floor', () => {
+  it('divides by the floor and refuses to invent a figure from a missing or zero one', () => {
+    expect(ratio(115, 100)).toBeCloseTo(1.15);
+    expect(ratio(50, 0)).toBeNaN();
+    expect(ratio(Number.NaN, 100)).toBeNaN();
+    expect(ratio(50, Number.NaN)).toBeNaN();
+  });
+
+  it('passes at the ceiling, fails above it, and fails an unmeasured ratio', () => {
+    expect(withinRatio(1.15, 1.15)).toBe(true);
+    expect(withinRatio(1.151, 1.15)).toBe(false);
+    expect(withinRatio(Number.NaN, 1.15)).toBe(false);
+  });
+
+  it('prints ratios, marks and load averages for the table', () => {
+    expect(formatRatio(1.0749)).toBe('1.07×');
+    expect(formatRatio(Number.NaN)).toBe('-');
+    expect(mark(true)).toBe('pass');
+    expect(mark(false)).toBe('FAIL');
+    expect(formatLoad([1.5, 2, 13.678])).toBe('1.50 / 2.00 / 13.68');
+    expect(formatLoad([])).toBe('-');
+  });
+
+  it('counts only 2xx statuses and clean batches as successful answers', () => {
+    expect(successful(['200', '201'])).toBe(true);
+    expect(successful(['ok'])).toBe(true);
+    expect(successful(['200', '404'])).toBe(false);
+    expect(successful(['1 failed'])).toBe(false);
+    expect(successful(['threw: boom'])).toBe(false);
+    expect(successful([])).toBe(false);
+  });
+});
+
+describe('the cold-start section', () => {
+  const bundle = (name: string, kind: 'floor' | 'http', kb: number) => ({
+    name,
+    kind,
+    entry: `${name}.ts`,
+    file: `${name}.mjs`,
+    kb,
+    gzipKb: kb / 4,
+    composition: [],
+  });
+  const figures = (loads: number[], firsts: number[], statuses = ['200']) => ({
+    moduleLoad: summarize(loads),
+    firstResponse: summarize(firsts),
+    statuses,
+    genericEvent: false,
+  });
+
+  it('judges each function by its medians over the floor measured in the same run', () => {
+    // Arrange: a floor at 100 ms / 200 ms; one function just inside, one over on first response.
+    const bundles = [
+      bundle('floor', 'floor', 600),
+      bundle('getThing', 'http', 300),
+      bundle('putThing', 'http', 900),
+    ];
+    const measured = new Map([
+      ['floor', figures([90, 100, 110], [190, 200, 210])],
+      ['getThing', figures([100, 115, 400], [200, 230, 900])],
+      ['putThing', figures([80, 90, 100], [200, 240, 250], ['201', '422'])],
+    ]);
+    // Act
+    const section = coldStartSection(bundles, measured, 3);
+    // Assess
+    expect(section.floor).toMatchObject({ kb: 600, moduleLoadMs: { median: 100, p90: 110, runs: 3 } });
+    const [get, put] = section.rows;
+    expect(get).toMatchObject({
+      name: 'getThing',
+      ratios: { kb: 0.5, moduleLoad: 1.15, firstResponse: 1.15 },
+      moduleLoadOk: true,
+      firstResponseOk: true,
+      statusOk: true,
+    });
+    expect(get?.moduleLoadMs).toEqual({ median: 115, p90: 400, runs: 3 });
+    expect(put).toMatchObject({
+      ratios: { kb: 1.5, moduleLoad: 0.9, firstResponse: 1.2 },
+      moduleLoadOk: true,
+      firstResponseOk: false,
+      statusOk: false,
+    });
+  });
+
+  it('prints a pass/fail mark per target and names the functions that fail', () => {
+    const bundles = [bundle('floor', 'floor', 600), bundle('slowThing', 'http', 300)];
+    const measured = new Map([
+      ['floor', figures([100], [200])],
+      ['slowThing', figures([130], [210])],
+    ]);
+    const text = renderColdStart(coldStartSection(bundles, measured, 1), TARGETS).join('\n');
+    expect(text).toMatch(/slowThing .* 1\.30×\s+FAIL .* 1\.05×\s+pass/);
+    expect(text).toContain('Module load ≤ 1.15× the floor: 0/1 pass (FAIL: slowThing)');
+    expect(text).toContain('Import + first response ≤ 1.15× the floor: 1/1 pass');
+  });
+
+  it('refuses to judge without the floor', () => {
+    const bundles = [bundle('getThing', 'http', 300)];
+    expect(() => coldStartSection(bundles, new Map([['getThing', figures([1], [1])]]), 1)).toThrow(/floor/);
+  });
+});
+
+describe('the functions the bench measures', () => {
+  it('has every route of the route table and every async handler module, named as the stack names them', () => {
+    const entries = handlerEntries();
+    const names = entries.map((e) => e.name);
+    expect(names).toEqual(expect.arrayContaining(routes.map((r) => r.operationId)));
+    expect(names).toEqual(expect.arrayContaining(['streamConsumer', 'aiWorker', 'aiResume']));
+    expect(entries.filter((e) => e.kind === 'http')).toHaveLength(routes.length);
+  });
+
+  it('recognises a module that exports a handler, and names a new one by its file', () => {
+    expect(exportsHandler('export async function handler(event) {}')).toBe(true);
+    expect(exportsHandler('export const handler = middy(core);')).toBe(true);
+    expect(exportsHandler('const handler = 1;\nexport { handler };')).toBe(true);
+    expect(exportsHandler('export function handlerOf() {}')).toBe(false);
+    expect(camelName('functions/workers/webhook-delivery.ts')).toBe('webhookDelivery');
+  });
+
+  it('fills a route it has no case for from the fixture, by path parameter name', () => {
+    const fx = {
+      propertyId: 'p1',
+      leadId: 'l1',
+      inquiryId: 'i1',
+      activityId: 'a1',
+      agentId: 'g1',
+      internalRef: 'REF',
+    } as Parameters<typeof fallbackRequest>[1];
+    expect(fallbackRequest({ method: 'GET', path: '/v1/agents/{agent_id}' }, fx)).toEqual({
+      pathParameters: { agent_id: 'g1' },
+    });
+    expect(fallbackRequest({ method: 'POST', path: '/v1/leads/{lead_id}/things/{thing_id}' }, fx)).toEqual({
+      pathParameters: { lead_id: 'l1', thing_id: 'bench-thing_id' },
+      body: {},
+    });
+    expect(fallbackRequest({ method: 'GET', path: '/v1/agents' }, fx)).toEqual({});
+  });
+});
+
+describe('bench sections', () => {
+  it('runs every section by default and only the named ones with --only', () => {
+    expect([...parseSections(undefined)]).toEqual([...SECTIONS]);
+    expect([...parseSections('cold-start')]).toEqual(['cold-start']);
+    expect([...parseSections(' costs, load ')]).toEqual(['costs', 'load']);
+  });
+
+  it('refuses an unknown section', () => {
+    expect(() => parseSections('cold-start,coldstart')).toThrow(
+      /--only takes cold-start, costs, load, leads/,
+    );
+    expect(() => parseSections(',')).toThrow(/--only/);
+  });
+});
+
+describe('DynamoDB calls read on the wire', () => {
+  it('names the operation from its X-Amz-Target', () => {
+    expect(operationOf('DynamoDB_20120810.TransactWriteItems')).toBe('TransactWriteItems');
+    expect(operationOf(undefined)).toBe('unknown');
+  });
+
+  it('asks for consumed capacity where the operation reports it, and keeps what the caller asked', () => {
+    expect(withConsumedCapacity('GetItem', { TableName: 't' })).toEqual({
+      TableName: 't',
+      ReturnConsumedCapacity: 'TOTAL',
+    });
+    const indexes = { TableName: 't', ReturnConsumedCapacity: 'INDEXES' };
+    expect(withConsumedCapacity('Query', indexes)).toBe(indexes);
+    expect(withConsumedCapacity('DescribeTable', { TableName: 't' })).toEqual({ TableName: 't' });
+  });
+
+  it('books units as DynamoDB splits them, or by the kind of operation', () => {
+    expect(unitsOf('GetItem', { ConsumedCapacity: { CapacityUnits: 0.5 } })).toEqual({ read: 0.5, write: 0 });
+    expect(unitsOf('UpdateItem', { ConsumedCapacity: { CapacityUnits: 1 } })).toEqual({ read: 0, write: 1 });
+    expect(
+      unitsOf('TransactWriteItems', { ConsumedCapacity: [{ CapacityUnits: 4, WriteCapacityUnits: 4 }] }),
+    ).toEqual({ read: 0, write: 4 });
+    expect(unitsOf('GetItem', {})).toEqual({ read: 0, write: 0 });
+  });
+
+  it('sums a request: round trips, units, transaction items, items read and kept, local port writes', () => {
+    const cost = costOf({
+      rounds: 2,
+      calls: [
+        {
+          operation: 'GetItem',
+          input: {},
+          output: { ConsumedCapacity: { CapacityUnits: 0.5 } },
+          status: 200,
+        },
+        {
+          operation: 'Query',
+          input: {},
+          output: { Count: 3, ScannedCount: 5, ConsumedCapacity: { CapacityUnits: 1 } },
+          status: 200,
+        },
+        {
+          operation: 'TransactWriteItems',
+          input: { TransactItems: [{ Put: { Item: { pk: { S: 'a' }, gsi1pk: { S: 'g' } } } }, {}] },
+          output: { ConsumedCapacity: [{ CapacityUnits: 2 }] },
+          status: 200,
+        },
+        {
+          operation: 'PutItem',
+          input: { Item: { __edb_e__: { S: 'outboxEmail' } } },
+          output: { ConsumedCapacity: { CapacityUnits: 1 } },
+          status: 200,
+        },
+      ],
+    });
+    expect(cost).toEqual({
+      roundTrips: 4,
+      sequentialRoundTrips: 2,
+      operations: ['GetItem', 'Query', 'TransactWriteItems', 'PutItem'],
+      readUnits: 1.5,
+      writeUnits: 3,
+      transactions: 1,
+      transactItems: 2,
+      transactReportedUnits: 2,
+      transactIndexWrites: 1,
+      queryItemsRead: 5,
+      queryItemsReturned: 3,
+      localPortWrites: 1,
+    });
   });
 });
 
