@@ -60,7 +60,7 @@ export interface ColdStartSection {
   runs: number;
   /** Load averages (1, 5, 15 min) when the section's passes started and ended. */
   loadAverage?: { start: number[]; end: number[] };
-  /** Floor samples per pass are more than one (it is probed between blocks of functions). */
+  /** Floor samples in all: more than `runs`, as it is probed between blocks of functions in each pass. */
   floorSamples: number;
   floor: FloorRow;
   rows: ColdStartRow[];
