@@ -49,3 +49,22 @@ export async function listActiveAgents(tenantId: string): Promise<AgentRecord[]>
     .go({ pages: 'all' });
   return data;
 }
+
+export interface AgentPageQuery {
+  tenantId: string;
+  limit: number;
+  after?: { updatedAt: string; id: string } | undefined;
+  since?: string | undefined;
+}
+
+/** The Tenant's Agents least recently updated first (gsi3), one more than `limit`. */
+export async function queryAgents(q: AgentPageQuery): Promise<AgentRecord[]> {
+  const partition = Agent.query.byUpdated({ tenantId: q.tenantId });
+  const ranged = q.after
+    ? partition.gt(q.after)
+    : q.since
+      ? partition.gte({ updatedAt: q.since })
+      : partition;
+  const { data } = await ranged.go({ limit: q.limit + 1, count: q.limit + 1 });
+  return data;
+}
