@@ -68,3 +68,14 @@ export async function queryAgents(q: AgentPageQuery): Promise<AgentRecord[]> {
   const { data } = await ranged.go({ limit: q.limit + 1, count: q.limit + 1 });
   return data;
 }
+
+/**
+ * Writes the Tenant's Agents again as they are, so that each carries every index key of the current
+ * model (Agents stored before gsi3 existed are missing from GET /v1/agents until then). Idempotent;
+ * the local stack runs it for the demo tenant of an existing data directory.
+ */
+export async function reindexAgents(tenantId: string): Promise<number> {
+  const { data } = await Agent.query.byTenant({ tenantId }).go({ pages: 'all' });
+  for (const agent of data) await Agent.put(agent).go();
+  return data.length;
+}
