@@ -49,3 +49,33 @@ export async function listActiveAgents(tenantId: string): Promise<AgentRecord[]>
     .go({ pages: 'all' });
   return data;
 }
+
+export interface AgentPageQuery {
+  tenantId: string;
+  limit: number;
+  after?: { updatedAt: string; id: string } | undefined;
+  since?: string | undefined;
+}
+
+/** The Tenant's Agents least recently updated first (gsi3), one more than `limit`. */
+export async function queryAgents(q: AgentPageQuery): Promise<AgentRecord[]> {
+  const partition = Agent.query.byUpdated({ tenantId: q.tenantId });
+  const ranged = q.after
+    ? partition.gt(q.after)
+    : q.since
+      ? partition.gte({ updatedAt: q.since })
+      : partition;
+  const { data } = await ranged.go({ limit: q.limit + 1, count: q.limit + 1 });
+  return data;
+}
+
+/**
+ * Writes the Tenant's Agents again as they are, so that each carries every index key of the current
+ * model (Agents stored before gsi3 existed are missing from GET /v1/agents until then). Idempotent;
+ * the local stack runs it for the demo tenant of an existing data directory.
+ */
+export async function reindexAgents(tenantId: string): Promise<number> {
+  const { data } = await Agent.query.byTenant({ tenantId }).go({ pages: 'all' });
+  for (const agent of data) await Agent.put(agent).go();
+  return data.length;
+}

@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { type AgentRecord, insertAgent } from '../data/agents.ts';
+import { type AgentRecord, getAgent, insertAgent, queryAgents } from '../data/agents.ts';
 import { slugCandidate, slugify } from '../domain/slug.ts';
-import { ConflictError } from '../platform/errors.ts';
+import { ConflictError, NotFoundError } from '../platform/errors.ts';
+import { pageFrom, readCursor } from './paging.ts';
 import { AdminInputError } from './tenants.ts';
 
 export interface AgentCreateInput {
@@ -40,4 +41,23 @@ export async function createAgent(input: AgentCreateInput): Promise<AgentRecord>
       throw new ConflictError(`An agent with email ${email} already exists in this tenant`);
   }
   throw new ConflictError('Could not find a free slug for this agent name');
+}
+
+/** GET /v1/agents/{agent_id}: an unknown id, or another Tenant's Agent, → 404. */
+export async function readAgent(tenantId: string, id: string): Promise<AgentRecord> {
+  const agent = await getAgent(tenantId, id);
+  if (!agent) throw new NotFoundError('No agent with this id');
+  return agent;
+}
+
+/** GET /v1/agents: a page of the Tenant's Agents by (updated_at, id), from gsi3. */
+export async function listAgents<O>(
+  tenantId: string,
+  q: { limit: number; cursor?: string | undefined; updated_since?: string | undefined },
+  present: (agent: AgentRecord) => O,
+) {
+  const scope = [tenantId, 'agents', q.updated_since ?? ''].join(':');
+  const after = readCursor(q.cursor, scope);
+  const items = await queryAgents({ tenantId, limit: q.limit, after, since: q.updated_since });
+  return pageFrom(items, q.limit, scope, present);
 }

@@ -9,6 +9,7 @@ import { requireLead } from '../data/leads.ts';
 import type { PlaceRecord } from '../data/places.ts';
 import type { Criteria } from '../domain/criteria.ts';
 import type { LeadCriteriaInput } from '../http/lead-criteria/schemas.ts';
+import { RequestValidationError } from '../platform/errors.ts';
 import { requestScoring } from './scoring-requests.ts';
 
 export interface CriteriaView {
@@ -66,16 +67,42 @@ function toRecord(
 }
 
 /**
+ * Every area_ids entry must be an Area of this Tenant: an unknown id, and another Tenant's Area
+ * alike, → 422 at its index, so criteria never hold a link to another Tenant's object.
+ */
+async function requireOwnAreas(tenantId: string, areaIds: readonly string[]): Promise<void> {
+  if (areaIds.length === 0) return;
+  const own = new Set((await listAreas(tenantId)).map((a) => a.id));
+  const issues = areaIds.flatMap((id, index) =>
+    own.has(id)
+      ? []
+      : [
+          {
+            loc: ['body', 'area_ids', index],
+            msg: 'No Area with this id in this tenant',
+            type: 'unknown_area',
+          },
+        ],
+  );
+  if (issues.length > 0) throw new RequestValidationError(issues);
+}
+
+/**
  * PUT /v1/leads/{lead_id}/criteria: replaces the Lead's whole criteria in one write, then queues
  * rescoring (criteria specificity is a scoring signal). Validation happens before anything is
- * written; an unknown Lead → 404 with nothing written.
+ * written; an unknown Lead → 404, an Area the Tenant does not have → 422, with nothing written.
  */
 export async function saveLeadCriteria(
   tenantId: string,
   leadId: string,
   input: LeadCriteriaInput,
 ): Promise<CriteriaView> {
-  await requireLead(tenantId, leadId);
+  // Both checks at once; an unknown Lead (404) outranks a bad Area (422) whichever answers first.
+  const checks = await Promise.allSettled([
+    requireLead(tenantId, leadId),
+    requireOwnAreas(tenantId, input.area_ids ?? []),
+  ]);
+  for (const check of checks) if (check.status === 'rejected') throw check.reason;
   const record = toRecord(tenantId, leadId, input, new Date().toISOString());
   const saved = await putLeadCriteria(record);
   await requestScoring(tenantId, leadId);

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { reindexAgents } from '../../functions/data/agents.ts';
 import { getTenantBySlug } from '../../functions/data/tenants.ts';
 import { SCOPES } from '../../functions/domain/scopes.ts';
 import { createAgent } from '../../functions/services/agents.ts';
@@ -20,7 +21,11 @@ export interface DemoSeed {
 /** The demo tenant: a sample Place catalogue, an agent and two keys, created on the first start only. */
 export async function seedDemo(): Promise<DemoSeed> {
   const existing = await getTenantBySlug(DEMO_SLUG);
-  if (existing) return { tenantId: existing.tenantId, slug: DEMO_SLUG, agentEmail: 'ana@demo.example' };
+  if (existing) {
+    // A data directory from before GET /v1/agents: its Agents gain the index that lists them.
+    await reindexAgents(existing.tenantId);
+    return { tenantId: existing.tenantId, slug: DEMO_SLUG, agentEmail: 'ana@demo.example' };
+  }
 
   const places = JSON.parse(
     readFileSync(resolve(import.meta.dirname, 'demo-places.json'), 'utf8'),

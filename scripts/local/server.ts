@@ -2,7 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Context } from 'aws-lambda';
-import type { HttpEvent, HttpResponse } from '../../functions/platform/http.ts';
+import { decodePathSegment, type HttpEvent, type HttpResponse } from '../../functions/platform/http.ts';
 import { MAX_BODY_BYTES } from '../../functions/platform/middleware/validate-input.ts';
 import { type RouteDefinition, routes } from '../../functions/routes.ts';
 import { httpEvent, lambdaContext } from './lambda-events.ts';
@@ -88,7 +88,7 @@ export function toEvent(
     headers,
     query,
     pathParameters: Object.fromEntries(
-      mounted.paramNames.map((n, i) => [n, decodeURIComponent(match[i + 1] ?? '')]),
+      mounted.paramNames.map((n, i) => [n, decodePathSegment(match[i + 1] ?? '')]),
     ),
     body: body.length ? body.toString('utf8') : undefined,
     sourceIp: req.socket.remoteAddress ?? '127.0.0.1',

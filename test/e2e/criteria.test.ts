@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { insertArea } from '../../functions/data/areas.ts';
 import { LocalQueueMessage } from '../../functions/data/entities/local-queue-message.ts';
 import { createArea } from '../../functions/services/areas.ts';
 import { createTestLead, createTestPlaces, createTestTenant, type TestTenant } from '../support/factories.ts';
@@ -87,10 +88,9 @@ describe('PUT /v1/leads/{lead_id}/criteria', () => {
       name: 'The Coast',
       placeCodes: [places.region.code],
     });
-    const foreignArea = (
-      await createArea({ tenantId: other.tenantId, kind: 'community', name: 'Theirs', placeCodes: [] })
+    const second = (
+      await createArea({ tenantId: tenant.tenantId, kind: 'community', name: 'Old Town', placeCodes: [] })
     ).area;
-    const gone = randomUUID();
     const body = {
       listing_type: 'sale',
       min_price: 250000,
@@ -101,7 +101,7 @@ describe('PUT /v1/leads/{lead_id}/criteria', () => {
       property_types: ['Villa', ' APARTMENT ', 'villa'],
       amenities: ['pool', 'garden'],
       place_codes: [places.town.code, 'NO-SUCH-PLACE', places.country.code],
-      area_ids: [gone, area.id.toUpperCase(), foreignArea.id],
+      area_ids: [second.id, area.id.toUpperCase(), second.id],
       notes: 'Sea view, quiet street',
     };
     const before = Date.now();
@@ -120,7 +120,7 @@ describe('PUT /v1/leads/{lead_id}/criteria', () => {
       property_types: ['villa', 'apartment'],
       amenities: ['pool', 'garden'],
       place_codes: [places.town.code, 'NO-SUCH-PLACE', places.country.code],
-      area_ids: [gone, area.id, foreignArea.id],
+      area_ids: [second.id, area.id],
       notes: 'Sea view, quiet street',
       updated_at: expect.any(String),
       places: [
@@ -133,7 +133,10 @@ describe('PUT /v1/leads/{lead_id}/criteria', () => {
         },
         { code: places.country.code, name: 'Testland', kind: 'country', short: 'Testland', long: 'Testland' },
       ],
-      areas: [{ id: area.id, kind: 'region', name: 'The Coast' }],
+      areas: [
+        { id: second.id, kind: 'community', name: 'Old Town' },
+        { id: area.id, kind: 'region', name: 'The Coast' },
+      ],
     });
     expect(Date.parse(res.body.updated_at)).toBeGreaterThanOrEqual(before - 1000);
     expect(read.body).toEqual(res.body);
@@ -177,6 +180,20 @@ describe('PUT /v1/leads/{lead_id}/criteria', () => {
   it('accepts the bounds themselves', async () => {
     // Prepare
     const leadId = await createLead();
+    const now = new Date().toISOString();
+    const fiftyAreas = await Promise.all(
+      Array.from({ length: 50 }, (_, i) =>
+        insertArea({
+          tenantId: tenant.tenantId,
+          id: randomUUID(),
+          kind: 'community',
+          name: `Community ${i}`,
+          placeCodes: [],
+          createdAt: now,
+          updatedAt: now,
+        }),
+      ),
+    );
     const body = {
       min_price: 0,
       max_price: '0',
@@ -185,7 +202,7 @@ describe('PUT /v1/leads/{lead_id}/criteria', () => {
       min_baths: '0',
       property_types: Array.from({ length: 20 }, (_, i) => `${i}`.padEnd(100, 'x')),
       place_codes: Array.from({ length: 50 }, (_, i) => `${i}`.padEnd(32, 'P')),
-      area_ids: Array.from({ length: 50 }, () => randomUUID()),
+      area_ids: fiftyAreas.map((a) => a.id),
     };
     // Act
     const res = await api.call('PUT', path(leadId), { body });
@@ -196,8 +213,8 @@ describe('PUT /v1/leads/{lead_id}/criteria', () => {
       max_price: '0',
       currency: 'USD',
       places: [],
-      areas: [],
     });
+    expect(res.body.areas).toHaveLength(50);
     expect(res.body.property_types).toHaveLength(20);
     expect(res.body.place_codes).toHaveLength(50);
     expect(res.body.area_ids).toHaveLength(50);

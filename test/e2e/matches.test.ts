@@ -20,6 +20,8 @@ let other: TestTenant;
 let coast: Places;
 let inland: Places;
 let areaId: string;
+/** A community of the Tenant that holds no listing. */
+let emptyAreaId: string;
 /** The Tenant's listings, by letter (see beforeAll). */
 const L: Record<string, Listing> = {};
 /** Another Tenant's listing that would meet every criterion used here. */
@@ -137,6 +139,9 @@ beforeAll(async () => {
   areaId = area.id;
   await setManualMembership(tenant.tenantId, areaId, L.B!.id, 'excluded');
   await setManualMembership(tenant.tenantId, areaId, L.C!.id, 'manual');
+  emptyAreaId = (
+    await createArea({ tenantId: tenant.tenantId, kind: 'community', name: 'Empty', placeCodes: [] })
+  ).area.id;
 });
 afterAll(async () => api.close());
 
@@ -175,7 +180,7 @@ describe('GET /v1/leads/{lead_id}/matches', () => {
     ['place_codes: a town does not cover its region', () => ({ place_codes: [coast.town.code] }), ['B', 'A']],
     ['place_codes: any of them', () => ({ place_codes: ['NO-SUCH', inland.country.code] }), ['C']],
     ['area_ids: rule and manual members, not excluded', () => ({ area_ids: [areaId] }), ['D', 'C', 'A']],
-    ['area_ids: an unknown Area', () => ({ area_ids: [randomUUID()] }), []],
+    ['area_ids: an Area without listings', () => ({ area_ids: [emptyAreaId] }), []],
   ])('matches on %s (and only live listings of the Tenant)', async (_what, criteria, expected) => {
     // Act
     const letters = await matchLetters(criteria());

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { grants, isScope, SCOPES } from '../../functions/domain/scopes.ts';
+import { describeRequirement, grants, isScope, SCOPES, satisfies } from '../../functions/domain/scopes.ts';
 
 describe('scopes', () => {
   it('lists the seven scopes of interface §5', () => {
@@ -49,5 +49,18 @@ describe('scopes', () => {
 
   it('an unknown scope next to a good one does not get in the way', () => {
     expect(grants(['bogus', 'properties:read'], 'properties:read')).toBe(true);
+  });
+
+  it('a list requirement is met by any one of its scopes, directly or implied, and by nothing else', () => {
+    const either = ['properties:read', 'leads:read'] as const;
+    expect(satisfies(['properties:read'], either)).toBe(true);
+    expect(satisfies(['leads:read'], either)).toBe(true);
+    expect(satisfies(['leads:write'], either)).toBe(true);
+    expect(satisfies(['activities:read', 'webhooks:manage'], either)).toBe(false);
+    expect(satisfies([], either)).toBe(false);
+    expect(satisfies(['leads:read'], 'leads:read')).toBe(true);
+    expect(satisfies(['properties:read'], 'leads:read')).toBe(false);
+    expect(describeRequirement(either)).toBe('properties:read or leads:read');
+    expect(describeRequirement('leads:read')).toBe('leads:read');
   });
 });

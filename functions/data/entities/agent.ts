@@ -1,7 +1,11 @@
 import { Entity } from 'electrodb';
-import { asIs, entityConfig, lazyEntity, SERVICE, timestamps } from './common.ts';
+import { asIs, entityConfig, lazyEntity, SERVICE, timestamps, updatedOrder } from './common.ts';
 
-/** A person of the agency who owns listings and Leads. Email and slug are unique per Tenant. */
+/**
+ * A person of the agency who owns listings and Leads. Email and slug are unique per Tenant.
+ * Indexes: byId (GET /v1/agents/{agent_id}); gsi1 by id (the round-robin order of Lead assignment);
+ * gsi2 by email (`agent_email`); gsi3 by (updatedAt, id) (GET /v1/agents, the paged-list order).
+ */
 export const Agent = lazyEntity(
   () =>
     new Entity(
@@ -44,6 +48,7 @@ export const Agent = lazyEntity(
             },
             sk: { field: 'gsi2sk', composite: [], template: 'agent', ...asIs },
           },
+          byUpdated: updatedOrder('gsi3', 'agents'),
         },
       },
       entityConfig(),

@@ -12,7 +12,8 @@ export const operation = defineOperation(
       200: { description: 'The saved criteria, with its Places and Areas labelled', schema: LeadCriteriaOut },
       404: { description: 'No lead with this id in this tenant', schema: ErrorOut },
       422: {
-        description: 'A bound broken (each names its field), a price bound without currency, min above max',
+        description:
+          "A bound broken (each names its field), a price bound without currency, min above max, or an area_ids entry that is not one of the Tenant's Areas",
         schema: ValidationErrorOut,
       },
     },

@@ -81,7 +81,11 @@ export const LeadCriteriaIn = z
       .check(z.describe('A match is in one of these Places or under one')),
     area_ids: z
       .nullish(setOf(LowerCaseUuid, CRITERIA_LIMITS.areaIds))
-      .check(z.describe('A match is a member of one of these Areas (by rule or by hand, not excluded)')),
+      .check(
+        z.describe(
+          "A match is a member of one of these Areas (by rule or by hand, not excluded); each must be one of the Tenant's Areas (GET /v1/areas), else 422",
+        ),
+      ),
     notes: z.nullish(z.string().check(z.maxLength(CRITERIA_LIMITS.notesLength))),
   })
   .check(

@@ -2,7 +2,7 @@ import type { MiddlewareObj } from '@middy/core';
 import type { Context } from 'aws-lambda';
 import type * as z from 'zod/mini';
 import { PayloadTooLargeError, RequestValidationError, type ValidationIssue } from '../errors.ts';
-import type { HttpEvent } from '../http.ts';
+import { type HttpEvent, pathParameterProblem } from '../http.ts';
 import { stateOf } from '../request-state.ts';
 import '../zod.ts';
 
@@ -70,6 +70,19 @@ function readBody(event: HttpEvent): unknown {
   }
 }
 
+/**
+ * Path parameters that cannot be read as text (malformed or undecodable percent-encoding, a lone
+ * surrogate): one issue each. The schema does not see them, so its own message cannot hide this one.
+ */
+function encodingIssues(pathParameters: Record<string, string | undefined>): ValidationIssue[] {
+  const issues: ValidationIssue[] = [];
+  for (const [name, value] of Object.entries(pathParameters)) {
+    const problem = value === undefined ? undefined : pathParameterProblem(value);
+    if (problem) issues.push({ loc: ['path', name], msg: problem, type: 'encoding_invalid' });
+  }
+  return issues;
+}
+
 /** Step 7: path, query and body through the operation's zod schemas → 422 with every issue. */
 export function validateInput(schemas: InputSchemas): MiddlewareObj<HttpEvent, unknown, Error, Context> {
   return {
@@ -77,7 +90,13 @@ export function validateInput(schemas: InputSchemas): MiddlewareObj<HttpEvent, u
       const { event } = request;
       const issues: ValidationIssue[] = [];
       const body = readBody(event);
-      const params = schemas.params ? parse('path', schemas.params, event.pathParameters ?? {}, issues) : {};
+      const pathParameters = event.pathParameters ?? {};
+      const badEncodings = encodingIssues(pathParameters);
+      issues.push(...badEncodings);
+      const params =
+        schemas.params && badEncodings.length === 0
+          ? parse('path', schemas.params, pathParameters, issues)
+          : {};
       const query = schemas.query
         ? parse('query', schemas.query, event.queryStringParameters ?? {}, issues)
         : {};

@@ -1,0 +1,80 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { freePort } from '../../scripts/local/dynamo-local.ts';
+
+const ROOT = resolve(import.meta.dirname, '../..');
+const READY = /API ready on (http:\/\/127\.0\.0\.1:\d+)/;
+
+export interface LocalStack {
+  url: string;
+  /** Everything the stack printed so far (its demo keys among it). */
+  output: () => string;
+  /** What a new user's shell would carry: none of the test run's settings, the stack's DATA_DIR. */
+  env: NodeJS.ProcessEnv;
+  /** Stops the stack (SIGINT, as Ctrl-C) and removes its data directory. */
+  stop: () => Promise<void>;
+}
+
+/**
+ * `npm start` as a child process on a fresh DATA_DIR and a free port: DynamoDB Local, the API, the
+ * stream consumer and the AI worker, exactly as a user runs them. Resolves once it is ready.
+ */
+export async function startLocalStack(): Promise<LocalStack> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'lls-stack-'));
+  const env: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: dataDir };
+  for (const name of Object.keys(env)) {
+    if (/^(DYNAMODB_|TABLE_NAME|AUTH_CACHE|LOG_LEVEL|POWERTOOLS|AWS_|VITEST)/.test(name)) delete env[name];
+  }
+  const child = spawn(process.execPath, ['scripts/local/start.ts'], {
+    cwd: ROOT,
+    env: { ...env, PORT: String(await freePort()) },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  child.stdout?.on('data', (chunk: Buffer) => {
+    out += chunk.toString('utf8');
+  });
+  child.stderr?.on('data', (chunk: Buffer) => {
+    out += chunk.toString('utf8');
+  });
+  const stop = async () => {
+    if (child.exitCode === null && child.signalCode === null) {
+      child.kill('SIGINT');
+      await exited(child, 20_000).catch(() => child.kill('SIGKILL'));
+    }
+    rmSync(dataDir, { recursive: true, force: true });
+  };
+  try {
+    const url = await new Promise<string>((resolveUrl, reject) => {
+      const timer = setTimeout(() => reject(new Error(`stack not ready within 90 s:\n${out}`)), 90_000);
+      child.stdout?.on('data', () => {
+        const match = READY.exec(out);
+        if (match) {
+          clearTimeout(timer);
+          resolveUrl(match[1] as string);
+        }
+      });
+      child.once('exit', (code) => {
+        clearTimeout(timer);
+        reject(new Error(`stack exited (${code}) before it was ready:\n${out}`));
+      });
+    });
+    return { url, output: () => out, env, stop };
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+}
+
+function exited(child: ChildProcess, timeoutMs: number): Promise<number | null> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve(child.exitCode);
+  return new Promise((resolveCode, reject) => {
+    const timer = setTimeout(() => reject(new Error(`pid ${child.pid} still running`)), timeoutMs);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      resolveCode(code);
+    });
+  });
+}
