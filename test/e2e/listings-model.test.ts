@@ -20,6 +20,7 @@ import {
   unique,
 } from '../support/factories.ts';
 import { startTestApi, type TestApi } from '../support/http.ts';
+import { bindLocalAdapters } from '../../scripts/local/adapters/index.ts';
 
 // biome-ignore lint/suspicious/noExplicitAny: response bodies are checked field by field
 type Body = any;
@@ -37,8 +38,7 @@ beforeAll(async () => {
 });
 afterAll(async () => api.close());
 afterEach(() => {
-  setQueue(undefined);
-  setEnrichmentProvider(undefined);
+  bindLocalAdapters();
 });
 
 const locs = (body: { detail: { loc: unknown[] }[] }) => body.detail.map((d) => d.loc);

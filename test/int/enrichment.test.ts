@@ -9,7 +9,7 @@ import { type ListingTexts, viewTexts } from '../../functions/domain/listing-tex
 import type { PropertyCreateInput } from '../../functions/http/properties/schemas.ts';
 import { type EnrichmentProvider, ProviderError } from '../../functions/platform/ports/ai.ts';
 import { setEnrichmentProvider } from '../../functions/platform/ports/ai-provider.ts';
-import { LocalEnrichmentProvider } from '../../functions/platform/ports/local-ai.ts';
+import { LocalEnrichmentProvider } from '../../scripts/local/adapters/local-ai.ts';
 import { type QueueName, type QueuePort, setQueue } from '../../functions/platform/ports/queue.ts';
 import {
   type EnrichMessage,
@@ -23,6 +23,7 @@ import { handler as streamConsumer } from '../../functions/streams/consumer.ts';
 import { handler as aiWorker } from '../../functions/workers/ai.ts';
 import { deliverDue } from '../../scripts/local/queue-poller.ts';
 import { createTestPlaces, unique } from '../support/factories.ts';
+import { bindLocalAdapters } from '../../scripts/local/adapters/index.ts';
 
 /** A queue that records what is sent instead of sending it. */
 class RecordingQueue implements QueuePort {
@@ -49,8 +50,7 @@ beforeAll(async () => {
   placeCode = (await createTestPlaces()).town.code;
 });
 afterEach(() => {
-  setQueue(undefined);
-  setEnrichmentProvider(undefined);
+  bindLocalAdapters();
 });
 
 interface Agency {
@@ -285,7 +285,7 @@ describe('enrichment: retries and failed', () => {
     setQueue(new RecordingQueue());
     for (const attempt of [1, 2, 3, 4]) await enrichListing(messageFor(created, attempt));
     expect((await reread(created)).enrichmentStatus).toBe('failed');
-    setEnrichmentProvider(undefined);
+    setEnrichmentProvider(new LocalEnrichmentProvider());
     // Act
     const edited = (await editListing(await agency.writer(), created.id, { title: 'Try again' }, undefined))
       .record;

@@ -8,12 +8,17 @@ import type { Score, ScoringInput } from '../../functions/domain/scoring.ts';
 import { config } from '../../functions/platform/config.ts';
 import { ProviderError } from '../../functions/platform/ports/ai.ts';
 import { type QueueName, type QueuePort, setQueue } from '../../functions/platform/ports/queue.ts';
-import { type ScoringProvider, setScoringProvider } from '../../functions/platform/ports/scoring.ts';
+import {
+  LocalScoringProvider,
+  type ScoringProvider,
+  setScoringProvider,
+} from '../../functions/platform/ports/scoring.ts';
 import { scoreLead } from '../../functions/services/scoring.ts';
 import type { ScoreMessage } from '../../functions/services/scoring-requests.ts';
 import { handler as aiWorker } from '../../functions/workers/ai.ts';
 import { createTestTenant, type TestTenant, unique } from '../support/factories.ts';
 import { startTestApi, type TestApi } from '../support/http.ts';
+import { bindLocalAdapters } from '../../scripts/local/adapters/index.ts';
 
 /** A queue that records what is sent instead of sending it. */
 class RecordingQueue implements QueuePort {
@@ -61,8 +66,7 @@ beforeEach(() => {
   setQueue(recorder);
 });
 afterEach(() => {
-  setQueue(undefined);
-  setScoringProvider(undefined);
+  bindLocalAdapters();
 });
 
 const email = () => `${unique('buyer')}@example.com`;
@@ -285,7 +289,7 @@ describe('scoring: failures', () => {
     expect(await spentThisMonthUsd(tenant.tenantId, month())).toBe(spent);
 
     // Act: the retry, once the provider is back
-    setScoringProvider(undefined);
+    setScoringProvider(new LocalScoringProvider());
     const retry = await aiWorker(sqsEvent(message));
     // Assess
     expect(retry.batchItemFailures).toEqual([]);
