@@ -50,7 +50,9 @@ export function loadCursorSecret(): Promise<string> {
 export function cursorSecret(): string {
   secret ??= config().CURSOR_SECRET;
   if (secret === undefined) {
-    throw new Error(config().CURSOR_SECRET_ARN ? 'The cursor secret was not loaded (loadCursorSecret)' : MISSING);
+    throw new Error(
+      config().CURSOR_SECRET_ARN ? 'The cursor secret was not loaded (loadCursorSecret)' : MISSING,
+    );
   }
   return secret;
 }

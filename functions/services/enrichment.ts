@@ -110,7 +110,11 @@ async function writeEnrichment(
   for (let i = 0; i < 5; i++) {
     if (current?.enrichmentRequestId !== message.requestId || current.enrichmentStatus !== 'pending')
       return false;
-    const texts = mergeEnrichment((current.texts as ListingTexts | undefined) ?? {}, current.sourceLanguage, output);
+    const texts = mergeEnrichment(
+      (current.texts as ListingTexts | undefined) ?? {},
+      current.sourceLanguage,
+      output,
+    );
     const done = await recordEnrichment(current, message.requestId, {
       status: 'enriched',
       texts,
@@ -126,7 +130,12 @@ async function writeEnrichment(
 /** A failed provider run: retried with backoff (30 s, 2 min, 10 min), then the request fails. */
 async function retryOrFail(message: EnrichMessage, listing: PropertyRecord, provider: string, error: Error) {
   const delay = retryDelaySeconds(message.attempt);
-  logger.warn('enrichment attempt failed', { propertyId: listing.id, attempt: message.attempt, provider, error });
+  logger.warn('enrichment attempt failed', {
+    propertyId: listing.id,
+    attempt: message.attempt,
+    provider,
+    error,
+  });
   if (delay !== undefined) {
     await queue().send('ai', { ...message, attempt: message.attempt + 1 }, { delaySeconds: delay });
     await recordEnrichment(listing, message.requestId, { status: 'pending', attempts: message.attempt });

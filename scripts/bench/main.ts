@@ -97,6 +97,8 @@ async function main(): Promise<BenchReport> {
   cleanups.push(() => dynamoLocal.stop());
   await ensureTable(dynamoLocal.endpoint, BENCH_TABLE);
   Object.assign(process.env, localHandlerEnv(dynamoLocal.endpoint));
+  // The handlers run in-process here, with the local stack's adapters (outbox, table queue).
+  (await import('../local/adapters/index.ts')).bindLocalAdapters();
   // Only now: dynamo-costs.ts pulls in functions/ modules, which read process.env on import.
   const { createFixture, measureCosts } = await import('./dynamo-costs.ts');
   const fixture = await createFixture();

@@ -12,6 +12,7 @@ import { setQueue } from '../../functions/platform/ports/queue.ts';
 import { enrichListing } from '../../functions/services/enrichment.ts';
 import { parseArgs } from '../../scripts/admin/args.ts';
 import { commands } from '../../scripts/admin/commands.ts';
+import { bindLocalAdapters } from '../../scripts/local/adapters/index.ts';
 import {
   createTestAgent,
   createTestPlaces,
@@ -20,7 +21,6 @@ import {
   unique,
 } from '../support/factories.ts';
 import { startTestApi, type TestApi } from '../support/http.ts';
-import { bindLocalAdapters } from '../../scripts/local/adapters/index.ts';
 
 // biome-ignore lint/suspicious/noExplicitAny: response bodies are checked field by field
 type Body = any;
