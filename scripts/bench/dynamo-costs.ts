@@ -111,39 +111,45 @@ async function installProbe(): Promise<void> {
   if (probeInstalled) return;
   probeInstalled = true;
   const { dynamo } = await import('../../functions/data/client.ts');
-  dynamo().use(async (call, next) => {
-    const probe = probeStore.getStore();
-    if (!probe) return next(call);
-    if (probe.inFlight === 0) probe.rounds += 1;
-    probe.inFlight += 1;
-    try {
-      const { operation, input } = call;
-      if (operation === 'PutItem' && LOCAL_PORT_ENTITIES.has(entityOfPut(input as never) ?? '')) {
-        probe.localPortWrites += 1;
-      }
-      const output = await next(call);
-      if (operation === 'Query' || operation === 'Scan') {
-        const { Count, ScannedCount } = output as { Count?: number; ScannedCount?: number };
-        probe.queryItemsRead += ScannedCount ?? 0;
-        probe.queryItemsReturned += Count ?? 0;
-      }
-      if (operation === 'TransactWriteItems') {
-        const items = (input as { TransactItems?: TransactItem[] }).TransactItems ?? [];
-        probe.transactions += 1;
-        probe.transactItems += items.length;
-        probe.transactIndexWrites += items.reduce((sum, item) => sum + indexWrites(item), 0);
-        const consumed = (output as { ConsumedCapacity?: Consumed | Consumed[] }).ConsumedCapacity;
-        for (const c of Array.isArray(consumed) ? consumed : consumed ? [consumed] : []) {
-          // Mirrors how metered() books the units, so the correction subtracts exactly what it added.
-          const split = c.ReadCapacityUnits !== undefined || c.WriteCapacityUnits !== undefined;
-          probe.transactReportedUnits += split ? (c.WriteCapacityUnits ?? 0) : (c.CapacityUnits ?? 0);
+  dynamo().middlewareStack.add(
+    (next, context) => async (args) => {
+      const probe = probeStore.getStore();
+      if (!probe) return next(args);
+      if (probe.inFlight === 0) probe.rounds += 1;
+      probe.inFlight += 1;
+      try {
+        const operation = (context.commandName ?? '').replace(/Command$/, '');
+        const { input } = args;
+        if (operation === 'PutItem' && LOCAL_PORT_ENTITIES.has(entityOfPut(input as never) ?? '')) {
+          probe.localPortWrites += 1;
         }
+        const result = await next(args);
+        const output = result.output;
+        if (operation === 'Query' || operation === 'Scan') {
+          const { Count, ScannedCount } = output as { Count?: number; ScannedCount?: number };
+          probe.queryItemsRead += ScannedCount ?? 0;
+          probe.queryItemsReturned += Count ?? 0;
+        }
+        if (operation === 'TransactWriteItems') {
+          const items = (input as { TransactItems?: TransactItem[] }).TransactItems ?? [];
+          probe.transactions += 1;
+          probe.transactItems += items.length;
+          probe.transactIndexWrites += items.reduce((sum, item) => sum + indexWrites(item), 0);
+          const consumed = (output as { ConsumedCapacity?: Consumed | Consumed[] }).ConsumedCapacity;
+          for (const c of Array.isArray(consumed) ? consumed : consumed ? [consumed] : []) {
+            // Mirrors how metered() books the units, so the correction subtracts exactly what it added.
+            const split = c.ReadCapacityUnits !== undefined || c.WriteCapacityUnits !== undefined;
+            probe.transactReportedUnits += split ? (c.WriteCapacityUnits ?? 0) : (c.CapacityUnits ?? 0);
+          }
+        }
+        return result;
+      } finally {
+        probe.inFlight -= 1;
       }
-      return output;
-    } finally {
-      probe.inFlight -= 1;
-    }
-  });
+    },
+    // Document form (before marshalling), one call per command whatever its retries.
+    { step: 'initialize', name: 'benchProbe' },
+  );
 }
 
 const handlers = new Map<OperationId, Promise<Handler>>();

@@ -81,7 +81,7 @@ export interface LeadsFixture {
 /** Sends `items` with BatchWriteItem, re-sending what comes back unprocessed. */
 async function batchWrite(items: Record<string, unknown>[]): Promise<number> {
   const { dynamo, tableName } = await import('../../functions/data/client.ts');
-  const { BatchWriteCommand } = await import('../../functions/data/dynamodb/commands.ts');
+  const { BatchWriteCommand } = await import('@aws-sdk/lib-dynamodb');
   let pending: { PutRequest: { Item: Record<string, unknown> } }[] = items.map((Item) => ({
     PutRequest: { Item },
   }));

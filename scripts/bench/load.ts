@@ -1,10 +1,9 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { resolve } from 'node:path';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import autocannon from 'autocannon';
-import { GetCommand, UpdateCommand } from '../../functions/data/dynamodb/commands.ts';
-import { DocumentClient } from '../../functions/data/dynamodb/document-client.ts';
 import { tableDefinition } from '../../functions/data/table.ts';
-import { localCredentials } from '../../functions/platform/aws/aws-http.ts';
 import { localHandlerEnv } from './env.ts';
 import { round, summarize } from './stats.ts';
 
@@ -108,7 +107,7 @@ export async function hammer(
 
 /**
  * The floor: a GetItem of the same listing (the cheapest way to read it) with a plain
- * DocumentClient (the one the service uses, without its meter), from `connections` concurrent loops
+ * SDK document client (as the service's, without its meter), from `connections` concurrent loops
  * for the same duration. No HTTP server, no auth, no rate limit, no ElectroDB.
  * With `rateLimitWrite`, each iteration first does an UpdateItem ADD on one shared item, like the
  * rate-limit counter every request bumps: the DynamoDB part of a request, without the server.
@@ -119,7 +118,13 @@ export async function dynamoFloor(
   key: Record<string, string>,
   options: LoadOptions & { rateLimitWrite: boolean },
 ): Promise<LoadFigures> {
-  const client = new DocumentClient({ endpoint, region: 'us-east-1', credentials: localCredentials });
+  const client = DynamoDBDocumentClient.from(
+    new DynamoDBClient({
+      endpoint,
+      region: 'us-east-1',
+      credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+    }),
+  );
   const counterKey = { [tableDefinition.partitionKey]: 'bench#floor', [tableDefinition.sortKey]: 'window' };
   const once = async () => {
     if (options.rateLimitWrite) {
