@@ -33,7 +33,7 @@ export interface RouteDefinition {
    * AWS services the operation calls besides the table: CDK grants exactly these
    * (lib/stacks/route-group-stack.ts). `aiQueue`: sends to the AI queue (`AI_QUEUE_URL`,
    * `sqs:SendMessage`); `email`: sends email through SES (`EMAIL_FROM`, `ses:SendEmail` on the
-   * sender's identity). Without it, the function gets neither and falls back to the local adapters.
+   * sender's identity). Without it, the function gets neither, and a call to either throws.
    * @default - none
    */
   readonly uses?: readonly ('aiQueue' | 'email')[];

@@ -1,3 +1,5 @@
+import { Service } from 'electrodb';
+import { AiCharge } from './entities/ai-charge.ts';
 import { AiSpend } from './entities/ai-spend.ts';
 
 export async function spentThisMonthUsd(tenantId: string, month: string): Promise<number> {
@@ -5,19 +7,68 @@ export async function spentThisMonthUsd(tenantId: string, month: string): Promis
   return (data?.costMicroUsd ?? 0) / 1_000_000;
 }
 
-/** Adds one run's usage to the month (atomic ADDs: concurrent workers cannot lose spend). */
-export async function chargeSpend(
+type Usage = { inputTokens: number; outputTokens: number };
+
+function spendAdded(costUsd: number, usage: Usage) {
+  return {
+    costMicroUsd: Math.round(costUsd * 1_000_000),
+    inputTokens: usage.inputTokens,
+    outputTokens: usage.outputTokens,
+    runs: 1,
+  };
+}
+
+/** Adds usage to the month (atomic ADDs: concurrent workers cannot lose spend). Not idempotent. */
+export async function chargeSpend(tenantId: string, month: string, costUsd: number, usage: Usage) {
+  await AiSpend.update({ tenantId, month }).add(spendAdded(costUsd, usage)).go();
+}
+
+/** Receipts outlive any redelivery: SQS keeps a message 14 days at most. */
+const RECEIPT_DAYS = 35;
+
+let charges: ReturnType<typeof buildChargeService> | undefined;
+function buildChargeService() {
+  return new Service({ AiCharge, AiSpend });
+}
+
+/**
+ * Charges one AI run to the month at most once per `chargeId` (the work it paid for): the receipt
+ * is created only if absent, in the same transaction as the spend. Returns false when `chargeId`
+ * was already charged (a redelivered message), leaving the spend as it was.
+ */
+export async function chargeSpendOnce(
   tenantId: string,
+  chargeId: string,
   month: string,
   costUsd: number,
-  usage: { inputTokens: number; outputTokens: number },
-) {
-  await AiSpend.update({ tenantId, month })
-    .add({
-      costMicroUsd: Math.round(costUsd * 1_000_000),
-      inputTokens: usage.inputTokens,
-      outputTokens: usage.outputTokens,
-      runs: 1,
-    })
+  usage: Usage,
+): Promise<boolean> {
+  charges ??= buildChargeService();
+  const now = new Date();
+  const added = spendAdded(costUsd, usage);
+  const result = await charges.transaction
+    .write(({ AiCharge: receipt, AiSpend: spend }) => [
+      receipt
+        .create({
+          tenantId,
+          chargeId,
+          month,
+          costMicroUsd: added.costMicroUsd,
+          chargedAt: now.toISOString(),
+          ttl: Math.floor(now.getTime() / 1000) + RECEIPT_DAYS * 86_400,
+        })
+        .commit(),
+      spend.update({ tenantId, month }).add(added).commit(),
+    ])
     .go();
+  if (!result.canceled) return true;
+  const [receipt] = result.data as { rejected: boolean; code: string }[];
+  if (receipt?.code === 'ConditionalCheckFailed') return false;
+  throw new Error(`Charging AI spend failed: ${JSON.stringify(result.data)}`);
+}
+
+/** True when `chargeId` was already charged: its work is done, a redelivery has nothing to do. */
+export async function alreadyCharged(tenantId: string, chargeId: string): Promise<boolean> {
+  const { data } = await AiCharge.get({ tenantId, chargeId }).go();
+  return data !== null;
 }

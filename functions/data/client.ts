@@ -1,8 +1,8 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { defaultCredentials, localCredentials } from '../platform/aws/aws-http.ts';
+import { type ConsumedCapacity, DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { MiddlewareStack } from '@smithy/types';
 import { config } from '../platform/config.ts';
-import type { ConsumedCapacity } from './dynamodb/commands.ts';
-import { DocumentClient } from './dynamodb/document-client.ts';
 
 /** Round trips and consumed capacity of one unit of work (a request, a bench operation). */
 export interface DynamoMeter {
@@ -36,43 +36,75 @@ function addCapacity(meter: DynamoMeter, operation: string, consumed: ConsumedCa
   }
 }
 
-function createDocumentClient(): DocumentClient {
-  const { DYNAMODB_ENDPOINT, AWS_REGION } = config();
-  const client = new DocumentClient({
-    region: AWS_REGION,
-    endpoint: DYNAMODB_ENDPOINT ?? `https://dynamodb.${AWS_REGION}.amazonaws.com`,
-    credentials: DYNAMODB_ENDPOINT ? localCredentials : defaultCredentials(),
-    // DynamoDB Local on a busy laptop or CI machine can pause for seconds (JVM garbage collection);
-    // retrying a write it is still running would turn it into a conditional failure.
-    ...(DYNAMODB_ENDPOINT ? { attemptTimeoutMs: 30_000 } : {}),
-  });
-  // Every call asks for its consumed capacity so that the bench (and the logs) can show what a
-  // request really costs; the meter is a no-op outside `metered`.
-  client.use(async (call, next) => {
-    const meter = meterStore.getStore();
-    if (!meter) return next(call);
-    const input =
-      call.input.ReturnConsumedCapacity === undefined
-        ? { ...call.input, ReturnConsumedCapacity: 'TOTAL' }
-        : call.input;
-    const output = await next({ ...call, input });
-    meter.roundTrips += 1;
-    meter.operations.push(call.operation);
-    const consumed = output.ConsumedCapacity as ConsumedCapacity | ConsumedCapacity[] | undefined;
-    for (const c of Array.isArray(consumed) ? consumed : [consumed]) addCapacity(meter, call.operation, c);
-    return output;
-  });
-  return client;
+/**
+ * Books every command sent inside `metered` on its meter: one round trip per command (retries
+ * included), its operation name, and the units DynamoDB reports. Only while metered does it ask for
+ * the consumed capacity (`ReturnConsumedCapacity: TOTAL`), so ordinary requests send what they say.
+ */
+function addMeter<I extends object, O extends object>(stack: MiddlewareStack<I, O>): void {
+  stack.add(
+    (next, context) => async (args) => {
+      const meter = meterStore.getStore();
+      if (!meter) return next(args);
+      const operation = (context.commandName ?? 'Unknown').replace(/Command$/, '');
+      const input = args.input as { ReturnConsumedCapacity?: string };
+      const output = await next(
+        input.ReturnConsumedCapacity === undefined
+          ? { ...args, input: { ...args.input, ReturnConsumedCapacity: 'TOTAL' } }
+          : args,
+      );
+      meter.roundTrips += 1;
+      meter.operations.push(operation);
+      const consumed = (output.output as { ConsumedCapacity?: ConsumedCapacity | ConsumedCapacity[] })
+        .ConsumedCapacity;
+      for (const c of Array.isArray(consumed) ? consumed : [consumed]) addCapacity(meter, operation, c);
+      return output;
+    },
+    {
+      step: 'initialize',
+      name: 'dynamoMeter',
+    },
+  );
 }
 
-let documentClient: DocumentClient | undefined;
+function createDocumentClient(): DynamoDBDocumentClient {
+  const { DYNAMODB_ENDPOINT, AWS_REGION } = config();
+  const local = DYNAMODB_ENDPOINT !== undefined;
+  const client = new DynamoDBClient({
+    region: AWS_REGION,
+    retryMode: 'standard',
+    ...(local
+      ? {
+          endpoint: DYNAMODB_ENDPOINT,
+          // DynamoDB Local checks no signature; static credentials keep the SDK's provider chain
+          // (environment, files, instance metadata) out of the local stack and the tests.
+          credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+          // DynamoDB Local on a busy laptop or CI machine can pause for seconds (JVM garbage
+          // collection); retrying a write it is still running would turn it into a conditional failure.
+          requestHandler: { requestTimeout: 30_000 },
+        }
+      : {}),
+  });
+  // Same as ElectroDB's examples: undefined fields are left out of the item rather than refused.
+  const documentClient = DynamoDBDocumentClient.from(client, {
+    marshallOptions: { removeUndefinedValues: true },
+  });
+  addMeter(documentClient.middlewareStack);
+  return documentClient;
+}
 
-/** The shared document client, created on first use so that config is read after env is set. */
-export function dynamo(): DocumentClient {
+let documentClient: DynamoDBDocumentClient | undefined;
+
+/**
+ * The container's one DynamoDB document client (AWS SDK v3, standard retry mode), created on first
+ * use so that config is read after the environment is set.
+ */
+export function dynamo(): DynamoDBDocumentClient {
   documentClient ??= createDocumentClient();
   return documentClient;
 }
 
+/** The service's table (`TABLE_NAME`). */
 export function tableName(): string {
   return config().TABLE_NAME;
 }

@@ -1,7 +1,7 @@
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
+import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { dynamo, tableName } from './client.ts';
-import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from './dynamodb/commands.ts';
 import { IdempotencyRecord } from './entities/idempotency-record.ts';
 import { isConditionalFailure } from './errors.ts';
 

@@ -1,8 +1,8 @@
+import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { EntityItem } from 'electrodb';
 import { NotFoundError } from '../platform/errors.ts';
 import type { AreaMembershipRecord } from './areas.ts';
 import { dynamo, tableName } from './client.ts';
-import { QueryCommand } from './dynamodb/commands.ts';
 import { AreaMembership } from './entities/area-membership.ts';
 import { Property } from './entities/property.ts';
 import { UniqueClaim } from './entities/unique-claim.ts';

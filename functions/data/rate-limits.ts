@@ -1,5 +1,5 @@
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { dynamo, tableName } from './client.ts';
-import { UpdateCommand } from './dynamodb/commands.ts';
 import { RateLimitWindow } from './entities/rate-limit-window.ts';
 
 export interface WindowCounts {

@@ -10,21 +10,27 @@ const ConfigSchema = z.object({
   /** Set only locally (DynamoDB Local); in Lambda the regional endpoint of AWS_REGION is used. */
   DYNAMODB_ENDPOINT: z.optional(z.url()),
   AWS_REGION: z._default(z.string().check(z.minLength(1)), 'us-east-1'),
-  /** HMAC key that signs pagination cursors so that an edited cursor is refused. */
-  CURSOR_SECRET: z._default(z.string().check(z.minLength(16)), 'local-development-cursor-secret'),
+  /**
+   * HMAC key that signs pagination cursors so that an edited cursor is refused. Set by the local
+   * stack and the tests; in Lambda the key is read from Secrets Manager (CURSOR_SECRET_ARN). No
+   * default: a public key would let anyone forge cursors.
+   */
+  CURSOR_SECRET: z.optional(z.string().check(z.minLength(16))),
+  /** The Secrets Manager secret holding the cursor key (set by CDK); read once per container. */
+  CURSOR_SECRET_ARN: z.optional(z.string().check(z.startsWith('arn:'))),
   /** How long a verified API key (and its Tenant's state) is trusted before it is looked up again. */
   AUTH_CACHE_TTL_SECONDS: z._default(coercedNumber().check(z.int(), z.gte(0), z.lte(60)), 60),
   /** Default budgets; a Tenant's own `rate_limit_per_minute` replaces the tenant budget. */
   RATE_LIMIT_KEY_PER_MINUTE: z._default(coercedNumber().check(z.int(), z.positive()), 600),
   RATE_LIMIT_TENANT_PER_MINUTE: z._default(coercedNumber().check(z.int(), z.positive()), 1200),
-  /** SQS queue of AI work (enrichment, scoring); unset locally, where the local queue is used. */
+  /** SQS queue of AI work (enrichment, scoring); required in Lambda by the functions that queue. */
   AI_QUEUE_URL: z.optional(z.url()),
-  /** Bedrock model for AI work; without it (locally) the deterministic local provider runs. */
+  /** Bedrock model (or inference profile) id for AI work; required in Lambda by the AI worker. */
   AI_MODEL_ID: z.optional(z.string().check(z.minLength(1))),
   /** USD per 1,000 tokens used to charge a Tenant's AI spend (input, output). */
   AI_PRICE_INPUT_PER_1K_USD: z._default(coercedNumber().check(z.gte(0)), 0.003),
   AI_PRICE_OUTPUT_PER_1K_USD: z._default(coercedNumber().check(z.gte(0)), 0.015),
-  /** Verified SES sender; unset locally, where emails go to the outbox (`admin email list`). */
+  /** Verified SES sender; required in Lambda by the functions that email. */
   EMAIL_FROM: z.optional(z.email()),
   LOG_LEVEL: z._default(z.enum(['DEBUG', 'INFO', 'WARN', 'ERROR', 'SILENT']), 'INFO'),
 });

@@ -3,6 +3,7 @@ import middy, { type Request } from '@middy/core';
 import type { Context } from 'aws-lambda';
 import type * as z from 'zod/mini';
 import { type OperationId, type RouteDefinition, routeFor } from '../routes.ts';
+import { loadCursorSecret } from './cursor-secret.ts';
 import { type HttpEvent, type HttpResponse, jsonResponse } from './http.ts';
 import { logger } from './logger.ts';
 import { authenticate } from './middleware/authenticate.ts';
@@ -66,6 +67,12 @@ async function finish(state: RequestState, response: HttpResponse): Promise<void
   });
 }
 
+/** True when the query schema declares `cursor`: the operation reads and signs page cursors. */
+function pagesWithCursor(query: z.ZodMiniType | undefined): boolean {
+  const shape = (query as { _zod?: { def?: { shape?: object } } } | undefined)?._zod?.def?.shape;
+  return shape !== undefined && 'cursor' in shape;
+}
+
 /**
  * Wraps an operation in the shared chain (architecture §3): authenticate → tenant state and scope
  * → rate limit → idempotency → validation → handler, with errors mapped in one place. The handler
@@ -81,7 +88,11 @@ export function defineOperation<
   run: (input: OperationInput<P, Q, B>) => Promise<OperationResult>,
 ): Operation {
   const route = routeFor(operationId);
+  const paged = pagesWithCursor(spec.query);
   const core = async (_event: HttpEvent, context: Context): Promise<HttpResponse> => {
+    // The cursor key (Secrets Manager in Lambda) is resolved once per container, and only by the
+    // functions that page: the others never load the Secrets Manager client.
+    if (paged) await loadCursorSecret();
     const state = stateOf(context);
     const input = state.input as { params: Infer<P>; query: Infer<Q>; body: Infer<B> };
     const result = await run({ ...input, caller: callerOf(state), requestId: state.requestId });

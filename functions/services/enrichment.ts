@@ -1,10 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { chargeSpend, spentThisMonthUsd } from '../data/ai-spend.ts';
+import { chargeSpendOnce, spentThisMonthUsd } from '../data/ai-spend.ts';
 import { recordEnrichment } from '../data/enrichment.ts';
 import { getProperty, type PropertyRecord, queryAllProperties } from '../data/properties.ts';
 import { getTenant, listTenants, type TenantRecord } from '../data/tenants.ts';
 import {
   costUsd,
+  type EnrichmentOutput,
   type EnrichmentRequest,
   mergeEnrichment,
   retryDelaySeconds,
@@ -58,7 +59,8 @@ async function allowanceOf(tenant: TenantRecord) {
 /**
  * Runs one enrichment request: held (off, paused) when the Tenant's switch or ceiling says so;
  * otherwise the provider writes translations, highlights and an SEO description (never over text a
- * client wrote) and the usage is charged. A failing provider is retried with backoff, then failed.
+ * client wrote) and, once written, the usage is charged (once per request). A failing provider is
+ * retried with backoff, then failed.
  */
 export async function enrichListing(message: EnrichMessage): Promise<void> {
   const [tenant, listing] = await Promise.all([
@@ -74,49 +76,75 @@ export async function enrichListing(message: EnrichMessage): Promise<void> {
     return;
   }
   const provider = enrichmentProvider();
+  let result: Awaited<ReturnType<typeof provider.enrich>>;
   try {
-    const { output, usage } = await provider.enrich(requestFor(listing, tenant));
-    const { AI_PRICE_INPUT_PER_1K_USD: input, AI_PRICE_OUTPUT_PER_1K_USD: outputPrice } = config();
-    await chargeSpend(
-      tenant.tenantId,
-      spendMonth(new Date()),
-      costUsd(usage, { input, output: outputPrice }),
-      usage,
-    );
-    // Merged into the latest texts: a client write during the run is re-read, never overwritten.
-    let current: PropertyRecord | undefined = listing;
-    for (let i = 0; current && current.enrichmentRequestId === message.requestId && i < 5; i++) {
-      const texts = mergeEnrichment(
-        (current.texts as ListingTexts | undefined) ?? {},
-        current.sourceLanguage,
-        output,
-      );
-      const done = await recordEnrichment(current, message.requestId, {
-        status: 'enriched',
-        texts,
-        attempts: message.attempt,
-      });
-      if (done) break;
-      current = await getProperty(message.tenantId, message.propertyId);
-    }
+    result = await provider.enrich(requestFor(listing, tenant));
   } catch (error) {
-    const delay = retryDelaySeconds(message.attempt);
-    logger.warn('enrichment attempt failed', {
-      propertyId: listing.id,
-      attempt: message.attempt,
-      provider: provider.name,
-      error: error as Error,
+    await retryOrFail(message, listing, provider.name, error as Error);
+    return;
+  }
+  if (!(await writeEnrichment(message, listing, result.output))) return;
+  // Charged only once the result is written, and once per request: a redelivered message finds
+  // the listing enriched (or the receipt) and is not charged again.
+  const { AI_PRICE_INPUT_PER_1K_USD: input, AI_PRICE_OUTPUT_PER_1K_USD: output } = config();
+  await chargeSpendOnce(
+    tenant.tenantId,
+    `enrich#${message.requestId}`,
+    spendMonth(new Date()),
+    costUsd(result.usage, { input, output }),
+    result.usage,
+  );
+}
+
+/**
+ * Writes the provider's output merged into the latest texts: a client write during the run is
+ * re-read, never overwritten. False when the listing no longer waits for this request (a newer
+ * request, or a concurrent delivery of this one that wrote first).
+ */
+async function writeEnrichment(
+  message: EnrichMessage,
+  listing: PropertyRecord,
+  output: EnrichmentOutput,
+): Promise<boolean> {
+  let current: PropertyRecord | undefined = listing;
+  for (let i = 0; i < 5; i++) {
+    if (current?.enrichmentRequestId !== message.requestId || current.enrichmentStatus !== 'pending')
+      return false;
+    const texts = mergeEnrichment(
+      (current.texts as ListingTexts | undefined) ?? {},
+      current.sourceLanguage,
+      output,
+    );
+    const done = await recordEnrichment(current, message.requestId, {
+      status: 'enriched',
+      texts,
+      attempts: message.attempt,
     });
-    if (delay !== undefined) {
-      await queue().send('ai', { ...message, attempt: message.attempt + 1 }, { delaySeconds: delay });
-      await recordEnrichment(listing, message.requestId, { status: 'pending', attempts: message.attempt });
-    } else {
-      await recordEnrichment(listing, message.requestId, {
-        status: 'failed',
-        attempts: message.attempt,
-        error: (error as Error).message.slice(0, 500),
-      });
-    }
+    if (done) return true;
+    current = await getProperty(message.tenantId, message.propertyId);
+  }
+  logger.warn('could not record an enrichment: the listing kept changing', { propertyId: listing.id });
+  return false;
+}
+
+/** A failed provider run: retried with backoff (30 s, 2 min, 10 min), then the request fails. */
+async function retryOrFail(message: EnrichMessage, listing: PropertyRecord, provider: string, error: Error) {
+  const delay = retryDelaySeconds(message.attempt);
+  logger.warn('enrichment attempt failed', {
+    propertyId: listing.id,
+    attempt: message.attempt,
+    provider,
+    error,
+  });
+  if (delay !== undefined) {
+    await queue().send('ai', { ...message, attempt: message.attempt + 1 }, { delaySeconds: delay });
+    await recordEnrichment(listing, message.requestId, { status: 'pending', attempts: message.attempt });
+  } else {
+    await recordEnrichment(listing, message.requestId, {
+      status: 'failed',
+      attempts: message.attempt,
+      error: error.message.slice(0, 500),
+    });
   }
 }
 

@@ -1,5 +1,5 @@
 import { decodeCursor, encodeCursor } from '../domain/cursor.ts';
-import { config } from '../platform/config.ts';
+import { cursorSecret } from '../platform/cursor-secret.ts';
 import { RequestValidationError } from '../platform/errors.ts';
 
 /** Position of a (updated_at, id) ordered list: the last item already returned. */
@@ -11,7 +11,7 @@ export interface UpdatedPosition {
 /** Reads a cursor of this list (`scope` names the list and its filters); edited or foreign → 422. */
 export function readCursor(cursor: string | undefined, scope: string): UpdatedPosition | undefined {
   if (cursor === undefined) return undefined;
-  const payload = decodeCursor(cursor, scope, config().CURSOR_SECRET);
+  const payload = decodeCursor(cursor, scope, cursorSecret());
   const position = payload?.position as Partial<UpdatedPosition> | undefined;
   if (typeof position?.updatedAt !== 'string' || typeof position.id !== 'string') {
     throw RequestValidationError.single(
@@ -37,7 +37,7 @@ export function pageFrom<T extends { updatedAt: string; id: string }, O>(
   const last = page.at(-1);
   const next_cursor =
     items.length > limit && last
-      ? encodeCursor({ scope, position: { updatedAt: last.updatedAt, id: last.id } }, config().CURSOR_SECRET)
+      ? encodeCursor({ scope, position: { updatedAt: last.updatedAt, id: last.id } }, cursorSecret())
       : null;
   return { data: page.map(present), next_cursor };
 }

@@ -1,12 +1,12 @@
 import { queryActivities } from '../data/activities.ts';
-import { chargeSpend, spentThisMonthUsd } from '../data/ai-spend.ts';
+import { alreadyCharged, chargeSpendOnce, spentThisMonthUsd } from '../data/ai-spend.ts';
 import { listLeadInquiries } from '../data/inquiries.ts';
 import { getLeadCriteria } from '../data/lead-criteria.ts';
 import { getLead, type LeadRecord, nextTimestamp, writeLead } from '../data/leads.ts';
 import { getProperty } from '../data/properties.ts';
 import { getTenant, type TenantRecord } from '../data/tenants.ts';
 import { costUsd, spendMonth } from '../domain/enrichment.ts';
-import type { ScoringInput } from '../domain/scoring.ts';
+import type { Score, ScoringInput } from '../domain/scoring.ts';
 import { config } from '../platform/config.ts';
 import { logger } from '../platform/logger.ts';
 import { LocalScoringProvider, scoringProvider } from '../platform/ports/scoring.ts';
@@ -79,20 +79,36 @@ async function aiAllowed(tenant: TenantRecord): Promise<boolean> {
 
 /**
  * (Re)scores a Lead: the provider's score, tier (§2.2 thresholds), buyer type, recommended action and
- * reasons are written on the Lead; usage is charged to the Tenant's AI spend. A Tenant with AI
- * switched off, or at its AI Spend Ceiling, is scored by the local rules (no spend), so every Lead
- * still gets a score.
+ * reasons are written on the Lead; once written, the usage is charged to the Tenant's AI spend, at
+ * most once per request (a redelivered message is neither scored nor charged again). A Tenant with
+ * AI switched off, or at its AI Spend Ceiling, is scored by the local rules (no spend), so every
+ * Lead still gets a score.
  */
 export async function scoreLead(message: ScoreMessage): Promise<void> {
-  const tenant = await getTenant(message.tenantId);
-  const first = await getLead(message.tenantId, message.leadId);
+  const chargeId = `score#${message.leadId}#${message.requestedAt}`;
+  const [tenant, first] = await Promise.all([
+    getTenant(message.tenantId),
+    getLead(message.tenantId, message.leadId),
+  ]);
   if (!tenant || !first) return;
+  if (await alreadyCharged(tenant.tenantId, chargeId)) return;
   const provider = (await aiAllowed(tenant)) ? scoringProvider() : new LocalScoringProvider();
   const { score, usage } = await provider.score(await scoringInputOf(first));
+  if (!(await writeScore(message, first, score))) return;
   if (usage.inputTokens + usage.outputTokens > 0) {
     const { AI_PRICE_INPUT_PER_1K_USD: input, AI_PRICE_OUTPUT_PER_1K_USD: output } = config();
-    await chargeSpend(tenant.tenantId, spendMonth(new Date()), costUsd(usage, { input, output }), usage);
+    await chargeSpendOnce(
+      tenant.tenantId,
+      chargeId,
+      spendMonth(new Date()),
+      costUsd(usage, { input, output }),
+      usage,
+    );
   }
+}
+
+/** Writes the score on the latest Lead (re-read when a concurrent write moved it); false if it never settled. */
+async function writeScore(message: ScoreMessage, first: LeadRecord, score: Score): Promise<boolean> {
   let lead: LeadRecord | undefined = first;
   for (let attempt = 1; attempt <= WRITE_ATTEMPTS && lead; attempt++) {
     const now = nextTimestamp(lead.updatedAt);
@@ -109,8 +125,9 @@ export async function scoreLead(message: ScoreMessage): Promise<void> {
         updatedAt: now,
       },
     });
-    if (outcome === 'ok') return;
+    if (outcome === 'ok') return true;
     lead = await getLead(message.tenantId, message.leadId);
   }
   logger.warn('could not record a score: the Lead kept changing', { leadId: message.leadId });
+  return false;
 }

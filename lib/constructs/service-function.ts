@@ -173,12 +173,6 @@ export class ServiceFunction extends Construct {
         // Empty on purpose: the SDK is bundled so that the deployed version is the tested one.
         externalModules: [...bundlingDefaults.external],
         bundleAwsSDK: true,
-        esbuildArgs: Object.fromEntries(
-          Object.entries(bundlingDefaults.alias).map(([module, replacement]) => [
-            `--alias:${module}`,
-            replacement,
-          ]),
-        ),
         logLevel: LogLevel.WARNING,
       },
     });

@@ -3,7 +3,6 @@ import { basename } from 'node:path';
 import { requireTenantBySlug } from '../../functions/data/tenants.ts';
 import { toPlaceOut } from '../../functions/http/places/schemas.ts';
 import { toPropertyOut } from '../../functions/http/properties/schemas.ts';
-import { listOutbox } from '../../functions/platform/ports/email.ts';
 import { createAgent } from '../../functions/services/agents.ts';
 import { issueApiKey, parseScopes, revokeApiKeyById } from '../../functions/services/api-keys.ts';
 import { createArea, recomputeAreas, setManualMembership } from '../../functions/services/areas.ts';
@@ -19,6 +18,7 @@ import {
   presentTenant,
   updateTenantFromAdmin,
 } from '../../functions/services/tenants.ts';
+import { listOutbox } from '../local/adapters/outbox-email.ts';
 import {
   booleanFlag,
   decimalFlag,

@@ -54,5 +54,6 @@ export function localHandlerEnv(endpoint: string): Record<string, string> {
     POWERTOOLS_TRACE_ENABLED: 'false',
     RATE_LIMIT_KEY_PER_MINUTE: UNBOUNDED_RATE_LIMIT,
     RATE_LIMIT_TENANT_PER_MINUTE: UNBOUNDED_RATE_LIMIT,
+    CURSOR_SECRET: 'bench-cursor-secret-local-only',
   };
 }

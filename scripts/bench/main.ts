@@ -119,6 +119,8 @@ async function main(): Promise<BenchReport> {
   const recorder = await startDynamoRecorder(dynamoLocal.endpoint);
   cleanups.push(() => recorder.stop());
   Object.assign(process.env, localHandlerEnv(recorder.endpoint));
+  // The handlers run in-process here, with the local stack's adapters (outbox, table queue).
+  (await import('../local/adapters/index.ts')).bindLocalAdapters();
   // Only now: dynamo-costs.ts pulls in functions/ modules, which read process.env on import.
   const { createFixture, measureCosts, useRecorder } = await import('./dynamo-costs.ts');
   useRecorder(recorder);

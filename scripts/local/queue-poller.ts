@@ -1,7 +1,8 @@
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { LocalQueueMessage } from '../../functions/data/entities/local-queue-message.ts';
 import { isConditionalFailure } from '../../functions/data/errors.ts';
-import { type QueueName, visibleAtKey } from '../../functions/platform/ports/queue.ts';
+import type { QueueName } from '../../functions/platform/ports/queue.ts';
+import { visibleAtKey } from './adapters/local-queue.ts';
 
 type SqsHandler = (event: SQSEvent) => Promise<SQSBatchResponse | undefined>;
 

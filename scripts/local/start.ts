@@ -7,6 +7,7 @@
 import { mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
 import S3rver from 's3rver';
+import { bindLocalAdapters, LOCAL_CURSOR_SECRET } from './adapters/index.ts';
 import { ensureTable, freePort, startDynamoLocal } from './dynamo-local.ts';
 import { dataDir, readStackInfo, removeStackInfo, writeStackInfo } from './stack-file.ts';
 
@@ -49,7 +50,10 @@ Object.assign(process.env, {
   AUTH_CACHE_TTL_SECONDS: process.env.AUTH_CACHE_TTL_SECONDS ?? '0',
   LOG_LEVEL: process.env.LOG_LEVEL ?? 'WARN',
   POWERTOOLS_TRACE_ENABLED: 'false',
+  CURSOR_SECRET: process.env.CURSOR_SECRET ?? LOCAL_CURSOR_SECRET,
 });
+// Explicitly: the local queue, the outbox and the local AI providers (Lambda builds the AWS ones).
+bindLocalAdapters();
 
 const created = await ensureTable(dynamo.endpoint, tableName);
 log(created === 'created' ? `Created table ${tableName}` : `Using table ${tableName}`);

@@ -5,8 +5,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { listOutbox } from '../../functions/platform/ports/email.ts';
 import { createArea } from '../../functions/services/areas.ts';
+import { listOutbox } from '../../scripts/local/adapters/outbox-email.ts';
 import {
   createTestAgent,
   createTestLead,

@@ -4,9 +4,10 @@ import { getActivity } from '../../functions/data/activities.ts';
 import { Agent } from '../../functions/data/entities/agent.ts';
 import { Tenant } from '../../functions/data/entities/tenant.ts';
 import { BACKFILL_THRESHOLD_DAYS } from '../../functions/domain/leads.ts';
-import { listOutbox } from '../../functions/platform/ports/email.ts';
 import { type QueueName, setQueue } from '../../functions/platform/ports/queue.ts';
 import { listLinkedListings } from '../../functions/services/lead-properties.ts';
+import { bindLocalAdapters } from '../../scripts/local/adapters/index.ts';
+import { listOutbox } from '../../scripts/local/adapters/outbox-email.ts';
 import { createTestAgent, createTestTenant, type TestTenant, unique } from '../support/factories.ts';
 import { startTestApi, type TestApi } from '../support/http.ts';
 
@@ -29,7 +30,7 @@ beforeAll(async () => {
   });
 });
 afterAll(async () => {
-  setQueue(undefined);
+  bindLocalAdapters();
   await api.close();
 });
 afterEach(() => {

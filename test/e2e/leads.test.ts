@@ -4,7 +4,7 @@ import { Agent } from '../../functions/data/entities/agent.ts';
 import { Tenant } from '../../functions/data/entities/tenant.ts';
 import { modifyLead } from '../../functions/data/leads.ts';
 import { tierOf } from '../../functions/domain/leads.ts';
-import { listOutbox } from '../../functions/platform/ports/email.ts';
+import { listOutbox } from '../../scripts/local/adapters/outbox-email.ts';
 import { createTestAgent, createTestTenant, type TestTenant, unique } from '../support/factories.ts';
 import { startTestApi, type TestApi } from '../support/http.ts';
 

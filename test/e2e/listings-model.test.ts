@@ -12,6 +12,7 @@ import { setQueue } from '../../functions/platform/ports/queue.ts';
 import { enrichListing } from '../../functions/services/enrichment.ts';
 import { parseArgs } from '../../scripts/admin/args.ts';
 import { commands } from '../../scripts/admin/commands.ts';
+import { bindLocalAdapters } from '../../scripts/local/adapters/index.ts';
 import {
   createTestAgent,
   createTestPlaces,
@@ -37,8 +38,7 @@ beforeAll(async () => {
 });
 afterAll(async () => api.close());
 afterEach(() => {
-  setQueue(undefined);
-  setEnrichmentProvider(undefined);
+  bindLocalAdapters();
 });
 
 const locs = (body: { detail: { loc: unknown[] }[] }) => body.detail.map((d) => d.loc);

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getLeadPropertyLink } from '../../functions/data/lead-properties.ts';
-import { listOutbox } from '../../functions/platform/ports/email.ts';
 import { createArea, setManualMembership } from '../../functions/services/areas.ts';
+import { listOutbox } from '../../scripts/local/adapters/outbox-email.ts';
 import { createTestLead, createTestPlaces, createTestTenant, type TestTenant } from '../support/factories.ts';
 import { startTestApi, type TestApi } from '../support/http.ts';
 

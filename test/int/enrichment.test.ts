@@ -4,12 +4,12 @@ import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { chargeSpend, spentThisMonthUsd } from '../../functions/data/ai-spend.ts';
 import { getProperty, type PropertyRecord } from '../../functions/data/properties.ts';
 import { getTenant, type TenantChanges } from '../../functions/data/tenants.ts';
-import { spendMonth } from '../../functions/domain/enrichment.ts';
+import { costUsd, spendMonth } from '../../functions/domain/enrichment.ts';
 import { type ListingTexts, viewTexts } from '../../functions/domain/listing-text.ts';
 import type { PropertyCreateInput } from '../../functions/http/properties/schemas.ts';
+import { config } from '../../functions/platform/config.ts';
 import { type EnrichmentProvider, ProviderError } from '../../functions/platform/ports/ai.ts';
 import { setEnrichmentProvider } from '../../functions/platform/ports/ai-provider.ts';
-import { LocalEnrichmentProvider } from '../../functions/platform/ports/local-ai.ts';
 import { type QueueName, type QueuePort, setQueue } from '../../functions/platform/ports/queue.ts';
 import {
   type EnrichMessage,
@@ -21,6 +21,8 @@ import { createListing, editListing, type ListingWriter } from '../../functions/
 import { createTenantFromAdmin, updateTenantFromAdmin } from '../../functions/services/tenants.ts';
 import { handler as streamConsumer } from '../../functions/streams/consumer.ts';
 import { handler as aiWorker } from '../../functions/workers/ai.ts';
+import { bindLocalAdapters } from '../../scripts/local/adapters/index.ts';
+import { LocalEnrichmentProvider } from '../../scripts/local/adapters/local-ai.ts';
 import { deliverDue } from '../../scripts/local/queue-poller.ts';
 import { createTestPlaces, unique } from '../support/factories.ts';
 
@@ -49,8 +51,7 @@ beforeAll(async () => {
   placeCode = (await createTestPlaces()).town.code;
 });
 afterEach(() => {
-  setQueue(undefined);
-  setEnrichmentProvider(undefined);
+  bindLocalAdapters();
 });
 
 interface Agency {
@@ -285,7 +286,7 @@ describe('enrichment: retries and failed', () => {
     setQueue(new RecordingQueue());
     for (const attempt of [1, 2, 3, 4]) await enrichListing(messageFor(created, attempt));
     expect((await reread(created)).enrichmentStatus).toBe('failed');
-    setEnrichmentProvider(undefined);
+    setEnrichmentProvider(new LocalEnrichmentProvider());
     // Act
     const edited = (await editListing(await agency.writer(), created.id, { title: 'Try again' }, undefined))
       .record;
@@ -364,6 +365,66 @@ describe('enrichment: off and paused', () => {
     expect(await spentThisMonthUsd(agency.tenantId, spendMonth(new Date()))).toBeGreaterThan(0.000001);
     expect((await reread(second)).enrichmentStatus).toBe('paused');
     expect(third.enrichmentStatus).toBe('paused');
+  });
+
+  it('charges a run once it is written, once per request: duplicate deliveries at once pay for one', async () => {
+    // Prepare
+    const agency = await newAgency();
+    const created = await create(agency, villa);
+    const message = messageFor(created);
+    const local = new LocalEnrichmentProvider();
+    const usage = { inputTokens: 2000, outputTokens: 500 };
+    let runs = 0;
+    let duplicate: Promise<void> | undefined;
+    // The first run's model call lasts while a duplicate delivery of the message runs to its end.
+    setEnrichmentProvider({
+      name: 'slow',
+      enrich: async (request) => {
+        runs++;
+        if (!duplicate) {
+          duplicate = enrichListing(message);
+          await duplicate;
+        }
+        return { output: (await local.enrich(request)).output, usage };
+      },
+    });
+    const { AI_PRICE_INPUT_PER_1K_USD: input, AI_PRICE_OUTPUT_PER_1K_USD: output } = config();
+    // Act
+    await enrichListing(message);
+    await enrichListing(message);
+    // Assess: two model calls, one result, one charge; the third delivery found the request done
+    expect(runs).toBe(2);
+    expect((await reread(created)).enrichmentStatus).toBe('enriched');
+    expect(await spentThisMonthUsd(agency.tenantId, spendMonth(new Date()))).toBeCloseTo(
+      costUsd(usage, { input, output }),
+      6,
+    );
+  });
+
+  it('charges nothing for a run whose result is not written (the listing moved on to a newer request)', async () => {
+    // Prepare
+    const agency = await newAgency();
+    const created = await create(agency, { ...villa, place_code: placeCode });
+    const writer = await agency.writer();
+    const local = new LocalEnrichmentProvider();
+    setEnrichmentProvider({
+      name: 'overtaken',
+      enrich: async (request) => {
+        // A title edit while live makes a newer request: this run's result must not land.
+        await editListing(writer, created.id, { title: 'A new title' }, undefined);
+        return {
+          output: (await local.enrich(request)).output,
+          usage: { inputTokens: 3000, outputTokens: 900 },
+        };
+      },
+    });
+    // Act
+    await enrichListing(messageFor(created));
+    // Assess
+    const after = await reread(created);
+    expect(after.enrichmentRequestId).not.toBe(created.enrichmentRequestId);
+    expect(after.enrichmentStatus).toBe('pending');
+    expect(await spentThisMonthUsd(agency.tenantId, spendMonth(new Date()))).toBe(0);
   });
 
   it('counts spend charged directly, per month', async () => {

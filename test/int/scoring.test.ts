@@ -8,10 +8,15 @@ import type { Score, ScoringInput } from '../../functions/domain/scoring.ts';
 import { config } from '../../functions/platform/config.ts';
 import { ProviderError } from '../../functions/platform/ports/ai.ts';
 import { type QueueName, type QueuePort, setQueue } from '../../functions/platform/ports/queue.ts';
-import { type ScoringProvider, setScoringProvider } from '../../functions/platform/ports/scoring.ts';
+import {
+  LocalScoringProvider,
+  type ScoringProvider,
+  setScoringProvider,
+} from '../../functions/platform/ports/scoring.ts';
 import { scoreLead } from '../../functions/services/scoring.ts';
 import type { ScoreMessage } from '../../functions/services/scoring-requests.ts';
 import { handler as aiWorker } from '../../functions/workers/ai.ts';
+import { bindLocalAdapters } from '../../scripts/local/adapters/index.ts';
 import { createTestTenant, type TestTenant, unique } from '../support/factories.ts';
 import { startTestApi, type TestApi } from '../support/http.ts';
 
@@ -61,8 +66,7 @@ beforeEach(() => {
   setQueue(recorder);
 });
 afterEach(() => {
-  setQueue(undefined);
-  setScoringProvider(undefined);
+  bindLocalAdapters();
 });
 
 const email = () => `${unique('buyer')}@example.com`;
@@ -285,7 +289,7 @@ describe('scoring: failures', () => {
     expect(await spentThisMonthUsd(tenant.tenantId, month())).toBe(spent);
 
     // Act: the retry, once the provider is back
-    setScoringProvider(undefined);
+    setScoringProvider(new LocalScoringProvider());
     const retry = await aiWorker(sqsEvent(message));
     // Assess
     expect(retry.batchItemFailures).toEqual([]);
@@ -365,6 +369,77 @@ describe('scoring: AI spend', () => {
       score_reasons: ['Asked twice this week'],
     });
     expect(await idsInTier('warm', agency.key)).toEqual([ingested.lead.id]);
+  });
+
+  it('charges a message once: its redelivery neither calls the provider nor charges again', async () => {
+    // Prepare
+    const agency = await createTestTenant();
+    const ingested = await ingest(
+      { source: 'web', type: 'inquiry', person: { name: 'Hal', email: email() } },
+      agency.key,
+    );
+    const provider = new FixedProvider(answer, { inputTokens: 1000, outputTokens: 100 });
+    setScoringProvider(provider);
+    const { AI_PRICE_INPUT_PER_1K_USD: input, AI_PRICE_OUTPUT_PER_1K_USD: output } = config();
+    const once = costUsd({ inputTokens: 1000, outputTokens: 100 }, { input, output });
+    const message = recorder.scores()[0];
+    // Act: SQS delivers the same message twice (a visibility timeout, an at-least-once duplicate)
+    const first = await aiWorker(sqsEvent(message));
+    const again = await aiWorker(sqsEvent(message));
+    // Assess
+    expect([first.batchItemFailures, again.batchItemFailures]).toEqual([[], []]);
+    expect(provider.inputs).toHaveLength(1);
+    expect(await spentThisMonthUsd(agency.tenantId, month())).toBeCloseTo(once, 6);
+    expect((await lead(ingested.lead.id, agency.key)).score).toBe(64);
+  });
+
+  it('charges two deliveries that run at once only once, for the one result written', async () => {
+    // Prepare
+    const agency = await createTestTenant();
+    await ingest({ source: 'web', type: 'inquiry', person: { name: 'Ida', email: email() } }, agency.key);
+    const message = recorder.scores()[0]!;
+    const fixed = new FixedProvider(answer, { inputTokens: 1000, outputTokens: 100 });
+    let nested: Promise<unknown> | undefined;
+    // The first run's model call lasts while a duplicate delivery runs to its end.
+    setScoringProvider({
+      name: 'slow',
+      score: async (scoring) => {
+        if (!nested) {
+          nested = scoreLead(message);
+          await nested;
+        }
+        return fixed.score(scoring);
+      },
+    });
+    const { AI_PRICE_INPUT_PER_1K_USD: input, AI_PRICE_OUTPUT_PER_1K_USD: output } = config();
+    const once = costUsd({ inputTokens: 1000, outputTokens: 100 }, { input, output });
+    // Act
+    await scoreLead(message);
+    // Assess: both runs called the model; the Tenant pays for one result
+    expect(fixed.inputs).toHaveLength(2);
+    expect(await spentThisMonthUsd(agency.tenantId, month())).toBeCloseTo(once, 6);
+  });
+
+  it('charges nothing when the result cannot be written, and SQS retries the message', async () => {
+    // Prepare
+    const agency = await createTestTenant();
+    const ingested = await ingest(
+      { source: 'web', type: 'inquiry', person: { name: 'Jo', email: email() } },
+      agency.key,
+    );
+    // A buyer type the Lead's model refuses: the write fails after the model was paid for.
+    setScoringProvider(
+      new FixedProvider(
+        { ...answer, buyer_type: 'speculator' as never },
+        { inputTokens: 900, outputTokens: 90 },
+      ),
+    );
+    // Act
+    const result = await aiWorker(sqsEvent(recorder.scores()[0]));
+    // Assess
+    expect(result.batchItemFailures).toEqual([{ itemIdentifier: 'm-1' }]);
+    expect((await lead(ingested.lead.id, agency.key)).score).toBeNull();
+    expect(await spentThisMonthUsd(agency.tenantId, month())).toBe(0);
   });
 
   it('charges nothing for the local rules (0 tokens)', async () => {

@@ -11,3 +11,11 @@ Object.assign(process.env, {
   LOG_LEVEL: 'SILENT',
   POWERTOOLS_TRACE_ENABLED: 'false',
 });
+
+// Imported only now, with the environment set.
+const { bindLocalAdapters, LOCAL_CURSOR_SECRET } = await import('../../scripts/local/adapters/index.ts');
+// The test's cursor key (Lambda reads its own from Secrets Manager).
+process.env.CURSOR_SECRET = LOCAL_CURSOR_SECRET;
+// Ports are bound explicitly, as the local stack binds them; a test may bind its own and rebinds
+// the local adapters after.
+bindLocalAdapters();

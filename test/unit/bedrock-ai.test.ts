@@ -1,15 +1,14 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { EnrichmentRequest } from '../../functions/domain/enrichment.ts';
-import { localCredentials } from '../../functions/platform/aws/aws-http.ts';
 import { ProviderError } from '../../functions/platform/ports/ai.ts';
 import { BedrockEnrichmentProvider } from '../../functions/platform/ports/bedrock-ai.ts';
-import { bedrockConverse } from '../../functions/platform/ports/bedrock-converse.ts';
-import { awsStandIn, closeStandIns, type StandIn } from '../support/aws-stand-in.ts';
-import { converseReply, rejection } from '../support/bedrock.ts';
+import { converseAnswer, mockBedrock, rejection, unmockBedrock } from '../support/bedrock.ts';
 
 const MODEL = 'anthropic.claude-test-v1:0';
 
-afterEach(closeStandIns);
+afterEach(() => {
+  unmockBedrock();
+});
 
 const request: EnrichmentRequest = {
   sourceLanguage: 'en',
@@ -49,19 +48,15 @@ const good = {
   },
 };
 
-/** The real provider, talking to `bedrock` over HTTP. */
-const provider = (bedrock: StandIn) =>
-  new BedrockEnrichmentProvider(
-    MODEL,
-    bedrockConverse({ endpoint: bedrock.endpoint, credentials: localCredentials }),
-  );
+/** The real provider; its Bedrock Runtime client is mocked at the SDK edge. */
+const provider = () => new BedrockEnrichmentProvider(MODEL);
 
 describe('BedrockEnrichmentProvider', () => {
   it('parses a JSON answer and returns the token usage', async () => {
     // Prepare
-    const bedrock = await awsStandIn(converseReply(JSON.stringify(good)));
+    mockBedrock(converseAnswer(JSON.stringify(good)));
     // Act
-    const result = await provider(bedrock).enrich(request);
+    const result = await provider().enrich(request);
     // Assess
     expect(result.output).toEqual(good);
     expect(result.usage).toEqual({ inputTokens: 812, outputTokens: 240 });
@@ -69,51 +64,52 @@ describe('BedrockEnrichmentProvider', () => {
 
   it('finds the JSON object inside prose around it', async () => {
     // Prepare
-    const bedrock = await awsStandIn(
-      converseReply(`Here is the listing copy you asked for:\n\n${JSON.stringify(good)}\n\nHope it helps!`),
+    mockBedrock(
+      converseAnswer(`Here is the listing copy you asked for:\n\n${JSON.stringify(good)}\n\nHope it helps!`),
     );
     // Act
-    const result = await provider(bedrock).enrich(request);
+    const result = await provider().enrich(request);
     // Assess
     expect(result.output.languages.es?.title).toBe('Villa soleada');
   });
 
   it('sends the system prompt, the listing facts as the one user message, and the inference settings', async () => {
     // Prepare
-    const bedrock = await awsStandIn(converseReply(JSON.stringify(good)));
+    const bedrock = mockBedrock(converseAnswer(JSON.stringify(good)));
     // Act
-    await provider(bedrock).enrich(request);
+    await provider().enrich(request);
     // Assess
-    const body = JSON.parse(bedrock.requests[0]?.body ?? '{}');
+    const body = bedrock.inputs()[0];
     expect(body).toEqual({
+      modelId: MODEL,
       system: [{ text: expect.any(String) }],
       messages: [{ role: 'user', content: [{ text: expect.any(String) }] }],
       inferenceConfig: { maxTokens: expect.any(Number), temperature: expect.any(Number) },
     });
-    const system: string = body.system[0].text;
+    const system = String(body?.system?.[0]?.text);
     expect(system).toMatch(/JSON/);
     expect(system).toMatch(/160/);
     expect(system).toMatch(/at most 6/);
-    const user = JSON.parse(body.messages[0].content[0].text);
+    const user = JSON.parse(String(body?.messages?.[0]?.content?.[0]?.text));
     expect(user).toMatchObject({ source_language: 'en', languages: ['en', 'es'], facts: request.facts });
-    expect(body.inferenceConfig.maxTokens).toBeGreaterThan(0);
+    expect(body?.inferenceConfig?.maxTokens).toBeGreaterThan(0);
   });
 
   it('refuses text that is not JSON with a ProviderError', async () => {
     // Prepare
-    const bedrock = await awsStandIn(converseReply('I cannot help with that {not json}'));
+    mockBedrock(converseAnswer('I cannot help with that {not json}'));
     // Act
-    const error = await rejection(provider(bedrock).enrich(request));
+    const error = await rejection(provider().enrich(request));
     // Assess
     expect(error).toBeInstanceOf(ProviderError);
   });
 
   it('refuses an answer without text or without any JSON object', async () => {
     // Prepare
-    const bedrock = await awsStandIn(converseReply(undefined), converseReply('no braces here'));
+    mockBedrock(converseAnswer(undefined), converseAnswer('no braces here'));
     // Act
-    const empty = await rejection(provider(bedrock).enrich(request));
-    const prose = await rejection(provider(bedrock).enrich(request));
+    const empty = await rejection(provider().enrich(request));
+    const prose = await rejection(provider().enrich(request));
     // Assess
     expect(empty).toBeInstanceOf(ProviderError);
     expect(prose).toBeInstanceOf(ProviderError);
@@ -126,16 +122,16 @@ describe('BedrockEnrichmentProvider', () => {
     const longSeo = structuredClone(good);
     longSeo.languages.es.seo_description = 'x'.repeat(161);
     const missing = { languages: { en: { title: null, highlights: [] } } };
-    const bedrock = await awsStandIn(
-      converseReply(JSON.stringify(seven)),
-      converseReply(JSON.stringify(longSeo)),
-      converseReply(JSON.stringify(missing)),
+    mockBedrock(
+      converseAnswer(JSON.stringify(seven)),
+      converseAnswer(JSON.stringify(longSeo)),
+      converseAnswer(JSON.stringify(missing)),
     );
     // Act
     const errors = [
-      await rejection(provider(bedrock).enrich(request)),
-      await rejection(provider(bedrock).enrich(request)),
-      await rejection(provider(bedrock).enrich(request)),
+      await rejection(provider().enrich(request)),
+      await rejection(provider().enrich(request)),
+      await rejection(provider().enrich(request)),
     ];
     // Assess
     for (const error of errors) {

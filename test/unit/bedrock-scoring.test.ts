@@ -1,25 +1,13 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ScoringInput } from '../../functions/domain/scoring.ts';
-import { localCredentials } from '../../functions/platform/aws/aws-http.ts';
-import { resetConfig } from '../../functions/platform/config.ts';
 import { ProviderError } from '../../functions/platform/ports/ai.ts';
-import { bedrockConverse } from '../../functions/platform/ports/bedrock-converse.ts';
-import {
-  BedrockScoringProvider,
-  LocalScoringProvider,
-  scoringProvider,
-  setScoringProvider,
-} from '../../functions/platform/ports/scoring.ts';
-import { awsStandIn, closeStandIns, type StandIn } from '../support/aws-stand-in.ts';
-import { converseReply, rejection } from '../support/bedrock.ts';
+import { BedrockScoringProvider } from '../../functions/platform/ports/scoring.ts';
+import { converseAnswer, mockBedrock, rejection, unmockBedrock } from '../support/bedrock.ts';
 
 const MODEL = 'anthropic.claude-test-v1:0';
 
-afterEach(async () => {
-  await closeStandIns();
-  setScoringProvider(undefined);
-  delete process.env.AI_MODEL_ID;
-  resetConfig();
+afterEach(() => {
+  unmockBedrock();
 });
 
 const input: ScoringInput = {
@@ -64,21 +52,17 @@ const good = {
 };
 
 const answer = (text: string | undefined) =>
-  converseReply(text, { inputTokens: 640, outputTokens: 90, totalTokens: 730 });
+  converseAnswer(text, { inputTokens: 640, outputTokens: 90, totalTokens: 730 });
 
-/** The real provider, talking to `bedrock` over HTTP. */
-const provider = (bedrock: StandIn) =>
-  new BedrockScoringProvider(
-    MODEL,
-    bedrockConverse({ endpoint: bedrock.endpoint, credentials: localCredentials }),
-  );
+/** The real provider; its Bedrock Runtime client is mocked at the SDK edge. */
+const provider = () => new BedrockScoringProvider(MODEL);
 
 describe('BedrockScoringProvider', () => {
   it('parses a JSON answer, derives the tier from the score and returns the token usage', async () => {
     // Prepare
-    const bedrock = await awsStandIn(answer(JSON.stringify(good)));
+    mockBedrock(answer(JSON.stringify(good)));
     // Act
-    const result = await provider(bedrock).score(input);
+    const result = await provider().score(input);
     // Assess
     expect(result.score).toEqual({ ...good, tier: 'hot' });
     expect(result.usage).toEqual({ inputTokens: 640, outputTokens: 90 });
@@ -95,9 +79,9 @@ describe('BedrockScoringProvider', () => {
     [100, 'hot'],
   ] as const)('tiers a score of %i as %s, whatever tier the model claims', async (score, tier) => {
     // Prepare
-    const bedrock = await awsStandIn(answer(JSON.stringify({ ...good, score, tier: 'cold' })));
+    mockBedrock(answer(JSON.stringify({ ...good, score, tier: 'cold' })));
     // Act
-    const result = await provider(bedrock).score(input);
+    const result = await provider().score(input);
     // Assess
     expect(result.score.score).toBe(score);
     expect(result.score.tier).toBe(tier);
@@ -105,11 +89,9 @@ describe('BedrockScoringProvider', () => {
 
   it('finds the JSON object inside prose around it', async () => {
     // Prepare
-    const bedrock = await awsStandIn(
-      answer(`Here is my assessment of the lead:\n\n${JSON.stringify(good)}\n\nLet me know!`),
-    );
+    mockBedrock(answer(`Here is my assessment of the lead:\n\n${JSON.stringify(good)}\n\nLet me know!`));
     // Act
-    const result = await provider(bedrock).score(input);
+    const result = await provider().score(input);
     // Assess
     expect(result.score.buyer_type).toBe('retiree');
     expect(result.score.tier).toBe('hot');
@@ -117,17 +99,18 @@ describe('BedrockScoringProvider', () => {
 
   it('sends the system prompt, the scoring input as JSON, and temperature 0', async () => {
     // Prepare
-    const bedrock = await awsStandIn(answer(JSON.stringify(good)));
+    const bedrock = mockBedrock(answer(JSON.stringify(good)));
     // Act
-    await provider(bedrock).score(input);
+    await provider().score(input);
     // Assess
-    const body = JSON.parse(bedrock.requests[0]?.body ?? '{}');
+    const body = bedrock.inputs()[0];
     expect(body).toEqual({
+      modelId: MODEL,
       system: [{ text: expect.any(String) }],
       messages: [{ role: 'user', content: [{ text: expect.any(String) }] }],
       inferenceConfig: { maxTokens: expect.any(Number), temperature: 0 },
     });
-    const system: string = body.system[0].text;
+    const system = String(body?.system?.[0]?.text);
     expect(system).toMatch(/score real-estate leads/);
     expect(system).toMatch(/JSON/);
     expect(system).toMatch(/0-100/);
@@ -143,22 +126,22 @@ describe('BedrockScoringProvider', () => {
       expect(system).toContain(type);
     for (const action of ['call_immediately', 'send_comps', 'nurture_sequence', 'low_priority'])
       expect(system).toContain(action);
-    expect(JSON.parse(body.messages[0].content[0].text)).toEqual(input);
-    expect(body.inferenceConfig.maxTokens).toBeGreaterThan(0);
+    expect(JSON.parse(String(body?.messages?.[0]?.content?.[0]?.text))).toEqual(input);
+    expect(body?.inferenceConfig?.maxTokens).toBeGreaterThan(0);
   });
 
   it('refuses text that is not JSON, an empty answer, or an answer without braces', async () => {
     // Prepare
-    const bedrock = await awsStandIn(
+    mockBedrock(
       answer('I would rate this lead {highly}'),
       answer(undefined),
       answer('A hot lead, call them now.'),
     );
     // Act
     const errors = [
-      await rejection(provider(bedrock).score(input)),
-      await rejection(provider(bedrock).score(input)),
-      await rejection(provider(bedrock).score(input)),
+      await rejection(provider().score(input)),
+      await rejection(provider().score(input)),
+      await rejection(provider().score(input)),
     ];
     // Assess
     for (const error of errors) expect(error).toBeInstanceOf(ProviderError);
@@ -175,9 +158,9 @@ describe('BedrockScoringProvider', () => {
     ['a missing score', { buyer_type: 'retiree', recommended_action: 'send_comps', reasons: ['x'] }],
   ])('refuses %s with a ProviderError', async (_, output) => {
     // Prepare
-    const bedrock = await awsStandIn(answer(JSON.stringify(output)));
+    mockBedrock(answer(JSON.stringify(output)));
     // Act
-    const error = await rejection(provider(bedrock).score(input));
+    const error = await rejection(provider().score(input));
     // Assess
     expect(error).toBeInstanceOf(ProviderError);
     expect((error as Error).message).toMatch(/validation/);
@@ -186,39 +169,19 @@ describe('BedrockScoringProvider', () => {
   it('accepts exactly 8 reasons and the bounds 0 and 100', async () => {
     // Prepare
     const eight = { ...good, reasons: Array.from({ length: 8 }, (_, i) => `Reason ${i + 1}`) };
-    const bedrock = await awsStandIn(
+    mockBedrock(
       answer(JSON.stringify(eight)),
       answer(JSON.stringify({ ...good, score: 0 })),
       answer(JSON.stringify({ ...good, score: 100 })),
     );
     // Act
     const results = [
-      await provider(bedrock).score(input),
-      await provider(bedrock).score(input),
-      await provider(bedrock).score(input),
+      await provider().score(input),
+      await provider().score(input),
+      await provider().score(input),
     ];
     // Assess
     expect(results[0]?.score.reasons).toHaveLength(8);
     expect(results.map((r) => r.score.tier)).toEqual(['hot', 'cold', 'hot']);
-  });
-});
-
-describe('scoringProvider', () => {
-  it('is Bedrock when a model id is configured, the local rules (no tokens) otherwise', async () => {
-    // Prepare
-    process.env.AI_MODEL_ID = MODEL;
-    resetConfig();
-    // Act
-    const configured = scoringProvider();
-    setScoringProvider(undefined);
-    delete process.env.AI_MODEL_ID;
-    resetConfig();
-    const local = scoringProvider();
-    // Assess
-    expect(configured).toBeInstanceOf(BedrockScoringProvider);
-    expect(local).toBeInstanceOf(LocalScoringProvider);
-    const { score, usage } = await local.score(input);
-    expect(usage).toEqual({ inputTokens: 0, outputTokens: 0 });
-    expect(score.buyer_type).toBe('retiree');
   });
 });

@@ -5,7 +5,7 @@ import {
   MAX_HIGHLIGHTS,
   SEO_DESCRIPTION_MAX,
 } from '../../functions/domain/enrichment.ts';
-import { LocalEnrichmentProvider } from '../../functions/platform/ports/local-ai.ts';
+import { LocalEnrichmentProvider } from '../../scripts/local/adapters/local-ai.ts';
 
 function request(over: Partial<EnrichmentRequest> = {}, facts: Partial<EnrichmentRequest['facts']> = {}) {
   return {

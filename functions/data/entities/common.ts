@@ -1,5 +1,5 @@
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { dynamo, tableName } from '../client.ts';
-import type { DocumentClient } from '../dynamodb/document-client.ts';
 
 /** Every entity belongs to this ElectroDB service; `version` is per entity. */
 export const SERVICE = 'lls';
@@ -7,7 +7,7 @@ export const SERVICE = 'lls';
 /** Keys are written exactly as built (ids and references are case-sensitive). */
 export const asIs = { casing: 'none' } as const;
 
-export function entityConfig(): { client: DocumentClient; table: string } {
+export function entityConfig(): { client: DynamoDBDocumentClient; table: string } {
   return { client: dynamo(), table: tableName() };
 }
 

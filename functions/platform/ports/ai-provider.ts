@@ -1,18 +1,19 @@
 import { config } from '../config.ts';
 import type { EnrichmentProvider } from './ai.ts';
 import { BedrockEnrichmentProvider } from './bedrock-ai.ts';
-import { LocalEnrichmentProvider } from './local-ai.ts';
+import { definePort, required } from './port.ts';
 
-let provider: EnrichmentProvider | undefined;
+const port = definePort<EnrichmentProvider>(
+  'enrichment',
+  () => new BedrockEnrichmentProvider(required(config().AI_MODEL_ID, 'AI_MODEL_ID', 'enrichment')),
+);
 
-/** Bedrock when a model is configured (AWS), the deterministic local provider otherwise. */
+/** The enrichment provider: Bedrock in Lambda (AI_MODEL_ID required), the bound provider elsewhere. */
 export function enrichmentProvider(): EnrichmentProvider {
-  const modelId = config().AI_MODEL_ID;
-  provider ??= modelId ? new BedrockEnrichmentProvider(modelId) : new LocalEnrichmentProvider();
-  return provider;
+  return port.get();
 }
 
-/** Tests swap the provider (e.g. one that fails, to walk the retry ladder). */
+/** Binds a provider: the local stack's deterministic one, or a test's (e.g. one that fails). */
 export function setEnrichmentProvider(next: EnrichmentProvider | undefined): void {
-  provider = next;
+  port.bind(next);
 }

@@ -1,6 +1,5 @@
 import type { TokenUsage } from '../../domain/enrichment.ts';
-import { type CredentialSource, callAws, defaultCredentials } from '../aws/aws-http.ts';
-import { config } from '../config.ts';
+import { clientDefaults, lazyClient } from './sdk-client.ts';
 
 export interface ConverseRequest {
   modelId: string;
@@ -20,42 +19,36 @@ export interface ConverseAnswer {
 export type Converse = (request: ConverseRequest) => Promise<ConverseAnswer>;
 
 /**
- * A model answers in seconds and says nothing until it has finished, so the socket is given far
- * longer than a DynamoDB call's.
+ * A model answers in seconds and says nothing until it has finished, so a socket is given far
+ * longer than a DynamoDB call's before it counts as dead.
  */
 const MODEL_TIMEOUT_MS = 120_000;
 
-interface ConverseResponse {
-  output?: { message?: { content?: { text?: string }[] } };
-  usage?: { inputTokens?: number; outputTokens?: number };
-}
+const bedrockRuntime = lazyClient(
+  () => import('@aws-sdk/client-bedrock-runtime'),
+  ({ BedrockRuntimeClient }) =>
+    new BedrockRuntimeClient({ ...clientDefaults(), requestHandler: { requestTimeout: MODEL_TIMEOUT_MS } }),
+);
 
 /**
- * Amazon Bedrock's Converse API (`POST /model/{modelId}/converse`) over a signed JSON request.
- * `endpoint` and `credentials` are for tests; the region's endpoint and the default chain otherwise.
+ * Amazon Bedrock's Converse API through the SDK client. A refusal or throttling (after the SDK's
+ * retries) rejects with the SDK's error unchanged: the worker's retry ladder or SQS redelivery
+ * takes it from there.
  */
-export function bedrockConverse(
-  options: { endpoint?: string; credentials?: CredentialSource } = {},
-): Converse {
-  const credentials = options.credentials ?? defaultCredentials();
+export function bedrockConverse(): Converse {
   return async (request) => {
-    const region = config().AWS_REGION;
-    const answer = (await callAws({
-      service: 'bedrock',
-      region,
-      endpoint: options.endpoint ?? `https://bedrock-runtime.${region}.amazonaws.com`,
-      path: `/model/${encodeURIComponent(request.modelId)}/converse`,
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({
+    const [{ ConverseCommand }, client] = await bedrockRuntime();
+    const answer = await client.send(
+      new ConverseCommand({
+        modelId: request.modelId,
         system: [{ text: request.system }],
         messages: [{ role: 'user', content: [{ text: request.user }] }],
         inferenceConfig: { maxTokens: request.maxTokens, temperature: request.temperature },
       }),
-      credentials,
-      attemptTimeoutMs: MODEL_TIMEOUT_MS,
-    })) as ConverseResponse;
+    );
+    const content = answer.output?.message?.content ?? [];
     return {
-      text: answer.output?.message?.content?.find((c) => c.text !== undefined)?.text,
+      text: content.find((block) => block.text !== undefined)?.text,
       usage: { inputTokens: answer.usage?.inputTokens ?? 0, outputTokens: answer.usage?.outputTokens ?? 0 },
     };
   };

@@ -1,7 +1,6 @@
-import { randomUUID } from 'node:crypto';
-import { OutboxEmail } from '../../data/entities/outbox-email.ts';
-import { type CredentialSource, callAws, defaultCredentials } from '../aws/aws-http.ts';
 import { config } from '../config.ts';
+import { definePort, required } from './port.ts';
+import { clientDefaults, lazyClient } from './sdk-client.ts';
 
 export interface Email {
   tenantId: string;
@@ -14,28 +13,21 @@ export interface EmailPort {
   send(email: Email): Promise<void>;
 }
 
-/**
- * Amazon SES (v2 API, SendEmail) in AWS, from the verified EMAIL_FROM address. `endpoint` and
- * `credentials` are for tests; the regional endpoint and the default chain are used otherwise.
- */
+const sesv2 = lazyClient(
+  () => import('@aws-sdk/client-sesv2'),
+  ({ SESv2Client }) => new SESv2Client(clientDefaults()),
+);
+
+/** Amazon SES (v2 API, SendEmail) from the verified sender address, tagged with the Tenant. */
 export class SesEmail implements EmailPort {
   readonly #from: string;
-  readonly #endpoint: string | undefined;
-  readonly #credentials: CredentialSource;
-  constructor(from: string, options: { endpoint?: string; credentials?: CredentialSource } = {}) {
+  constructor(from: string) {
     this.#from = from;
-    this.#endpoint = options.endpoint;
-    this.#credentials = options.credentials ?? defaultCredentials();
   }
   async send(email: Email): Promise<void> {
-    const region = config().AWS_REGION;
-    await callAws({
-      service: 'ses',
-      region,
-      endpoint: this.#endpoint ?? `https://email.${region}.amazonaws.com`,
-      path: '/v2/email/outbound-emails',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({
+    const [{ SendEmailCommand }, client] = await sesv2();
+    await client.send(
+      new SendEmailCommand({
         FromEmailAddress: this.#from,
         Destination: { ToAddresses: [email.to] },
         // Without a charset SES reads the text as 7-bit ASCII, garbling names such as "Núñez".
@@ -47,34 +39,21 @@ export class SesEmail implements EmailPort {
         },
         EmailTags: [{ Name: 'tenant', Value: email.tenantId }],
       }),
-      credentials: this.#credentials,
-    });
+    );
   }
 }
 
-/** The local stack's outbox: nothing leaves the machine; `admin email list` reads it. */
-export class OutboxEmailPort implements EmailPort {
-  async send(email: Email): Promise<void> {
-    await OutboxEmail.create({ ...email, id: randomUUID(), createdAt: new Date().toISOString() }).go();
-  }
-}
+const port = definePort<EmailPort>(
+  'email',
+  () => new SesEmail(required(config().EMAIL_FROM, 'EMAIL_FROM', 'email')),
+);
 
-/** The outbox of a Tenant, oldest first (local stack only). */
-export async function listOutbox(tenantId: string) {
-  const { data } = await OutboxEmail.query.byTenant({ tenantId }).go({ pages: 'all' });
-  return data.map((m) => ({ to: m.to, subject: m.subject, text: m.text, created_at: m.createdAt }));
-}
-
-let port: EmailPort | undefined;
-
-/** SES when EMAIL_FROM is configured (AWS), the local outbox otherwise. */
+/** The email adapter: SES in Lambda (EMAIL_FROM required), the bound adapter elsewhere. */
 export function emails(): EmailPort {
-  const from = config().EMAIL_FROM;
-  port ??= from ? new SesEmail(from) : new OutboxEmailPort();
-  return port;
+  return port.get();
 }
 
-/** Tests swap the adapter. */
+/** Binds an email adapter: the local stack's outbox, or a test's recorder. */
 export function setEmails(next: EmailPort | undefined): void {
-  port = next;
+  port.bind(next);
 }

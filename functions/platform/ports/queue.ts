@@ -1,7 +1,6 @@
-import { randomUUID } from 'node:crypto';
-import { LocalQueueMessage } from '../../data/entities/local-queue-message.ts';
-import { type CredentialSource, callAws, defaultCredentials } from '../aws/aws-http.ts';
 import { config } from '../config.ts';
+import { definePort, required } from './port.ts';
+import { clientDefaults, lazyClient } from './sdk-client.ts';
 
 /** The queues the service uses; each maps to an SQS queue URL in AWS. */
 export type QueueName = 'ai';
@@ -10,65 +9,45 @@ export interface QueuePort {
   send(queue: QueueName, message: unknown, options?: { delaySeconds?: number }): Promise<void>;
 }
 
-/**
- * SQS in AWS, through its JSON API. SQS caps DelaySeconds at 900; longer waits are clamped (the
- * worker re-checks). `credentials` is for tests; the default chain is used otherwise.
- */
+/** SQS caps DelaySeconds at 900; a longer wait is clamped (the worker re-checks what is due). */
+export function sqsDelaySeconds(delaySeconds: number | undefined): number {
+  return Math.min(900, Math.max(0, Math.round(delaySeconds ?? 0)));
+}
+
+const sqs = lazyClient(
+  () => import('@aws-sdk/client-sqs'),
+  ({ SQSClient }) => new SQSClient(clientDefaults()),
+);
+
+/** SQS (SendMessage) in AWS: the message as JSON, to the queue's URL. */
 export class SqsQueue implements QueuePort {
-  readonly #urls: Record<QueueName, string | undefined>;
-  readonly #credentials: CredentialSource;
-  constructor(
-    urls: Record<QueueName, string | undefined>,
-    credentials: CredentialSource = defaultCredentials(),
-  ) {
+  readonly #urls: Record<QueueName, string>;
+  constructor(urls: Record<QueueName, string>) {
     this.#urls = urls;
-    this.#credentials = credentials;
   }
   async send(queue: QueueName, message: unknown, options: { delaySeconds?: number } = {}): Promise<void> {
-    const url = this.#urls[queue];
-    if (!url) throw new Error(`No queue URL configured for ${queue}`);
-    await callAws({
-      service: 'sqs',
-      region: config().AWS_REGION,
-      // A queue URL is https://sqs.<region>.amazonaws.com/<account>/<name>: its origin is the API's.
-      endpoint: new URL(url).origin,
-      headers: { 'content-type': 'application/x-amz-json-1.0', 'x-amz-target': 'AmazonSQS.SendMessage' },
-      body: JSON.stringify({
-        QueueUrl: url,
+    const [{ SendMessageCommand }, client] = await sqs();
+    await client.send(
+      new SendMessageCommand({
+        QueueUrl: this.#urls[queue],
         MessageBody: JSON.stringify(message),
-        DelaySeconds: Math.min(900, Math.max(0, Math.round(options.delaySeconds ?? 0))),
+        DelaySeconds: sqsDelaySeconds(options.delaySeconds),
       }),
-      credentials: this.#credentials,
-    });
+    );
   }
 }
 
-export function visibleAtKey(epochMs: number): string {
-  return String(Math.round(epochMs)).padStart(15, '0');
-}
+const port = definePort<QueuePort>(
+  'queue',
+  () => new SqsQueue({ ai: required(config().AI_QUEUE_URL, 'AI_QUEUE_URL', 'queue') }),
+);
 
-/** The local stack's queue: messages are table items that scripts/local/queue-poller.ts delivers. */
-export class LocalQueue implements QueuePort {
-  async send(queue: QueueName, message: unknown, options: { delaySeconds?: number } = {}): Promise<void> {
-    await LocalQueueMessage.create({
-      queue,
-      visibleAt: visibleAtKey(Date.now() + (options.delaySeconds ?? 0) * 1000),
-      id: randomUUID(),
-      body: JSON.stringify(message),
-      receiveCount: 0,
-    }).go();
-  }
-}
-
-let port: QueuePort | undefined;
-
-/** SQS when the queue URLs are configured (Lambda), the local queue otherwise. */
+/** The queue adapter: SQS in Lambda (AI_QUEUE_URL required), the bound adapter elsewhere. */
 export function queue(): QueuePort {
-  port ??= config().AI_QUEUE_URL ? new SqsQueue({ ai: config().AI_QUEUE_URL }) : new LocalQueue();
-  return port;
+  return port.get();
 }
 
-/** Tests swap the adapter. */
+/** Binds a queue adapter: the local stack's table-backed queue, or a test's recorder. */
 export function setQueue(next: QueuePort | undefined): void {
-  port = next;
+  port.bind(next);
 }

@@ -4,6 +4,7 @@ import { type Score, ScoreOutput, type ScoringInput, scoreLocally } from '../../
 import { config } from '../config.ts';
 import { bedrockConverse, type Converse } from './bedrock-converse.ts';
 import { converseJson } from './bedrock-json.ts';
+import { definePort, required } from './port.ts';
 
 /** Where Lead Scoring runs: Bedrock in AWS, the documented rule-based scorer locally. */
 export interface ScoringProvider {
@@ -11,6 +12,10 @@ export interface ScoringProvider {
   score(input: ScoringInput): Promise<{ score: Score; usage: TokenUsage }>;
 }
 
+/**
+ * The documented rule-based scorer (no model, no tokens): what a Tenant with AI off or at its
+ * ceiling is scored by, in AWS too, and the local stack's provider.
+ */
 export class LocalScoringProvider implements ScoringProvider {
   readonly name = 'local-rules';
   async score(input: ScoringInput) {
@@ -53,14 +58,17 @@ export class BedrockScoringProvider implements ScoringProvider {
   }
 }
 
-let provider: ScoringProvider | undefined;
+const port = definePort<ScoringProvider>(
+  'scoring',
+  () => new BedrockScoringProvider(required(config().AI_MODEL_ID, 'AI_MODEL_ID', 'scoring')),
+);
 
+/** The scoring provider: Bedrock in Lambda (AI_MODEL_ID required), the bound provider elsewhere. */
 export function scoringProvider(): ScoringProvider {
-  const modelId = config().AI_MODEL_ID;
-  provider ??= modelId ? new BedrockScoringProvider(modelId) : new LocalScoringProvider();
-  return provider;
+  return port.get();
 }
 
+/** Binds a provider: the local stack's rules, or a test's. */
 export function setScoringProvider(next: ScoringProvider | undefined): void {
-  provider = next;
+  port.bind(next);
 }

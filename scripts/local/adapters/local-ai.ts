@@ -1,12 +1,12 @@
-import { AMENITY_CODES, type AmenityCode, amenityLabel } from '../../domain/amenities.ts';
+import { AMENITY_CODES, type AmenityCode, amenityLabel } from '../../../functions/domain/amenities.ts';
 import {
   type EnrichmentOutput,
   type EnrichmentRequest,
   MAX_HIGHLIGHTS,
   SEO_DESCRIPTION_MAX,
   truncateText,
-} from '../../domain/enrichment.ts';
-import type { EnrichmentProvider } from './ai.ts';
+} from '../../../functions/domain/enrichment.ts';
+import type { EnrichmentProvider } from '../../../functions/platform/ports/ai.ts';
 
 type Phrases = {
   bedrooms: (n: number) => string;

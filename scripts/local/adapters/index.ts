@@ -1,0 +1,25 @@
+import { setEnrichmentProvider } from '../../../functions/platform/ports/ai-provider.ts';
+import { setEmails } from '../../../functions/platform/ports/email.ts';
+import { setQueue } from '../../../functions/platform/ports/queue.ts';
+import { LocalScoringProvider, setScoringProvider } from '../../../functions/platform/ports/scoring.ts';
+import { LocalEnrichmentProvider } from './local-ai.ts';
+import { LocalQueue } from './local-queue.ts';
+import { OutboxEmailPort } from './outbox-email.ts';
+
+/**
+ * A cursor key for the local stack and the tests only; Lambda reads its key from Secrets Manager
+ * (CURSOR_SECRET_ARN) and has no default.
+ */
+export const LOCAL_CURSOR_SECRET = 'local-stack-cursor-secret-not-for-aws';
+
+/**
+ * Binds the local adapters of every port: the table-backed queue, the outbox, the deterministic
+ * enrichment provider and the rule-based scorer. Called by the local stack (`npm start`), the bench
+ * and the test setup; Lambda never calls it, so a missing AWS setting there fails loudly instead.
+ */
+export function bindLocalAdapters(): void {
+  setQueue(new LocalQueue());
+  setEmails(new OutboxEmailPort());
+  setEnrichmentProvider(new LocalEnrichmentProvider());
+  setScoringProvider(new LocalScoringProvider());
+}
