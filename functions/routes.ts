@@ -1,6 +1,7 @@
-import type { Scope } from './domain/scopes.ts';
+import type { ScopeRequirement } from './domain/scopes.ts';
 import { activityRoutes } from './http/activities/routes.ts';
 import { areaRoutes } from './http/areas/routes.ts';
+import { eventRoutes } from './http/events/routes.ts';
 import { inquiryRoutes } from './http/inquiries/routes.ts';
 import { leadCriteriaRoutes } from './http/lead-criteria/routes.ts';
 import { leadPropertyRoutes } from './http/lead-properties/routes.ts';
@@ -23,7 +24,8 @@ export interface RouteDefinition {
   readonly method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
   /** API Gateway path syntax: `/v1/properties/{property_id}`. */
   readonly path: string;
-  readonly scope: Scope;
+  /** The scope a key needs, or a list of scopes any one of which will do. */
+  readonly scope: ScopeRequirement;
   readonly entry: string;
   readonly summary: string;
   readonly tag: string;
@@ -46,6 +48,7 @@ export const routes = [
   ...activityRoutes,
   ...leadPropertyRoutes,
   ...leadCriteriaRoutes,
+  ...eventRoutes,
 ] as const satisfies readonly RouteDefinition[];
 
 export type OperationId = (typeof routes)[number]['operationId'];

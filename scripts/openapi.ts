@@ -8,6 +8,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import * as z from 'zod/mini';
+import { describeRequirement } from '../functions/domain/scopes.ts';
 import type { Operation } from '../functions/platform/operation.ts';
 import { routes } from '../functions/routes.ts';
 
@@ -56,7 +57,10 @@ export async function buildOpenApi(): Promise<Record<string, unknown>> {
       summary: route.summary,
       tags: [route.tag],
       security: [{ apiKey: [] }],
-      'x-required-scope': route.scope,
+      // One scope, or a list of which a key needs any one.
+      ...(typeof route.scope === 'string'
+        ? { 'x-required-scope': route.scope }
+        : { 'x-required-scope-any-of': route.scope }),
       parameters: [
         ...pathParams,
         ...queryParameters(spec.query),
@@ -91,7 +95,7 @@ export async function buildOpenApi(): Promise<Record<string, unknown>> {
           '401',
           { description: 'No API key, or an unknown, expired or revoked one (WWW-Authenticate: Bearer)' },
         ],
-        ['403', { description: `The key lacks the scope ${route.scope}` }],
+        ['403', { description: `The key lacks the scope ${describeRequirement(route.scope)}` }],
         ...(writes ? [['402', { description: 'The subscription is read-only' }]] : []),
         ['429', { description: 'A rate budget is spent; see Retry-After and the RateLimit headers' }],
         ['503', { description: 'The account is suspended' }],
@@ -118,7 +122,8 @@ export async function buildOpenApi(): Promise<Record<string, unknown>> {
 
 export function routeTableMarkdown(): string {
   const rows = routes.map(
-    (r) => `| ${r.method} | \`${r.path}\` | ${r.scope} | ${r.summary} | \`functions/http/${r.entry}\` |`,
+    (r) =>
+      `| ${r.method} | \`${r.path}\` | ${describeRequirement(r.scope)} | ${r.summary} | \`functions/http/${r.entry}\` |`,
   );
   return ['| Method | Path | Scope | What it does | Handler |', '|---|---|---|---|---|', ...rows].join('\n');
 }

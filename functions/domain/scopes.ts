@@ -25,3 +25,24 @@ const IMPLIED: Partial<Record<Scope, Scope[]>> = {
 export function grants(held: readonly string[], needed: Scope): boolean {
   return held.some((s) => s === needed || (isScope(s) && (IMPLIED[s] ?? []).includes(needed)));
 }
+
+/**
+ * What a route asks of a key: one scope, or a list of which any one will do (`GET /v1/agents`
+ * serves both the listings side, properties:read, and the CRM side, leads:read).
+ */
+export type ScopeRequirement = Scope | readonly [Scope, Scope, ...Scope[]];
+
+/** The scopes of a requirement, any one of which lets a key in. */
+export function scopesOf(requirement: ScopeRequirement): readonly Scope[] {
+  return typeof requirement === 'string' ? [requirement] : requirement;
+}
+
+/** True when the held scopes grant the requirement (one of its scopes, directly or implied). */
+export function satisfies(held: readonly string[], requirement: ScopeRequirement): boolean {
+  return scopesOf(requirement).some((needed) => grants(held, needed));
+}
+
+/** The requirement in words: `leads:read`, or `properties:read or leads:read`. */
+export function describeRequirement(requirement: ScopeRequirement): string {
+  return scopesOf(requirement).join(' or ');
+}

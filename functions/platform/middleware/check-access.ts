@@ -1,6 +1,6 @@
 import type { MiddlewareObj } from '@middy/core';
 import type { Context } from 'aws-lambda';
-import { grants } from '../../domain/scopes.ts';
+import { describeRequirement, satisfies } from '../../domain/scopes.ts';
 import { isWrite } from '../../routes.ts';
 import { ForbiddenError, PaymentRequiredError, ServiceUnavailableError } from '../errors.ts';
 import type { HttpEvent } from '../http.ts';
@@ -21,8 +21,8 @@ export function checkAccess(): MiddlewareObj<HttpEvent, unknown, Error, Context>
           'The subscription is read-only: writes are disabled until it is renewed',
         );
       }
-      if (!grants(apiKey.scopes, state.route.scope)) {
-        throw new ForbiddenError(`This API key lacks the scope ${state.route.scope}`);
+      if (!satisfies(apiKey.scopes, state.route.scope)) {
+        throw new ForbiddenError(`This API key lacks the scope ${describeRequirement(state.route.scope)}`);
       }
     },
   };
