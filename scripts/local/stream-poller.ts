@@ -64,7 +64,7 @@ export function startStreamPoller(options: {
   maxAttempts?: number;
   onError?: (error: unknown) => void;
   onParked?: (parked: ParkedRecord) => void;
-}): { stop: () => void } {
+}): { stop: () => void; ready: Promise<void> } {
   const maxAttempts = options.maxAttempts ?? 3;
   const streams = new DynamoDBStreamsClient({
     endpoint: options.endpoint,
@@ -77,6 +77,11 @@ export function startStreamPoller(options: {
   const attempts = new Map<string, number>();
   let stopped = false;
   let timer: NodeJS.Timeout | undefined;
+  let markReady: () => void = () => undefined;
+  /** Settles once every shard has an iterator: changes made from then on are delivered. */
+  const ready = new Promise<void>((resolve) => {
+    markReady = resolve;
+  });
 
   async function iteratorAt(
     streamArn: string,
@@ -165,6 +170,7 @@ export function startStreamPoller(options: {
     const streamArn = Table?.LatestStreamArn;
     if (!streamArn) return;
     await discoverShards(streamArn);
+    markReady();
     for (const [shardId, iterator] of iterators) {
       if (!iterator || stopped) continue;
       const { Records, NextShardIterator } = await streams.send(
@@ -188,6 +194,7 @@ export function startStreamPoller(options: {
   };
   void loop();
   return {
+    ready,
     stop: () => {
       stopped = true;
       if (timer) clearTimeout(timer);
