@@ -1,0 +1,81 @@
+import type { DynamoDBRecord } from 'aws-lambda';
+import { describe, expect, it } from 'vitest';
+import { handler as streamConsumer } from '../../functions/streams/consumer.ts';
+import { restoreEmptyMaps } from '../../scripts/local/stream-poller.ts';
+
+/** A stream record as DynamoDB Local 3.x sends it: an empty map without its type (`{}`). */
+function recordWithUntypedEmptyMap(seq: string, entity: string | undefined): DynamoDBRecord {
+  return {
+    eventID: `e-${seq}`,
+    eventName: 'INSERT',
+    dynamodb: {
+      SequenceNumber: seq,
+      Keys: { pk: { S: `t#stream-test#${seq}` }, sk: { S: 'x' } },
+      NewImage: {
+        pk: { S: `t#stream-test#${seq}` },
+        sk: { S: 'x' },
+        ...(entity ? { __edb_e__: { S: entity }, __edb_v__: { S: '1' } } : {}),
+        responseHeaders: {},
+      } as never,
+    },
+  };
+}
+
+describe('the stream consumer and undecodable records', () => {
+  it('skips bookkeeping records without decoding them', async () => {
+    // Act
+    const result = await streamConsumer({
+      Records: [
+        recordWithUntypedEmptyMap('1', 'idempotencyRecord'),
+        recordWithUntypedEmptyMap('2', 'rateLimitWindow'),
+      ],
+    });
+    // Assess
+    expect(result.batchItemFailures).toEqual([]);
+  });
+
+  it('reports a record it cannot decode and every record after it, so nothing overtakes it', async () => {
+    // Act
+    const result = await streamConsumer({
+      Records: [
+        recordWithUntypedEmptyMap('1', 'idempotencyRecord'),
+        recordWithUntypedEmptyMap('2', undefined),
+        recordWithUntypedEmptyMap('3', 'idempotencyRecord'),
+      ],
+    });
+    // Assess
+    expect(result.batchItemFailures).toEqual([{ itemIdentifier: '2' }, { itemIdentifier: '3' }]);
+  });
+
+  it('decodes the same record once the local poller has restored the empty map', async () => {
+    // Prepare
+    const record = recordWithUntypedEmptyMap('1', undefined);
+    restoreEmptyMaps(record.dynamodb?.NewImage as Record<string, unknown>);
+    // Act
+    const result = await streamConsumer({ Records: [record] });
+    // Assess
+    expect(record.dynamodb?.NewImage?.responseHeaders).toEqual({ M: {} });
+    expect(result.batchItemFailures).toEqual([]);
+  });
+
+  it('restores untyped empty maps at any depth, and leaves typed values alone', () => {
+    // Prepare
+    const image: Record<string, unknown> = {
+      a: {},
+      b: { M: { inner: {}, s: { S: 'x' } } },
+      c: { L: [{}, { N: '1' }, { M: { deep: {} } }] },
+      d: { L: [] },
+      e: { NULL: true },
+    };
+    // Act
+    restoreEmptyMaps(image);
+    // Assess
+    expect(image).toEqual({
+      a: { M: {} },
+      b: { M: { inner: { M: {} }, s: { S: 'x' } } },
+      c: { L: [{ M: {} }, { N: '1' }, { M: { deep: { M: {} } } }] },
+      d: { L: [] },
+      e: { NULL: true },
+    });
+  });
+});
