@@ -88,11 +88,13 @@ const LEAD_SCORE_FIELDS = new Set([
 /**
  * Records kept beside a resource whose change changes that resource's public shape: the field of
  * the resource they show as. A change of one of them is `<kind>.updated` with that field in
- * `changed_fields`. (A listing's gallery lands here as `{ entity: 'propertyImage', field: 'images' }`.)
+ * `changed_fields`. (A listing's gallery, if kept as items of its own, lands here as
+ * `propertyImage: { kind: 'property', field: 'images', ownerIdAttribute: 'propertyId' }`.)
  */
-export const RESOURCE_PARTS: Record<string, { kind: SubjectKind; field: string }> = {
-  areaMembership: { kind: 'property', field: 'areas' },
-};
+export const RESOURCE_PARTS: Record<string, { kind: SubjectKind; field: string; ownerIdAttribute: string }> =
+  {
+    areaMembership: { kind: 'property', field: 'areas', ownerIdAttribute: 'propertyId' },
+  };
 
 function sameValue(a: unknown, b: unknown): boolean {
   if (a === b) return true;
@@ -198,11 +200,14 @@ export function deriveEvents(
 }
 
 /** The event a change of a resource's part emits (see RESOURCE_PARTS), or none for other records. */
-export function derivePartEvent(entity: string): { kind: SubjectKind; event: DerivedEvent } | undefined {
+export function derivePartEvent(
+  entity: string,
+): { kind: SubjectKind; ownerIdAttribute: string; event: DerivedEvent } | undefined {
   const part = RESOURCE_PARTS[entity];
   if (!part) return undefined;
   return {
     kind: part.kind,
+    ownerIdAttribute: part.ownerIdAttribute,
     event: { type: `${part.kind}.updated` as EventType, extras: { changed_fields: [part.field] } },
   };
 }

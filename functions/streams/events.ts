@@ -105,7 +105,7 @@ async function pendingEvents(change: TableChange): Promise<PendingEvents | undef
   if (!part || !image || part.kind !== 'property') return undefined;
   // A part's change shows in the resource as it is now: read it whole, as GET does.
   const tenantId = String(image.tenantId);
-  const current = await getPropertyWithAreas(tenantId, String(image.propertyId));
+  const current = await getPropertyWithAreas(tenantId, String(image[part.ownerIdAttribute]));
   if (!current) return undefined;
   return {
     tenantId,

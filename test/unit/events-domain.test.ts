@@ -207,6 +207,7 @@ describe('deriveEvents: listings', () => {
   it('a change of a part of a listing (its Areas) is property.updated of that field', () => {
     expect(derivePartEvent('areaMembership')).toEqual({
       kind: 'property',
+      ownerIdAttribute: 'propertyId',
       event: { type: 'property.updated', extras: { changed_fields: ['areas'] } },
     });
     expect(derivePartEvent('leadSearchToken')).toBeUndefined();
