@@ -1,7 +1,14 @@
+import { GetItemCommand } from '@aws-sdk/client-dynamodb';
+import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
 import type { DynamoDBRecord } from 'aws-lambda';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, inject, it } from 'vitest';
+import { Lead } from '../../functions/data/entities/lead.ts';
+import { getLead } from '../../functions/data/leads.ts';
+import { eventId } from '../../functions/domain/events.ts';
 import { handler as streamConsumer } from '../../functions/streams/consumer.ts';
+import { localClient } from '../../scripts/local/dynamo-local.ts';
 import { restoreEmptyMaps } from '../../scripts/local/stream-poller.ts';
+import { createTestLead, createTestTenant } from '../support/factories.ts';
 
 /** A stream record as DynamoDB Local 3.x sends it: an empty map without its type (`{}`). */
 function recordWithUntypedEmptyMap(seq: string, entity: string | undefined): DynamoDBRecord {
@@ -77,5 +84,42 @@ describe('the stream consumer and undecodable records', () => {
       d: { L: [] },
       e: { NULL: true },
     });
+  });
+});
+
+describe('the event item (the contract the webhook fan-out reads from the stream)', () => {
+  it('is an ElectroDB `event` item with tenantId, id, type, createdAt and the envelope as JSON text', async () => {
+    // Prepare
+    const tenant = await createTestTenant();
+    const lead = await getLead(tenant.tenantId, await createTestLead(tenant.tenantId));
+    const item = Lead.put(lead as NonNullable<typeof lead>).params<{ Item: Record<string, unknown> }>().Item;
+    const record: DynamoDBRecord = {
+      eventID: `contract-${tenant.tenantId}`,
+      eventName: 'INSERT',
+      dynamodb: { SequenceNumber: '1', NewImage: marshall(item, { removeUndefinedValues: true }) as never },
+    };
+    // Act
+    const result = await streamConsumer({ Records: [record] });
+    const id = eventId(`contract-${tenant.tenantId}`, 'lead.created');
+    const { Item } = await localClient(inject('dynamoEndpoint')).send(
+      new GetItemCommand({
+        TableName: inject('tableName'),
+        Key: { pk: { S: `t#${tenant.tenantId}#event#${id}` }, sk: { S: 'event' } },
+      }),
+    );
+    // Assess
+    expect(result.batchItemFailures).toEqual([]);
+    const stored = unmarshall(Item ?? {});
+    expect(stored).toMatchObject({ __edb_e__: 'event', tenantId: tenant.tenantId, id, type: 'lead.created' });
+    const envelope = JSON.parse(stored.envelope);
+    expect(envelope).toEqual({
+      id,
+      type: 'lead.created',
+      version: 1,
+      created_at: stored.createdAt,
+      tenant: { slug: tenant.slug },
+      data: expect.objectContaining({ id: lead?.id, name: lead?.name }),
+    });
+    expect(stored.ttl).toBeGreaterThan(Date.now() / 1000 + 29 * 24 * 3600);
   });
 });
