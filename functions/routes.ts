@@ -2,6 +2,7 @@ import type { ScopeRequirement } from './domain/scopes.ts';
 import { activityRoutes } from './http/activities/routes.ts';
 import { agentRoutes } from './http/agents/routes.ts';
 import { areaRoutes } from './http/areas/routes.ts';
+import { eventRoutes } from './http/events/routes.ts';
 import { inquiryRoutes } from './http/inquiries/routes.ts';
 import { leadCriteriaRoutes } from './http/lead-criteria/routes.ts';
 import { leadPropertyRoutes } from './http/lead-properties/routes.ts';
@@ -49,6 +50,7 @@ export const routes = [
   ...leadPropertyRoutes,
   ...leadCriteriaRoutes,
   ...agentRoutes,
+  ...eventRoutes,
 ] as const satisfies readonly RouteDefinition[];
 
 export type OperationId = (typeof routes)[number]['operationId'];

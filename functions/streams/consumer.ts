@@ -3,6 +3,7 @@ import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
 import { logger } from '../platform/logger.ts';
 import { queueRequestedEnrichment } from '../services/enrichment.ts';
+import { recordEvents } from './events.ts';
 
 /** One table change, decoded: which entity, and its images before and after. */
 export interface TableChange {
@@ -13,16 +14,40 @@ export interface TableChange {
   newImage: Record<string, unknown> | undefined;
 }
 
-function decode(record: DynamoDBRecord): TableChange {
+/**
+ * Items the service keeps for its own bookkeeping (request counters, idempotency answers, search
+ * tokens, uniqueness claims, local queues and outboxes, the events log itself): no processor reads
+ * their changes, so they are skipped before their images are even decoded.
+ */
+const BOOKKEEPING_ENTITIES = new Set([
+  'rateLimitWindow',
+  'idempotencyRecord',
+  'leadSearchToken',
+  'uniqueClaim',
+  'assignmentCounter',
+  'localQueueMessage',
+  'outboxEmail',
+  'aiSpend',
+]);
+
+type RawImage = Record<string, AttributeValue> | undefined;
+
+/** The entity of a record, read from its raw image (ElectroDB's `__edb_e__`). */
+function entityOf(record: DynamoDBRecord): string | undefined {
+  const entityName = (image: RawImage) => image?.__edb_e__?.S;
+  return (
+    entityName(record.dynamodb?.NewImage as RawImage) ?? entityName(record.dynamodb?.OldImage as RawImage)
+  );
+}
+
+function decode(record: DynamoDBRecord, entity: string | undefined): TableChange {
   const image = (value: unknown) => (value ? unmarshall(value as Record<string, AttributeValue>) : undefined);
-  const newImage = image(record.dynamodb?.NewImage);
-  const oldImage = image(record.dynamodb?.OldImage);
   return {
     eventId: record.eventID ?? '',
     kind: (record.eventName ?? 'MODIFY') as TableChange['kind'],
-    entity: (newImage?.__edb_e__ ?? oldImage?.__edb_e__) as string | undefined,
-    oldImage,
-    newImage,
+    entity,
+    oldImage: image(record.dynamodb?.OldImage),
+    newImage: image(record.dynamodb?.NewImage),
   };
 }
 
@@ -30,10 +55,8 @@ function decode(record: DynamoDBRecord): TableChange {
 export type ChangeProcessor = (change: TableChange) => Promise<void>;
 
 const processors: ChangeProcessor[] = [
-  async (change) => {
-    if (change.entity === 'rateLimitWindow' || change.entity === 'idempotencyRecord') return;
-    logger.debug('table change', { entity: change.entity, kind: change.kind, eventId: change.eventId });
-  },
+  // The events log (interface §6): every change of a public resource, as the events it emits.
+  recordEvents,
   // Outbox for AI enrichment: the write that requested it committed, so the request cannot be lost.
   (change) => queueRequestedEnrichment(change.oldImage, change.newImage),
 ];
@@ -41,14 +64,19 @@ const processors: ChangeProcessor[] = [
 /**
  * The DynamoDB Streams consumer. Records are processed in order; the first failure and everything
  * after it are reported as batch item failures so that Lambda retries from there (and nothing
- * later is processed ahead of it).
+ * later is processed ahead of it). A record that can never succeed is retried a bounded number of
+ * times, then handed to the failure destination and skipped (the event source's `retryAttempts`,
+ * `bisectBatchOnError` and `onFailure` in AWS; scripts/local/stream-poller.ts parks it locally).
  */
 export async function handler(event: DynamoDBStreamEvent): Promise<DynamoDBBatchResponse> {
   const records = event.Records;
   for (let i = 0; i < records.length; i++) {
     const record = records[i] as DynamoDBRecord;
     try {
-      const change = decode(record);
+      const entity = entityOf(record);
+      if (entity !== undefined && BOOKKEEPING_ENTITIES.has(entity)) continue;
+      const change = decode(record, entity);
+      logger.debug('table change', { entity, kind: change.kind, eventId: change.eventId });
       for (const process of processors) await process(change);
     } catch (error) {
       logger.error('stream record failed', { eventId: record.eventID, error: error as Error });

@@ -65,12 +65,18 @@ const { startApiServer } = await import('./server.ts');
 const { server, url } = await startApiServer({ port, log });
 
 const { handler: streamHandler } = await import('../../functions/streams/consumer.ts');
-const { startStreamPoller } = await import('./stream-poller.ts');
+const { startStreamPoller, PARKED_PARTITION } = await import('./stream-poller.ts');
 const poller = startStreamPoller({
   endpoint: dynamo.endpoint,
   tableName,
   handler: streamHandler,
   onError: (error) => console.error('stream consumer:', (error as Error).message),
+  // What Lambda's failure destination is in AWS: a record that failed every retry, set aside.
+  onParked: (parked) =>
+    console.error(
+      `stream consumer: PARKED record ${parked.sequenceNumber} (event ${parked.eventId}) after ` +
+        `${parked.attempts} failed attempts; later records flow on. Kept in the table under pk=${PARKED_PARTITION}.`,
+    ),
 });
 
 const { handler: aiWorker } = await import('../../functions/workers/ai.ts');
