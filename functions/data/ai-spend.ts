@@ -1,3 +1,4 @@
+import { BusinessMetric, countMetric } from '../platform/metrics.ts';
 import { AiSpend } from './entities/ai-spend.ts';
 
 export async function spentThisMonthUsd(tenantId: string, month: string): Promise<number> {
@@ -20,4 +21,6 @@ export async function chargeSpend(
       runs: 1,
     })
     .go();
+  // Counted where it is charged, so the metric is the sum Tenants are billed, whichever worker ran.
+  countMetric(BusinessMetric.AiSpendUsd, costUsd);
 }

@@ -9,6 +9,7 @@ import { type RouteDefinition, routes } from '../../functions/routes.ts';
 import { buildApp, type ServiceApp } from '../../lib/app.ts';
 import { bundlingDefaults } from '../../lib/bundling.ts';
 import type { RouteGroupStack } from '../../lib/stacks/route-group-stack.ts';
+import { DEPLOY_CONTEXT } from './deploy-context.ts';
 
 type Json = Record<string, unknown>;
 interface Statement {
@@ -48,7 +49,7 @@ const SYNTH_TIMEOUT_MS = 600_000;
 
 beforeAll(() => {
   // Prepare + Act: the real app, with real esbuild bundling, synthesized once for the file.
-  service = buildApp({ stage: 'test' });
+  service = buildApp({ stage: 'test', context: DEPLOY_CONTEXT });
   assemblyDir = service.app.synth().directory;
   groups = service.api.routeGroups.map((stack) => ({ stack, template: Template.fromStack(stack) }));
 }, SYNTH_TIMEOUT_MS);
