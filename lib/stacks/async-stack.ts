@@ -58,6 +58,15 @@ export interface AsyncStackProps extends StackProps {
 }
 
 /**
+ * Memory of the workers. API functions keep ServiceFunction's 1024 MB: their cold start is module
+ * load, which is CPU-bound (the bench's module-load figures are taken on a full core; Lambda gives
+ * 1024 MB about 0.6 of one), and a caller waits for it. The workers wait on I/O (Bedrock, DynamoDB,
+ * SQS) nearly all of their run and nobody waits for their cold start, so half the memory halves the
+ * GB-seconds billed for the same wall time.
+ */
+export const WORKER_MEMORY_MB = 512;
+
+/**
  * One message per invocation: a message is one model call (up to 4,000 output tokens, well under a
  * minute), and with one per batch a slow or throttled call can only time out its own message, never
  * put a batch of finished ones back on the queue to be charged and run again. The timeout leaves room
@@ -188,6 +197,7 @@ export class AsyncStack extends Stack {
       entry: join(repoRoot, 'functions', 'streams', 'consumer.ts'),
       description: 'DynamoDB stream consumer: derives events from table changes, queues AI work',
       timeout: Duration.seconds(60),
+      memorySize: WORKER_MEMORY_MB,
     });
     // Reads only, for now: the event log and fan-out will add their own grants when they land.
     this.streamConsumer.bindTable(props.table, {
@@ -226,7 +236,7 @@ export class AsyncStack extends Stack {
       entry: join(repoRoot, 'functions', 'workers', 'ai.ts'),
       description: 'AI worker: enriches listings with Amazon Bedrock',
       timeout: AI_WORKER_TIMEOUT,
-      memorySize: 1024,
+      memorySize: WORKER_MEMORY_MB,
       environment: {
         AI_PRICE_INPUT_PER_1K_USD: String(this.aiModel.priceInputPer1kUsd),
         AI_PRICE_OUTPUT_PER_1K_USD: String(this.aiModel.priceOutputPer1kUsd),
@@ -296,6 +306,7 @@ export class AsyncStack extends Stack {
       entry: join(repoRoot, 'functions', 'workers', 'ai-resume.ts'),
       description: 'Daily job: resumes AI enrichments paused by a spend ceiling once the month resets',
       timeout: Duration.minutes(5),
+      memorySize: WORKER_MEMORY_MB,
       deadLetterQueue: this.aiResumeDeadLetterQueue,
     });
     this.aiResume.bindSecret(props.cursorSecret, 'CURSOR_SECRET_ARN');

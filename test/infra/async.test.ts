@@ -14,6 +14,7 @@ import {
   STREAM_ENTITIES,
   STREAM_IGNORED_ENTITIES,
   streamFilterPatterns,
+  WORKER_MEMORY_MB,
 } from '../../lib/stacks/async-stack.ts';
 import { DEPLOY_CONTEXT } from './deploy-context.ts';
 
@@ -356,7 +357,7 @@ describe('the AI worker', () => {
     // Assess
     expect(props.Runtime).toBe('nodejs24.x');
     expect(props.Architectures).toEqual(['arm64']);
-    expect(props.MemorySize).toBe(1024);
+    expect(props.MemorySize).toBe(WORKER_MEMORY_MB);
     expect(props.Timeout).toBeLessThanOrEqual(900);
     expect(Object.keys(props.Environment.Variables).sort()).toEqual(
       [
