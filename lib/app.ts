@@ -107,12 +107,12 @@ export const DEPLOY_PARAMETERS = {
   emailFrom: {
     required: true,
     example: 'no-reply@your-domain.com',
-    meaning: 'the SES sender (a plain address on an identity verified in the target region)',
+    meaning: 'the SES sender, a plain address on an identity verified in the target region',
   },
   alarmEmail: {
     required: true,
     example: 'ops@your-domain.com',
-    meaning: 'where every alarm is emailed (SNS asks the address to confirm once)',
+    meaning: 'where every alarm is emailed; SNS asks the address to confirm once',
   },
   aiModelId: {
     required: false,

@@ -234,6 +234,9 @@ export class ServiceAlarms extends Construct {
 
   /** Read and write throttle events of `table` and of each of its indexes (throttled indexes throttle writes). */
   watchTable({ table, indexNames }: WatchedTable): Alarm[] {
+    if (indexNames.length + 1 > MAX_METRICS_PER_ALARM) {
+      throw new Error(`A table alarm watches at most ${MAX_METRICS_PER_ALARM - 1} indexes`);
+    }
     const period = Duration.minutes(5);
     const eventsOf = (metricName: string) =>
       sumOf([
@@ -255,9 +258,6 @@ export class ServiceAlarms extends Construct {
             }),
         ),
       ]);
-    if (indexNames.length + 1 > MAX_METRICS_PER_ALARM) {
-      throw new Error(`A table alarm watches at most ${MAX_METRICS_PER_ALARM - 1} indexes`);
-    }
     const id = this.idOf(table);
     return [
       this.add(`ReadThrottles${id}`, {
