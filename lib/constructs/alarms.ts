@@ -291,9 +291,13 @@ export class ServiceAlarms extends Construct {
     return alarm;
   }
 
-  /** A construct id from the watched resource's own id (`StreamDeadLetterQueue`). */
+  /**
+   * A construct id from the watched resource's own id (`StreamDeadLetterQueue`), or its parent's for a
+   * ServiceFunction's inner `Function` (`StreamConsumer`).
+   */
   private idOf(watched: Construct): string {
-    return watched.node.id.replace(/[^A-Za-z0-9]/g, '');
+    const named = watched.node.id === 'Function' && watched.node.scope ? watched.node.scope : watched;
+    return named.node.id.replace(/[^A-Za-z0-9]/g, '');
   }
 }
 
