@@ -2,9 +2,10 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { App, type Environment } from 'aws-cdk-lib';
 import { BUNDLING_STACKS } from 'aws-cdk-lib/cx-api';
+import * as z from 'zod';
 import { type RouteDefinition, routes as routeTable } from '../functions/routes.ts';
-import { emailDomain, repoRoot } from './constructs/service-function.ts';
-import { ApiStack, PLACEHOLDER_EMAIL_FROM } from './stacks/api-stack.ts';
+import { emailDomain, parseBedrockModelId, repoRoot } from './constructs/service-function.ts';
+import { ApiStack } from './stacks/api-stack.ts';
 import { type AiModelSettings, AsyncStack, DEFAULT_AI_MODEL } from './stacks/async-stack.ts';
 import { DataStack } from './stacks/data-stack.ts';
 
@@ -15,8 +16,9 @@ export interface BuildAppOptions {
    */
   readonly app?: App;
   /**
-   * Context values merged over those of cdk.json, as `cdk synth -c key=value` would pass them (for
-   * example `aiModelId` or `emailFrom`). Ignored when `app` is given.
+   * Context values merged over those of cdk.json, as `cdk synth -c key=value` would pass them (the
+   * deploy parameters of DEPLOY_PARAMETERS: `emailFrom`, `alarmEmail`, `aiModelId`…). Ignored when
+   * `app` is given.
    * @default - cdk.json's context only
    */
   readonly context?: Record<string, unknown>;
@@ -62,6 +64,9 @@ export interface ServiceApp {
 export function buildApp(options: BuildAppOptions = {}): ServiceApp {
   const app = options.app ?? new App({ context: { ...cdkJsonContext(), ...options.context } });
   if (options.bundle === false) app.node.setContext(BUNDLING_STACKS, []);
+  // Read first, so that a synth without them fails before anything is built, naming every one missing.
+  const { emailFrom, alarmEmail } = requiredParameters(app);
+  const aiModel = aiModelFromContext(app);
   const stage = options.stage ?? (app.node.tryGetContext('stage') as string | undefined) ?? 'dev';
   if (!/^[A-Za-z][A-Za-z0-9]{0,15}$/.test(stage)) {
     throw new Error(`Stage "${stage}" must be letters and digits, starting with a letter (at most 16)`);
@@ -71,13 +76,15 @@ export function buildApp(options: BuildAppOptions = {}): ServiceApp {
 
   const data = new DataStack(app, `${prefix}-Data`, {
     env,
-    description: 'Listings and Leads: table and photo bucket (retained)',
+    description: 'Listings and Leads: table, photo bucket and cursor key',
   });
   const async = new AsyncStack(app, `${prefix}-Async`, {
     env,
-    description: 'Listings and Leads: stream consumer, AI queue and worker',
+    description: 'Listings and Leads: stream consumer, AI queue and worker, alarm topic',
     table: data.table,
-    aiModel: aiModelFromContext(app),
+    cursorSecret: data.cursorSecret,
+    alarmEmail,
+    aiModel,
   });
   const api = new ApiStack(app, `${prefix}-Api`, {
     env,
@@ -85,24 +92,88 @@ export function buildApp(options: BuildAppOptions = {}): ServiceApp {
     table: data.table,
     routes: options.routes ?? routeTable,
     aiQueue: async.aiQueue,
-    emailFrom: emailFromContext(app),
+    cursorSecret: data.cursorSecret,
+    alarmTopic: async.alarmTopic.topic,
+    emailFrom,
   });
   return { app, data, api, async };
 }
 
 /**
- * The AI worker's model from context: `aiModelId` (a Bedrock foundation model id), with its prices
- * `aiPriceInputPer1kUsd` and `aiPriceOutputPer1kUsd` (USD per 1,000 tokens). Without `aiModelId`,
- * DEFAULT_AI_MODEL. Another model must come with both prices: charging Tenants the default model's
- * prices for it would make their spend ceilings meaningless.
+ * The deploy parameters (CDK context, `-c key=value` or cdk.json's `context`). The README's Deploy
+ * section shows this table.
+ */
+export const DEPLOY_PARAMETERS = {
+  emailFrom: {
+    required: true,
+    example: 'no-reply@your-domain.com',
+    meaning: 'the SES sender, a plain address on an identity verified in the target region',
+  },
+  alarmEmail: {
+    required: true,
+    example: 'ops@your-domain.com',
+    meaning: 'where every alarm is emailed; SNS asks the address to confirm once',
+  },
+  aiModelId: {
+    required: false,
+    example: 'eu.amazon.nova-lite-v1:0',
+    meaning: 'the Bedrock model: a foundation model id or a cross-region inference profile id',
+  },
+} as const;
+
+/** The parameters without which nothing can be deployed; all missing ones are named in one error. */
+function requiredParameters(app: App): { emailFrom: string; alarmEmail: string } {
+  const missing = (['emailFrom', 'alarmEmail'] as const).filter(
+    (key) => contextString(app, key) === undefined,
+  );
+  if (missing.length > 0) {
+    const flags = missing.map((key) => `-c ${key}=${DEPLOY_PARAMETERS[key].example}`).join(' ');
+    throw new Error(
+      `Missing deploy parameter${missing.length > 1 ? 's' : ''}: ` +
+        `${missing.map((key) => `${key} (${DEPLOY_PARAMETERS[key].meaning})`).join('; ')}. ` +
+        `Pass ${missing.length > 1 ? 'them' : 'it'} as CDK context: \`npx cdk synth ${flags}\` ` +
+        '(the same flags for cdk deploy), or set them in the "context" of cdk.json.',
+    );
+  }
+  return { emailFrom: emailFromContext(app), alarmEmail: alarmEmailFromContext(app) };
+}
+
+/**
+ * The AI worker's model from context: `aiModelId` (a Bedrock foundation model id such as
+ * `amazon.nova-lite-v1:0`, or a cross-region inference profile id such as `eu.amazon.nova-lite-v1:0`),
+ * with its prices `aiPriceInputPer1kUsd` and `aiPriceOutputPer1kUsd` (USD per 1,000 tokens) and, for a
+ * profile, optionally `aiModelRegions` (comma-separated destination regions to grant the model in).
+ * Without `aiModelId`, DEFAULT_AI_MODEL. A model other than the default's foundation model must come
+ * with both prices: charging Tenants the default model's prices for it would make their spend ceilings
+ * meaningless. A geographic profile of the default model (`eu.amazon.nova-lite-v1:0`) keeps its prices:
+ * Bedrock charges cross-region inference at the source region's on-demand price.
  */
 export function aiModelFromContext(app: App): AiModelSettings {
   const modelId = contextString(app, 'aiModelId') ?? DEFAULT_AI_MODEL.modelId;
+  let target: ReturnType<typeof parseBedrockModelId>;
+  try {
+    target = parseBedrockModelId(modelId);
+  } catch (error) {
+    throw new Error(`Context aiModelId: ${(error as Error).message}`);
+  }
+  const regionsValue = contextString(app, 'aiModelRegions');
+  const destinationRegions = regionsValue
+    ?.split(',')
+    .map((region) => region.trim())
+    .filter((region) => region !== '');
+  if (destinationRegions && !target.isInferenceProfile) {
+    throw new Error(
+      `Context aiModelRegions applies to an inference profile id only; ${modelId} is a foundation model, ` +
+        "invoked in the stack's own region.",
+    );
+  }
   const input = contextPrice(app, 'aiPriceInputPer1kUsd');
   const output = contextPrice(app, 'aiPriceOutputPer1kUsd');
-  if (modelId === DEFAULT_AI_MODEL.modelId) {
+  const region = destinationRegions ? { destinationRegions } : {};
+  if (target.foundationModelId === DEFAULT_AI_MODEL.modelId) {
     return {
       modelId,
+      ...region,
       priceInputPer1kUsd: input ?? DEFAULT_AI_MODEL.priceInputPer1kUsd,
       priceOutputPer1kUsd: output ?? DEFAULT_AI_MODEL.priceOutputPer1kUsd,
     };
@@ -113,17 +184,17 @@ export function aiModelFromContext(app: App): AiModelSettings {
         "(USD per 1,000 tokens, from Bedrock's price list): AI spend is charged at them.",
     );
   }
-  return { modelId, priceInputPer1kUsd: input, priceOutputPer1kUsd: output };
+  return { modelId, ...region, priceInputPer1kUsd: input, priceOutputPer1kUsd: output };
 }
 
 /**
  * The SES sender of the routes that send email: context `emailFrom`, a plain address whose domain (or
- * the address itself) is a verified SES identity in the target region. Without it,
- * PLACEHOLDER_EMAIL_FROM (`no-reply@example.com`), and synth warns. Anything but a plain address fails
- * synth.
+ * the address itself) is a verified SES identity in the target region. Anything but a plain address
+ * fails synth.
  */
 export function emailFromContext(app: App): string {
-  const from = contextString(app, 'emailFrom') ?? PLACEHOLDER_EMAIL_FROM;
+  const from = contextString(app, 'emailFrom');
+  if (from === undefined) throw new Error('Context emailFrom is required');
   try {
     emailDomain(from);
   } catch (error) {
@@ -132,6 +203,18 @@ export function emailFromContext(app: App): string {
     );
   }
   return from;
+}
+
+/** The address alarms are emailed to: context `alarmEmail`, a plain address. */
+export function alarmEmailFromContext(app: App): string {
+  const email = contextString(app, 'alarmEmail');
+  if (email === undefined) throw new Error('Context alarmEmail is required');
+  if (!z.email().safeParse(email).success) {
+    throw new Error(
+      `Context alarmEmail must be a plain email address (like ops@your-domain.com), not "${email}"`,
+    );
+  }
+  return email;
 }
 
 function contextString(app: App, key: string): string | undefined {

@@ -1,4 +1,5 @@
 import { Service } from 'electrodb';
+import { BusinessMetric, countMetric } from '../platform/metrics.ts';
 import { AiCharge } from './entities/ai-charge.ts';
 import { AiSpend } from './entities/ai-spend.ts';
 
@@ -61,7 +62,11 @@ export async function chargeSpendOnce(
       spend.update({ tenantId, month }).add(added).commit(),
     ])
     .go();
-  if (!result.canceled) return true;
+  if (!result.canceled) {
+    // Counted where it is charged, so the metric is the sum Tenants are billed, whichever worker ran.
+    countMetric(BusinessMetric.AiSpendUsd, costUsd);
+    return true;
+  }
   const [receipt] = result.data as { rejected: boolean; code: string }[];
   if (receipt?.code === 'ConditionalCheckFailed') return false;
   throw new Error(`Charging AI spend failed: ${JSON.stringify(result.data)}`);

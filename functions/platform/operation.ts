@@ -6,6 +6,7 @@ import { type OperationId, type RouteDefinition, routeFor } from '../routes.ts';
 import { loadCursorSecret } from './cursor-secret.ts';
 import { type HttpEvent, type HttpResponse, jsonResponse } from './http.ts';
 import { logger } from './logger.ts';
+import { flushMetrics } from './metrics.ts';
 import { authenticate } from './middleware/authenticate.ts';
 import { checkAccess } from './middleware/check-access.ts';
 import { errorHandler } from './middleware/error-handler.ts';
@@ -50,7 +51,11 @@ export interface Operation {
   handler: (event: HttpEvent, context: Context) => Promise<HttpResponse>;
 }
 
-/** Runs once per request after everything else: headers every answer carries, the key's fate, the log line. */
+/**
+ * Runs once per request after everything else: headers every answer carries, the key's fate, the log
+ * line (with the request id an integrator quotes from `X-Request-Id`, and the Lambda context the
+ * logger holds), and the invocation's business metrics.
+ */
 async function finish(state: RequestState, response: HttpResponse): Promise<void> {
   if (state.idempotency) {
     if (response.statusCode >= 500) await state.idempotency.release();
@@ -58,6 +63,7 @@ async function finish(state: RequestState, response: HttpResponse): Promise<void
   }
   Object.assign(response.headers, state.rateLimitHeaders, { 'X-Request-Id': state.requestId });
   logger.info('request', {
+    requestId: state.requestId,
     operation: state.route.operationId,
     status: response.statusCode,
     durationMs: Date.now() - state.startedAt,
@@ -65,6 +71,7 @@ async function finish(state: RequestState, response: HttpResponse): Promise<void
     apiKeyId: state.caller?.apiKey.id,
     replayed: state.replayed ?? false,
   });
+  flushMetrics();
 }
 
 /** True when the query schema declares `cursor`: the operation reads and signs page cursors. */
@@ -103,12 +110,19 @@ export function defineOperation<
     requestStart: (request: MiddyRequest) => {
       const requestId = request.event.requestContext?.requestId || randomUUID();
       attachState(request.context, { route, requestId, startedAt: Date.now(), rateLimitHeaders: {} });
+      // Every line logged during the request carries the Lambda context and the request id.
+      logger.addContext(request.context);
+      logger.appendKeys({ requestId });
     },
     requestEnd: async (request: MiddyRequest) => {
       request.response ??= jsonResponse(500, { detail: 'Internal error' });
       const response = request.response;
       response.headers ??= {};
-      await finish(stateOf(request.context), response);
+      try {
+        await finish(stateOf(request.context), response);
+      } finally {
+        logger.resetKeys();
+      }
     },
   } as unknown as Parameters<typeof middy>[1];
   const handler = middy<HttpEvent, HttpResponse, Error, Context>(core, lifecycle)

@@ -18,6 +18,7 @@ import type { TenantRecord } from '../data/tenants.ts';
 import { isBackfill, type LeadSource, normalizeEmail, normalizePhone } from '../domain/leads.ts';
 import { ConflictError, RequestValidationError } from '../platform/errors.ts';
 import { logger } from '../platform/logger.ts';
+import { BusinessMetric, countMetric } from '../platform/metrics.ts';
 import { emails } from '../platform/ports/email.ts';
 import type { Caller } from '../platform/request-state.ts';
 import { linkLeadProperty } from './lead-properties.ts';
@@ -226,6 +227,7 @@ export async function takeInContact(input: IntakeInput): Promise<IntakeResult> {
       if (contact.phone) claims.push({ kind: 'lead-phone', value: contact.phone });
       const { outcome, lead } = await writeLead({ next: record, claims, ...recordFor(newId, now) });
       if (outcome === 'ok') {
+        countMetric(BusinessMetric.LeadsCreated);
         return { lead, created: true, assignedByRule: picked ? agentId : undefined, ...recorded };
       }
       // A claim was taken meanwhile: merge onto its owner on the next pass. Anything else (a
@@ -263,6 +265,7 @@ export async function takeInContact(input: IntakeInput): Promise<IntakeResult> {
       const alone = recordFor(current.id, now);
       if (alone.inquiry) await insertInquiry(alone.inquiry);
       if (alone.activity) await insertActivity(alone.activity);
+      countMetric(BusinessMetric.LeadsMerged);
       return { lead: current, created: false, ...recorded };
     }
     const now = nextTimestamp(current.updatedAt);
@@ -272,7 +275,10 @@ export async function takeInContact(input: IntakeInput): Promise<IntakeResult> {
       claims: merged.claims,
       ...recordFor(current.id, now),
     });
-    if (outcome === 'ok') return { lead, created: false, assignedByRule, ...recorded };
+    if (outcome === 'ok') {
+      countMetric(BusinessMetric.LeadsMerged);
+      return { lead, created: false, assignedByRule, ...recorded };
+    }
     await pause(attempt);
   }
   throw new ConflictError('The lead was being written concurrently; retry');
@@ -549,6 +555,7 @@ export async function ingestLeadEvent(caller: Caller, input: IngestInput): Promi
   } else if (result.assignedByRule) {
     await notifyOwnerOfAssignment(tenantId, result.lead);
   }
+  if (warnings.length > 0) countMetric(BusinessMetric.LeadsIngestedWithWarnings);
   return {
     lead: result.lead,
     created: result.created,

@@ -19,6 +19,7 @@ import { listingStatus } from '../domain/property.ts';
 import { slugCandidate, slugify } from '../domain/slug.ts';
 import type { PropertyCreateInput, PropertyUpdateInput } from '../http/properties/schemas.ts';
 import { ConflictError, NotFoundError, RequestValidationError } from '../platform/errors.ts';
+import { BusinessMetric, countMetric } from '../platform/metrics.ts';
 import type { Caller } from '../platform/request-state.ts';
 import { recomputeListing } from './areas.ts';
 import { pageFrom, readCursor, type UpdatedPosition } from './paging.ts';
@@ -310,6 +311,7 @@ export async function createListing(
     const outcome = await insertProperty(record);
     if (outcome === 'ref_taken') throw refTaken(record.internalRef);
     if (outcome === 'ok') {
+      countMetric(BusinessMetric.ListingsWritten);
       if (record.placePath) await recomputeListing(writer.tenant.tenantId, record);
       return { record, language };
     }
@@ -369,6 +371,7 @@ export async function editListing(
     }
     if (outcome === 'ref_taken') throw refTaken(change.newRef?.value);
     if (outcome === 'ok') {
+      countMetric(BusinessMetric.ListingsWritten);
       const record = await requireProperty(tenantId, id);
       if (draft.placeChanged) await recomputeListing(tenantId, record);
       return { record, language, changed: true };

@@ -1,6 +1,7 @@
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import * as z from 'zod/mini';
 import { logger } from '../platform/logger.ts';
+import { withMetrics } from '../platform/metrics.ts';
 import '../platform/zod.ts';
 import { enrichListing } from '../services/enrichment.ts';
 import { scoreLead } from '../services/scoring.ts';
@@ -23,7 +24,7 @@ export type AiMessage = z.infer<typeof AiMessage>;
  * dropped (retrying cannot fix it); an unexpected error is reported as a batch item failure so that
  * only that message is retried.
  */
-export async function handler(event: SQSEvent): Promise<SQSBatchResponse> {
+async function handleAiMessages(event: SQSEvent): Promise<SQSBatchResponse> {
   const batchItemFailures: SQSBatchResponse['batchItemFailures'] = [];
   for (const record of event.Records) {
     let message: AiMessage;
@@ -43,3 +44,6 @@ export async function handler(event: SQSEvent): Promise<SQSBatchResponse> {
   }
   return { batchItemFailures };
 }
+
+/** The AI spend it charges is published (EMF) when each invocation ends. */
+export const handler = withMetrics(handleAiMessages);

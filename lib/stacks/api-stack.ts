@@ -1,4 +1,4 @@
-import { Annotations, CfnOutput, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
+import { CfnOutput, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
 import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
 import {
   HttpApi,
@@ -8,11 +8,12 @@ import {
 } from 'aws-cdk-lib/aws-apigatewayv2';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
-import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
+import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
+import type { ITopic } from 'aws-cdk-lib/aws-sns';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
-import { NagSuppressions } from 'cdk-nag';
 import type { Construct } from 'constructs';
 import type { RouteDefinition } from '../../functions/routes.ts';
+import { ServiceAlarms } from '../constructs/alarms.ts';
 import { emailDomain } from '../constructs/service-function.ts';
 import { RouteGroupStack } from './route-group-stack.ts';
 
@@ -22,15 +23,6 @@ import { RouteGroupStack } from './route-group-stack.ts';
  * 500-resource limit; a tag that outgrows this should be split into narrower tags.
  */
 export const MAX_ROUTES_PER_GROUP = 40;
-
-/**
- * The sender used when none is configured (CDK context `emailFrom`). example.com is reserved and can
- * never be a verified SES identity, so email-sending routes fail loudly in AWS until it is replaced;
- * synth warns about it.
- */
-export const PLACEHOLDER_EMAIL_FROM = 'no-reply@example.com';
-/** Id of the synth warning about PLACEHOLDER_EMAIL_FROM (acknowledgeable). */
-export const EMAIL_FROM_PLACEHOLDER_WARNING = 'listings-leads:emailFromPlaceholder';
 
 export interface ApiStackProps extends StackProps {
   readonly table: ITable;
@@ -44,9 +36,12 @@ export interface ApiStackProps extends StackProps {
   /**
    * The SES sender, a verified identity (the address or its domain) in the stack's region. Routes
    * whose row `uses` 'email' get it as `EMAIL_FROM` and `ses:SendEmail` on its identity.
-   * @default PLACEHOLDER_EMAIL_FROM, with a synth warning when a route sends email
    */
-  readonly emailFrom?: string;
+  readonly emailFrom: string;
+  /** The cursor-signing key (data stack); every function gets its ARN as `CURSOR_SECRET_ARN`. */
+  readonly cursorSecret: ISecret;
+  /** The topic the API's alarms notify (async stack). */
+  readonly alarmTopic: ITopic;
   /**
    * Account-level ceiling on the stage, in front of the per-tenant limits of the middleware: it caps
    * what a flood can cost in Lambda concurrency before any tenant is identified.
@@ -82,8 +77,9 @@ export function groupRoutesByTag(routes: readonly RouteDefinition[]): Map<string
 }
 
 /**
- * The HTTP API: the API itself, its stage with access logs, and the cursor-signing secret. Routes and
- * their functions live in one nested stack per tag of the route table.
+ * The HTTP API: the API itself, its stage with access logs, and its alarms (5xx rate, p99 latency, and
+ * errors and throttles per route group). Routes and their functions live in one nested stack per tag
+ * of the route table.
  *
  * Why nested stacks per tag: each route costs ~7 resources, so the ~60 routes planned would put one
  * stack past 400 of its 500. Sharing one role per group would save only 2 of the 7 and give every
@@ -96,8 +92,9 @@ export function groupRoutesByTag(routes: readonly RouteDefinition[]): Map<string
 export class ApiStack extends Stack {
   readonly api: HttpApi;
   readonly stage: HttpStage;
-  readonly cursorSecret: Secret;
   readonly routeGroups: readonly RouteGroupStack[];
+  /** The API's alarms: the HTTP API, and one function group per route group. */
+  readonly alarms: ServiceAlarms;
 
   constructor(scope: Construct, id: string, props: ApiStackProps) {
     super(scope, id, props);
@@ -139,44 +136,30 @@ export class ApiStack extends Stack {
       },
     });
 
-    this.cursorSecret = new Secret(this, 'CursorSecret', {
-      description: 'HMAC key that signs pagination cursors',
-      generateSecretString: { passwordLength: 64, excludePunctuation: true, includeSpace: false },
-    });
-    NagSuppressions.addResourceSuppressions(this.cursorSecret, [
-      {
-        id: 'AwsSolutions-SMG4',
-        reason:
-          'The cursor-signing key reaches functions as an environment variable resolved at deploy time, ' +
-          'so a rotation would not reach them until the next deploy; rotating also invalidates every ' +
-          'cursor in flight. It is rotated by replacing the secret and redeploying.',
-      },
-    ]);
-
-    const emailFrom = props.emailFrom ?? PLACEHOLDER_EMAIL_FROM;
-    emailDomain(emailFrom); // refuses anything but a plain address, even when no route sends email
-    if (emailFrom === PLACEHOLDER_EMAIL_FROM && props.routes.some((r) => r.uses?.includes('email'))) {
-      Annotations.of(this).addWarningV2(
-        EMAIL_FROM_PLACEHOLDER_WARNING,
-        `Routes that send email use the placeholder sender ${PLACEHOLDER_EMAIL_FROM}, which SES will ` +
-          'refuse. Set the sender to an SES identity verified in the target region: ' +
-          '`cdk deploy -c emailFrom=no-reply@your-domain` (or `emailFrom` in cdk.json).',
-      );
-    }
+    emailDomain(props.emailFrom); // refuses anything but a plain address, even when no route sends email
+    this.alarms = new ServiceAlarms(this, 'Alarms', { topic: props.alarmTopic, httpApi: this.api });
 
     const groups: RouteGroupStack[] = [];
     for (const [groupId, routes] of groupRoutesByTag(props.routes)) {
       groups.push(
         new RouteGroupStack(this, `${groupId}Routes`, {
+          groupId,
           description: `Routes tagged ${routes[0]?.tag ?? groupId}`,
           api: this.api,
           table: props.table,
-          cursorSecret: this.cursorSecret.secretValue,
+          cursorSecret: props.cursorSecret,
           routes,
           aiQueue: props.aiQueue,
-          emailFrom,
+          emailFrom: props.emailFrom,
         }),
       );
+    }
+    for (const group of groups) {
+      // Created inside the nested stack, next to the functions it watches (no cross-stack outputs).
+      new ServiceAlarms(group, 'Alarms', {
+        topic: props.alarmTopic,
+        functionGroups: [{ name: group.groupId, functions: [...group.functions.values()].map((s) => s.fn) }],
+      });
     }
     this.routeGroups = groups;
 

@@ -3,21 +3,29 @@ import { Duration, Stack, type StackProps } from 'aws-cdk-lib';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
 import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
-import { StartingPosition } from 'aws-cdk-lib/aws-lambda';
+import { FilterCriteria, StartingPosition } from 'aws-cdk-lib/aws-lambda';
 import { DynamoEventSource, SqsDlq, SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
+import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { NagSuppressions } from 'cdk-nag';
 import type { Construct } from 'constructs';
 import { tableDefinition } from '../../functions/data/table.ts';
+import { AlarmTopic, ServiceAlarms } from '../constructs/alarms.ts';
 import { repoRoot, ServiceFunction, TABLE_READ } from '../constructs/service-function.ts';
 
 /** The Bedrock model of the AI worker, and what its tokens cost (the Tenants' AI spend is charged at it). */
 export interface AiModelSettings {
   /**
-   * A Bedrock foundation model id (`provider.model`), invoked on demand in the stack's region. Not an
-   * inference profile id: the worker is granted this model's ARN in this region and nothing else.
+   * A Bedrock foundation model id (`amazon.nova-lite-v1:0`, invoked in the stack's region) or a
+   * cross-region inference profile id (`eu.amazon.nova-lite-v1:0`); see
+   * ServiceFunction.bindBedrockModel for what each is granted.
    */
   readonly modelId: string;
+  /**
+   * For an inference profile: the regions Bedrock may route it to, each granted the foundation model.
+   * @default - every region, on the condition that the call comes through the profile
+   */
+  readonly destinationRegions?: readonly string[];
   /** USD per 1,000 input tokens (`AI_PRICE_INPUT_PER_1K_USD`). */
   readonly priceInputPer1kUsd: number;
   /** USD per 1,000 output tokens (`AI_PRICE_OUTPUT_PER_1K_USD`). */
@@ -38,6 +46,10 @@ export const DEFAULT_AI_MODEL: AiModelSettings = {
 export interface AsyncStackProps extends StackProps {
   /** The table whose stream feeds the consumer, and that the workers read and write. */
   readonly table: ITable;
+  /** The cursor-signing key; every function gets its ARN as `CURSOR_SECRET_ARN`. */
+  readonly cursorSecret: ISecret;
+  /** Where the alarm topic emails every alarm (CDK context `alarmEmail`). */
+  readonly alarmEmail: string;
   /**
    * The model of the AI worker and its prices.
    * @default DEFAULT_AI_MODEL (Amazon Nova Lite, `amazon.nova-lite-v1:0`)
@@ -46,12 +58,79 @@ export interface AsyncStackProps extends StackProps {
 }
 
 /**
- * One AI message is one model call, up to 4,000 output tokens (functions/platform/ports/bedrock-ai.ts):
- * well under a minute. The worker handles a batch one message after another, so its timeout covers a
- * full batch of slow calls; a timeout would put the whole batch back on the queue.
+ * Memory of the workers. API functions keep ServiceFunction's 1024 MB: their cold start is module
+ * load, which is CPU-bound (the bench's module-load figures are taken on a full core; Lambda gives
+ * 1024 MB about 0.6 of one), and a caller waits for it. The workers wait on I/O (Bedrock, DynamoDB,
+ * SQS) nearly all of their run and nobody waits for their cold start, so half the memory halves the
+ * GB-seconds billed for the same wall time.
  */
-const AI_BATCH_SIZE = 5;
+export const WORKER_MEMORY_MB = 512;
+
+/**
+ * One message per invocation: a message is one model call (up to 4,000 output tokens, well under a
+ * minute), and with one per batch a slow or throttled call can only time out its own message, never
+ * put a batch of finished ones back on the queue to be charged and run again. The timeout leaves room
+ * for the SDK's retries of a throttled call.
+ */
+export const AI_BATCH_SIZE = 1;
 const AI_WORKER_TIMEOUT = Duration.minutes(5);
+
+/**
+ * Entities (ElectroDB's `__edb_e__`) whose writes the stream consumer never needs: counters and
+ * bookkeeping written on request paths (a rate-limit window on every request, an idempotency record on
+ * every write) and copies derived from another item. The event-source filter drops their records
+ * before Lambda is invoked, so they cost no invocation. Every entity of functions/data/entities is
+ * either here or in STREAM_ENTITIES (test/infra/async.test.ts checks it).
+ */
+export const STREAM_IGNORED_ENTITIES = [
+  'rateLimitWindow',
+  'idempotencyRecord',
+  'uniqueClaim',
+  'leadSearchToken',
+  'aiSpend',
+  'assignmentCounter',
+  'localQueueMessage',
+  'outboxEmail',
+  'aiCharge',
+] as const;
+
+/** Entities whose changes reach the stream consumer (events, enrichment outbox). */
+export const STREAM_ENTITIES = [
+  'tenant',
+  'apiKey',
+  'agent',
+  'place',
+  'area',
+  'areaMembership',
+  'property',
+  'lead',
+  'leadCriteria',
+  'leadProperty',
+  'matchSent',
+  'inquiry',
+  'activity',
+  // The webhook fan-out reacts to new event items; deriving events skips them (no event of an event).
+  'event',
+] as const;
+
+/**
+ * The stream consumer's filter criteria (Lambda event filtering; patterns are ORed): an insert or
+ * modify whose new image is not a bookkeeping entity, or a remove whose old image is not one. Records
+ * without `__edb_e__` (nothing the service writes) match neither. TTL expiries of idempotency records
+ * and rate-limit windows are removes of bookkeeping entities, so they are dropped too.
+ */
+export function streamFilterPatterns(): Record<string, unknown>[] {
+  const notBookkeeping = { S: [{ 'anything-but': [...STREAM_IGNORED_ENTITIES] }] };
+  return [
+    { dynamodb: { NewImage: { __edb_e__: notBookkeeping } } },
+    { eventName: ['REMOVE'], dynamodb: { OldImage: { __edb_e__: notBookkeeping } } },
+  ];
+}
+
+/** Cdk-nag's reason for the dead-letter queues' own lack of a redrive policy. */
+const DLQ_HAS_NO_DLQ =
+  'This queue is a dead-letter queue: its messages are failures kept for inspection and redrive, ' +
+  'never consumed by a function, so there is no receive count to exceed. Its depth alarms instead.';
 
 /**
  * The asynchronous side: the table's stream consumer, and the AI queue with its worker. The consumer
@@ -68,8 +147,14 @@ export class AsyncStack extends Stack {
   readonly aiDeadLetterQueue: Queue;
   readonly aiWorker: ServiceFunction;
   readonly aiResume: ServiceFunction;
+  /** Receives the daily job's events that failed every retry (EventBridge delivery and the function). */
+  readonly aiResumeDeadLetterQueue: Queue;
   /** The model the AI worker is bound to. */
   readonly aiModel: AiModelSettings;
+  /** The topic every alarm of the service notifies (the API stack's alarms too). */
+  readonly alarmTopic: AlarmTopic;
+  /** The alarms of this stack; `alarms.watchDeadLetterQueue(queue)` adds one for a new DLQ. */
+  readonly alarms: ServiceAlarms;
 
   constructor(scope: Construct, id: string, props: AsyncStackProps) {
     super(scope, id, props);
@@ -83,6 +168,7 @@ export class AsyncStack extends Stack {
       retentionPeriod: Duration.days(14),
     });
     NagSuppressions.addResourceSuppressions(this.streamDeadLetterQueue, [
+      { id: 'Serverless-SQSRedrivePolicy', reason: DLQ_HAS_NO_DLQ },
       {
         id: 'AwsSolutions-SQS3',
         reason:
@@ -98,6 +184,9 @@ export class AsyncStack extends Stack {
       enforceSSL: true,
       retentionPeriod: Duration.days(14),
     });
+    NagSuppressions.addResourceSuppressions(this.aiDeadLetterQueue, [
+      { id: 'Serverless-SQSRedrivePolicy', reason: DLQ_HAS_NO_DLQ },
+    ]);
     this.aiQueue = new Queue(this, 'AiQueue', {
       encryption: QueueEncryption.SQS_MANAGED,
       enforceSSL: true,
@@ -111,6 +200,7 @@ export class AsyncStack extends Stack {
       entry: join(repoRoot, 'functions', 'streams', 'consumer.ts'),
       description: 'DynamoDB stream consumer: derives events from table changes, queues AI work',
       timeout: Duration.seconds(60),
+      memorySize: WORKER_MEMORY_MB,
     });
     // Reads only, for now: the event log and fan-out will add their own grants when they land.
     this.streamConsumer.bindTable(props.table, {
@@ -118,6 +208,12 @@ export class AsyncStack extends Stack {
       indexNames: tableDefinition.globalSecondaryIndexes.map((index) => index.indexName),
     });
     this.streamConsumer.bindQueue(this.aiQueue, 'AI_QUEUE_URL');
+    this.streamConsumer.bindSecret(props.cursorSecret, 'CURSOR_SECRET_ARN');
+    this.streamConsumer.suppressFunctionRule(
+      'Serverless-LambdaDLQ',
+      'Invoked only by its DynamoDB event source mapping, never asynchronously: failed batches go to ' +
+        "the mapping's on-failure destination (StreamDeadLetterQueue), which a function DLQ cannot see.",
+    );
 
     this.streamConsumer.fn.addEventSource(
       new DynamoEventSource(props.table, {
@@ -131,6 +227,7 @@ export class AsyncStack extends Stack {
         retryAttempts: 10,
         maxRecordAge: Duration.hours(6),
         onFailure: new SqsDlq(this.streamDeadLetterQueue),
+        filters: streamFilterPatterns().map((pattern) => FilterCriteria.filter(pattern)),
       }),
     );
     this.streamConsumer.suppressWildcardResource(
@@ -142,7 +239,7 @@ export class AsyncStack extends Stack {
       entry: join(repoRoot, 'functions', 'workers', 'ai.ts'),
       description: 'AI worker: enriches listings with Amazon Bedrock',
       timeout: AI_WORKER_TIMEOUT,
-      memorySize: 1024,
+      memorySize: WORKER_MEMORY_MB,
       environment: {
         AI_PRICE_INPUT_PER_1K_USD: String(this.aiModel.priceInputPer1kUsd),
         AI_PRICE_OUTPUT_PER_1K_USD: String(this.aiModel.priceOutputPer1kUsd),
@@ -158,24 +255,64 @@ export class AsyncStack extends Stack {
     });
     // The retry ladder re-sends a failed request to its own queue, with a delay.
     this.aiWorker.bindQueue(this.aiQueue, 'AI_QUEUE_URL');
-    this.aiWorker.bindFoundationModel(this.aiModel.modelId);
-    this.aiWorker.fn.addEventSource(
-      new SqsEventSource(this.aiQueue, {
-        batchSize: AI_BATCH_SIZE,
-        // The worker reports only the messages that failed; the others are deleted.
-        reportBatchItemFailures: true,
-        // Caps parallel Bedrock calls (and so the burst a bulk import can cause against the model's
-        // quota and the bill); messages wait in the queue meanwhile.
-        maxConcurrency: 10,
-      }),
+    this.aiWorker.bindSecret(props.cursorSecret, 'CURSOR_SECRET_ARN');
+    this.aiWorker.bindBedrockModel(this.aiModel.modelId, {
+      destinationRegions: this.aiModel.destinationRegions,
+    });
+    this.aiWorker.suppressFunctionRule(
+      'Serverless-LambdaDLQ',
+      'Invoked only by its SQS event source mapping, never asynchronously: a message that fails five ' +
+        "receives moves to AiDeadLetterQueue through the AI queue's redrive policy.",
     );
+    const aiQueueSource = new SqsEventSource(this.aiQueue, {
+      batchSize: AI_BATCH_SIZE,
+      // The worker reports only the messages that failed; the others are deleted.
+      reportBatchItemFailures: true,
+      // Caps parallel Bedrock calls (and so the burst a bulk import can cause against the model's
+      // quota and the bill); messages wait in the queue meanwhile.
+      maxConcurrency: 10,
+    });
+    this.aiWorker.fn.addEventSource(aiQueueSource);
+    NagSuppressions.addResourceSuppressions(
+      this.aiWorker.fn,
+      [
+        {
+          id: 'Serverless-LambdaEventSourceMappingDestination',
+          reason:
+            'An SQS event source mapping has no on-failure destination (Lambda supports them for streams ' +
+            'and Kafka only): a message that keeps failing moves to AiDeadLetterQueue through the AI ' +
+            "queue's redrive policy after five receives.",
+        },
+      ],
+      true,
+    );
+
+    // A scheduled run that EventBridge could not deliver, or that failed Lambda's two asynchronous
+    // retries, lands here; redrive it by invoking the function again (the job is idempotent).
+    this.aiResumeDeadLetterQueue = new Queue(this, 'AiResumeDeadLetterQueue', {
+      encryption: QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+      retentionPeriod: Duration.days(14),
+    });
+    NagSuppressions.addResourceSuppressions(this.aiResumeDeadLetterQueue, [
+      { id: 'Serverless-SQSRedrivePolicy', reason: DLQ_HAS_NO_DLQ },
+      {
+        id: 'AwsSolutions-SQS3',
+        reason:
+          "This queue is itself a dead-letter destination: of the daily job's EventBridge target and of " +
+          "the function's asynchronous invocations. cdk-nag only recognises SQS redrive policies as DLQ use.",
+      },
+    ]);
 
     // Daily: a new month resets every Tenant's AI spend, so enrichments paused by the ceiling resume.
     this.aiResume = new ServiceFunction(this, 'AiResume', {
       entry: join(repoRoot, 'functions', 'workers', 'ai-resume.ts'),
       description: 'Daily job: resumes AI enrichments paused by a spend ceiling once the month resets',
       timeout: Duration.minutes(5),
+      memorySize: WORKER_MEMORY_MB,
+      deadLetterQueue: this.aiResumeDeadLetterQueue,
     });
+    this.aiResume.bindSecret(props.cursorSecret, 'CURSOR_SECRET_ARN');
     // Lists the Tenants (gsi2) and their listings (gsi1), reads the month's spend, re-requests held ones.
     this.aiResume.bindTable(props.table, {
       actions: [...TABLE_READ, 'dynamodb:UpdateItem'],
@@ -184,7 +321,29 @@ export class AsyncStack extends Stack {
     new Rule(this, 'AiResumeSchedule', {
       description: 'Resume AI enrichments paused by the monthly spend ceiling',
       schedule: Schedule.cron({ minute: '15', hour: '0' }),
-      targets: [new LambdaFunction(this.aiResume.fn, { retryAttempts: 2 })],
+      targets: [
+        new LambdaFunction(this.aiResume.fn, {
+          retryAttempts: 2,
+          maxEventAge: Duration.hours(2),
+          deadLetterQueue: this.aiResumeDeadLetterQueue,
+        }),
+      ],
+    });
+
+    this.alarmTopic = new AlarmTopic(this, 'AlarmTopic', { email: props.alarmEmail });
+    this.alarms = new ServiceAlarms(this, 'Alarms', {
+      topic: this.alarmTopic.topic,
+      deadLetterQueues: [this.streamDeadLetterQueue, this.aiDeadLetterQueue, this.aiResumeDeadLetterQueue],
+      functionGroups: [
+        { name: 'Workers', functions: [this.streamConsumer.fn, this.aiWorker.fn, this.aiResume.fn] },
+      ],
+      streamConsumers: [this.streamConsumer.fn],
+      tables: [
+        {
+          table: props.table,
+          indexNames: tableDefinition.globalSecondaryIndexes.map((index) => index.indexName),
+        },
+      ],
     });
   }
 }

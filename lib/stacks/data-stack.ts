@@ -8,17 +8,24 @@ import {
   TableEncryption,
 } from 'aws-cdk-lib/aws-dynamodb';
 import { BlockPublicAccess, Bucket, BucketEncryption, ObjectOwnership } from 'aws-cdk-lib/aws-s3';
+import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { NagSuppressions } from 'cdk-nag';
 import type { Construct } from 'constructs';
 import { tableDefinition } from '../../functions/data/table.ts';
 
 /**
- * Everything stateful: the one table and the photo bucket. Both are retained when the stack is
- * deleted, and the stack holds nothing else so that the stateless stacks can be torn down and
- * rebuilt freely.
+ * Everything stateful: the one table, the photo bucket, and the key that signs pagination cursors
+ * (a new key invalidates every cursor integrators hold). The table and bucket are retained when the
+ * stack is deleted, and the stack holds nothing else so that the stateless stacks can be torn down
+ * and rebuilt freely.
  */
 export class DataStack extends Stack {
   readonly table: Table;
+  /**
+   * HMAC key of the pagination cursors. Every function gets its ARN (`CURSOR_SECRET_ARN`) and reads
+   * the value at run time, once per container; the value is never in a template or an environment.
+   */
+  readonly cursorSecret: Secret;
   readonly photoBucket: Bucket;
   readonly accessLogsBucket: Bucket;
 
@@ -46,6 +53,21 @@ export class DataStack extends Stack {
         projectionType: ProjectionType.ALL,
       });
     }
+
+    this.cursorSecret = new Secret(this, 'CursorSecret', {
+      description: 'HMAC key that signs pagination cursors (read by every function at cold start)',
+      generateSecretString: { passwordLength: 64, excludePunctuation: true, includeSpace: false },
+    });
+    NagSuppressions.addResourceSuppressions(this.cursorSecret, [
+      {
+        id: 'AwsSolutions-SMG4',
+        reason:
+          'The cursor-signing key is not a credential to any system: it only makes cursors ' +
+          'tamper-evident. Rotating it would invalidate every cursor integrators hold while warm ' +
+          'containers keep the old key (read once per container). If it is ever exposed, an operator ' +
+          'puts a new value; new containers read it as they start.',
+      },
+    ]);
 
     this.accessLogsBucket = new Bucket(this, 'AccessLogsBucket', {
       // S3 server access logging can only deliver to SSE-S3 buckets.

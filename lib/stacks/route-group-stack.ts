@@ -1,8 +1,9 @@
 import { join } from 'node:path';
-import { NestedStack, type NestedStackProps, type SecretValue } from 'aws-cdk-lib';
+import { NestedStack, type NestedStackProps } from 'aws-cdk-lib';
 import { HttpMethod, HttpRoute, HttpRouteKey, type IHttpApi } from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
+import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { NagSuppressions } from 'cdk-nag';
 import type { Construct } from 'constructs';
@@ -24,10 +25,12 @@ export function tableActionsFor(route: RouteDefinition): readonly TableAction[] 
 }
 
 export interface RouteGroupStackProps extends NestedStackProps {
+  /** The group's name: the routes' tag reduced to letters and digits (`Leads`). */
+  readonly groupId: string;
   readonly api: IHttpApi;
   readonly table: ITable;
-  /** HMAC key for pagination cursors, handed to every function as `CURSOR_SECRET`. */
-  readonly cursorSecret: SecretValue;
+  /** HMAC key for pagination cursors; every function gets its ARN as `CURSOR_SECRET_ARN`. */
+  readonly cursorSecret: ISecret;
   /** The rows of functions/routes.ts this group serves (all of one tag). */
   readonly routes: readonly RouteDefinition[];
   /** The AI queue, bound to the routes whose row `uses` 'aiQueue'. */
@@ -64,10 +67,12 @@ export function bindRouteUses(
  * its own 500-resource limit and is deployed, rolled back and removed with its parent API stack.
  */
 export class RouteGroupStack extends NestedStack {
+  readonly groupId: string;
   readonly functions: ReadonlyMap<string, ServiceFunction>;
 
   constructor(scope: Construct, id: string, props: RouteGroupStackProps) {
     super(scope, id, props);
+    this.groupId = props.groupId;
     const functions = new Map<string, ServiceFunction>();
 
     for (const route of props.routes) {
@@ -75,14 +80,15 @@ export class RouteGroupStack extends NestedStack {
       const service = new ServiceFunction(this, route.operationId, {
         entry: join(repoRoot, 'functions', 'http', route.entry),
         description: `${routeKey} (${route.operationId})`,
-        environment: {
-          // The value is resolved by CloudFormation at deploy time (a dynamic reference): it ends up in
-          // the function's configuration, never in the template. Functions read it once at cold start
-          // (functions/platform/config.ts); reading Secrets Manager at run time would add a network
-          // call to every cold start for a key that only changes on redeploy.
-          CURSOR_SECRET: props.cursorSecret.unsafeUnwrap(),
-        },
       });
+      // The ARN only: the function reads the value at run time, once per container, so it is never in
+      // the function's configuration (which anyone with lambda:GetFunction can read).
+      service.bindSecret(props.cursorSecret, 'CURSOR_SECRET_ARN');
+      service.suppressFunctionRule(
+        'Serverless-LambdaDLQ',
+        'Invoked synchronously by API Gateway only: a failure is the HTTP answer to the caller, so there ' +
+          'is no asynchronous event for a dead-letter queue to keep.',
+      );
       service.bindTable(props.table, {
         actions: tableActionsFor(route),
         indexNames: tableDefinition.globalSecondaryIndexes.map((index) => index.indexName),

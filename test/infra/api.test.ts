@@ -9,6 +9,7 @@ import { type RouteDefinition, routes } from '../../functions/routes.ts';
 import { buildApp, type ServiceApp } from '../../lib/app.ts';
 import { bundlingDefaults } from '../../lib/bundling.ts';
 import type { RouteGroupStack } from '../../lib/stacks/route-group-stack.ts';
+import { DEPLOY_CONTEXT } from './deploy-context.ts';
 
 type Json = Record<string, unknown>;
 interface Statement {
@@ -24,13 +25,8 @@ const WRITE_ACTIONS = [
   'dynamodb:DeleteItem',
   'dynamodb:ConditionCheckItem',
 ];
-/** What any function may hold besides table access: its own log group, and X-Ray. */
-const PLATFORM_ACTIONS = [
-  'logs:CreateLogStream',
-  'logs:PutLogEvents',
-  'xray:PutTraceSegments',
-  'xray:PutTelemetryRecords',
-];
+/** What any function holds besides table access: its own log group, and the cursor key. */
+const PLATFORM_ACTIONS = ['logs:CreateLogStream', 'logs:PutLogEvents', 'secretsmanager:GetSecretValue'];
 /** What a row's `uses` adds (test/infra/route-uses.test.ts checks the resources and values). */
 const USES_ACTIONS = { aiQueue: 'sqs:SendMessage', email: 'ses:SendEmail' } as const;
 const USES_ENVIRONMENT = { aiQueue: 'AI_QUEUE_URL', email: 'EMAIL_FROM' } as const;
@@ -48,7 +44,7 @@ const SYNTH_TIMEOUT_MS = 600_000;
 
 beforeAll(() => {
   // Prepare + Act: the real app, with real esbuild bundling, synthesized once for the file.
-  service = buildApp({ stage: 'test' });
+  service = buildApp({ stage: 'test', context: DEPLOY_CONTEXT });
   assemblyDir = service.app.synth().directory;
   groups = service.api.routeGroups.map((stack) => ({ stack, template: Template.fromStack(stack) }));
 }, SYNTH_TIMEOUT_MS);
@@ -195,7 +191,7 @@ describe('API function permissions', () => {
 });
 
 describe('API functions', () => {
-  it('run Node.js 24 on arm64 with tracing, source maps and their own log group with a retention', () => {
+  it('run Node.js 24 on arm64 without X-Ray, with source maps and their own log group with a retention', () => {
     for (const route of table) {
       // Prepare
       const { stack, template, fn } = groupOf(route.operationId);
@@ -210,21 +206,29 @@ describe('API functions', () => {
       expect(props.Runtime).toBe('nodejs24.x');
       expect(props.Architectures).toEqual(['arm64']);
       expect(props.Handler).toBe('index.handler');
-      expect(props.TracingConfig).toEqual({ Mode: 'Active' });
+      expect(props.TracingConfig).toBeUndefined();
       expect(logGroup?.Type).toBe('AWS::Logs::LogGroup');
       expect(logGroup?.Properties.RetentionInDays).toBeGreaterThan(0);
       // The defaults, plus what the row `uses` (AI_QUEUE_URL, EMAIL_FROM) and nothing else.
       expect(Object.keys(props.Environment.Variables).sort()).toEqual(
-        ['CURSOR_SECRET', 'LOG_LEVEL', 'POWERTOOLS_SERVICE_NAME', 'TABLE_NAME', ...usesEnvironment].sort(),
+        [
+          'CURSOR_SECRET_ARN',
+          'LOG_LEVEL',
+          'NODE_OPTIONS',
+          'POWERTOOLS_METRICS_NAMESPACE',
+          'POWERTOOLS_SERVICE_NAME',
+          'TABLE_NAME',
+          ...usesEnvironment,
+        ].sort(),
       );
       expect(props.Environment.Variables).toMatchObject({
         POWERTOOLS_SERVICE_NAME: 'listings-leads',
+        POWERTOOLS_METRICS_NAMESPACE: 'ListingsLeads',
         LOG_LEVEL: 'INFO',
+        NODE_OPTIONS: '--enable-source-maps',
       });
-      // A dynamic reference resolved by CloudFormation, never a literal in the template.
-      expect(JSON.stringify(props.Environment.Variables.CURSOR_SECRET)).toContain(
-        '{{resolve:secretsmanager:',
-      );
+      // The secret's ARN (the function reads the value at run time), never the value or a reference to it.
+      expect(JSON.stringify(props.Environment.Variables)).not.toContain('{{resolve:secretsmanager:');
     }
   });
 

@@ -1,3 +1,5 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { App, Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import type { CfnRole } from 'aws-cdk-lib/aws-iam';
@@ -7,7 +9,14 @@ import { BUNDLING_STACKS } from 'aws-cdk-lib/cx-api';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { aiModelFromContext, buildApp, type ServiceApp } from '../../lib/app.ts';
 import { repoRoot, ServiceFunction } from '../../lib/constructs/service-function.ts';
-import { DEFAULT_AI_MODEL } from '../../lib/stacks/async-stack.ts';
+import {
+  DEFAULT_AI_MODEL,
+  STREAM_ENTITIES,
+  STREAM_IGNORED_ENTITIES,
+  streamFilterPatterns,
+  WORKER_MEMORY_MB,
+} from '../../lib/stacks/async-stack.ts';
+import { DEPLOY_CONTEXT } from './deploy-context.ts';
 
 type Json = Record<string, unknown>;
 interface Statement {
@@ -16,13 +25,8 @@ interface Statement {
   Resource: unknown;
 }
 
-/** What any function may hold besides its own grants: its log group, and X-Ray. */
-const PLATFORM_ACTIONS = [
-  'logs:CreateLogStream',
-  'logs:PutLogEvents',
-  'xray:PutTraceSegments',
-  'xray:PutTelemetryRecords',
-];
+/** What any function holds besides its own grants: its log group, and the cursor key. */
+const PLATFORM_ACTIONS = ['logs:CreateLogStream', 'logs:PutLogEvents', 'secretsmanager:GetSecretValue'];
 /** What the SQS event source needs to receive and delete messages. */
 const SQS_CONSUME_ACTIONS = [
   'sqs:ReceiveMessage',
@@ -37,9 +41,9 @@ let template: Template;
 
 beforeAll(() => {
   // Prepare + Act: templates only, so the function code is not bundled.
-  service = buildApp({ stage: 'test', bundle: false });
+  service = buildApp({ stage: 'test', bundle: false, context: DEPLOY_CONTEXT });
   template = Template.fromStack(service.async);
-});
+}, 300_000); // a synth of every stack; slow on a busy 2-core machine
 
 function actionsOf(statement: Statement): string[] {
   return Array.isArray(statement.Action) ? statement.Action : [statement.Action];
@@ -184,6 +188,117 @@ describe('the stream consumer', () => {
   });
 });
 
+/** Lambda's event filtering on one record, for the patterns used here: nested keys, value lists, anything-but. */
+function matchesPattern(pattern: unknown, value: unknown): boolean {
+  if (Array.isArray(pattern)) {
+    return pattern.some((rule) =>
+      typeof rule === 'object' && rule !== null && 'anything-but' in rule
+        ? value !== undefined && !(rule as { 'anything-but': unknown[] })['anything-but'].includes(value)
+        : rule === value,
+    );
+  }
+  if (typeof pattern !== 'object' || pattern === null) return false;
+  return Object.entries(pattern).every(([key, inner]) =>
+    matchesPattern(inner, (value as Record<string, unknown> | undefined)?.[key]),
+  );
+}
+
+/** The entity names of every ElectroDB entity file (`model: { …, entity: 'lead', … }`). */
+function entityNames(): string[] {
+  const dir = join(repoRoot, 'functions', 'data', 'entities');
+  return readdirSync(dir)
+    .flatMap((file) => [...readFileSync(join(dir, file), 'utf8').matchAll(/entity: '([A-Za-z]+)'/g)])
+    .map((match) => match[1] as string);
+}
+
+describe('the stream consumer filter (cost)', () => {
+  const record = (eventName: string, images: { NewImage?: string; OldImage?: string }) => ({
+    eventName,
+    dynamodb: {
+      ...(images.NewImage ? { NewImage: { __edb_e__: { S: images.NewImage } } } : {}),
+      ...(images.OldImage ? { OldImage: { __edb_e__: { S: images.OldImage } } } : {}),
+    },
+  });
+  const invoked = (r: unknown, patterns: unknown[]) => patterns.some((p) => matchesPattern(p, r));
+
+  it('is on the event source mapping, one pattern per filter', () => {
+    // Act
+    const mapping = mappingOf(service.async.streamConsumer) as {
+      FilterCriteria: { Filters: { Pattern: string }[] };
+    };
+
+    // Assess
+    expect(mapping.FilterCriteria.Filters.map((f) => JSON.parse(f.Pattern))).toEqual(streamFilterPatterns());
+  });
+
+  it('never invokes the consumer for rate-limit, idempotency and other bookkeeping writes, or their TTL expiry', () => {
+    // Prepare
+    const mapping = mappingOf(service.async.streamConsumer) as {
+      FilterCriteria: { Filters: { Pattern: string }[] };
+    };
+    const patterns = mapping.FilterCriteria.Filters.map((f) => JSON.parse(f.Pattern));
+
+    // Act + Assess
+    for (const entity of STREAM_IGNORED_ENTITIES) {
+      expect(invoked(record('INSERT', { NewImage: entity }), patterns), entity).toBe(false);
+      expect(invoked(record('MODIFY', { NewImage: entity, OldImage: entity }), patterns), entity).toBe(false);
+      expect(invoked(record('REMOVE', { OldImage: entity }), patterns), entity).toBe(false);
+    }
+    expect(invoked(record('INSERT', {}), patterns)).toBe(false);
+  });
+
+  it('invokes it for every change of a record the service derives events from', () => {
+    // Prepare
+    const mapping = mappingOf(service.async.streamConsumer) as {
+      FilterCriteria: { Filters: { Pattern: string }[] };
+    };
+    const patterns = mapping.FilterCriteria.Filters.map((f) => JSON.parse(f.Pattern));
+
+    // Act + Assess
+    for (const entity of STREAM_ENTITIES) {
+      expect(invoked(record('INSERT', { NewImage: entity }), patterns), entity).toBe(true);
+      expect(invoked(record('MODIFY', { NewImage: entity, OldImage: entity }), patterns), entity).toBe(true);
+      expect(invoked(record('REMOVE', { OldImage: entity }), patterns), entity).toBe(true);
+    }
+  });
+
+  it('classifies every entity of functions/data/entities as bookkeeping or as a stream entity', () => {
+    // Act
+    const names = entityNames();
+
+    // Assess
+    expect(names.length).toBeGreaterThan(10);
+    expect([...names].sort()).toEqual([...STREAM_IGNORED_ENTITIES, ...STREAM_ENTITIES].sort());
+  });
+});
+
+describe('the daily AI resume job', () => {
+  it("has a dead-letter queue for EventBridge deliveries and for the function's own asynchronous retries", () => {
+    // Prepare
+    const dlqArn = { 'Fn::GetAtt': [queueId(service.async.aiResumeDeadLetterQueue), 'Arn'] };
+    const [rule] = Object.values(template.findResources('AWS::Events::Rule'));
+
+    // Act
+    const target = ((rule?.Properties.Targets ?? []) as Json[])[0] as Json;
+    const fn = functionProps(template, service.async, service.async.aiResume) as {
+      DeadLetterConfig: { TargetArn: unknown };
+    };
+    const dlq = template.toJSON().Resources[queueId(service.async.aiResumeDeadLetterQueue)].Properties;
+
+    // Assess
+    expect(target.DeadLetterConfig).toEqual({ Arn: dlqArn });
+    expect(target.RetryPolicy).toEqual({ MaximumRetryAttempts: 2, MaximumEventAgeInSeconds: 7200 });
+    expect(fn.DeadLetterConfig.TargetArn).toEqual(dlqArn);
+    expect(dlq.SqsManagedSseEnabled).toBe(true);
+    expect(queuePolicyStatements(service.async.aiResumeDeadLetterQueue)).toEqual(
+      expect.arrayContaining([
+        denyWithoutTls,
+        expect.objectContaining({ Effect: 'Allow', Principal: { Service: 'events.amazonaws.com' } }),
+      ]),
+    );
+  });
+});
+
 describe('the AI queue', () => {
   it('is encrypted, SSL-only, and redrives to a dead-letter queue after 5 receives', () => {
     // Prepare
@@ -225,8 +340,8 @@ describe('the AI worker', () => {
     // Assess
     expect(mapping.EventSourceArn).toEqual({ 'Fn::GetAtt': [queueId(service.async.aiQueue), 'Arn'] });
     expect(mapping.FunctionResponseTypes).toEqual(['ReportBatchItemFailures']);
-    expect(mapping.BatchSize).toBeGreaterThanOrEqual(1);
-    expect(mapping.BatchSize).toBeLessThanOrEqual(10);
+    // One message per invocation: a slow model call can only time out its own message.
+    expect(mapping.BatchSize).toBe(1);
   });
 
   it('runs Node.js 24 on arm64 with the table, queue and model it needs in its environment', () => {
@@ -242,7 +357,7 @@ describe('the AI worker', () => {
     // Assess
     expect(props.Runtime).toBe('nodejs24.x');
     expect(props.Architectures).toEqual(['arm64']);
-    expect(props.MemorySize).toBe(1024);
+    expect(props.MemorySize).toBe(WORKER_MEMORY_MB);
     expect(props.Timeout).toBeLessThanOrEqual(900);
     expect(Object.keys(props.Environment.Variables).sort()).toEqual(
       [
@@ -250,7 +365,10 @@ describe('the AI worker', () => {
         'AI_PRICE_INPUT_PER_1K_USD',
         'AI_PRICE_OUTPUT_PER_1K_USD',
         'AI_QUEUE_URL',
+        'CURSOR_SECRET_ARN',
         'LOG_LEVEL',
+        'NODE_OPTIONS',
+        'POWERTOOLS_METRICS_NAMESPACE',
         'POWERTOOLS_SERVICE_NAME',
         'TABLE_NAME',
       ].sort(),
@@ -349,7 +467,12 @@ describe('the AI worker', () => {
       stage: 'test',
       bundle: false,
       // As `-c` passes them: strings.
-      context: { aiModelId: modelId, aiPriceInputPer1kUsd: '0.00025', aiPriceOutputPer1kUsd: '0.00125' },
+      context: {
+        ...DEPLOY_CONTEXT,
+        aiModelId: modelId,
+        aiPriceInputPer1kUsd: '0.00025',
+        aiPriceOutputPer1kUsd: '0.00125',
+      },
     });
 
     // Act
@@ -373,7 +496,7 @@ describe('the AI worker', () => {
     expect(resources[0]).not.toContain(DEFAULT_AI_MODEL.modelId);
   });
 
-  it('refuses another model without its prices, and inference profiles or ARNs as model ids', () => {
+  it('refuses another model without its prices, and ARNs or other non-ids as model ids', () => {
     // Prepare
     const withoutPrices = new App({ context: { aiModelId: 'anthropic.claude-3-haiku-20240307-v1:0' } });
     const badPrice = new App({ context: { aiPriceInputPer1kUsd: 'cheap' } });
@@ -382,20 +505,19 @@ describe('the AI worker', () => {
       const fn = new ServiceFunction(new Stack(app, 'Stack'), 'Fn', {
         entry: `${repoRoot}/functions/workers/ai.ts`,
       });
-      fn.bindFoundationModel(modelId);
+      fn.bindBedrockModel(modelId);
     };
 
     // Act + Assess
     expect(() => aiModelFromContext(withoutPrices)).toThrow(/aiPriceInputPer1kUsd/);
     expect(() => aiModelFromContext(badPrice)).toThrow(/non-negative number/);
     expect(aiModelFromContext(new App())).toEqual(DEFAULT_AI_MODEL);
-    expect(bind('us.amazon.nova-lite-v1:0')).toThrow(/not a Bedrock foundation model id/);
-    expect(bind('global.anthropic.claude-haiku-4-5-20251001-v1:0')).toThrow(
-      /not a Bedrock foundation model id/,
-    );
+    expect(bind('us.amazon.nova-lite-v1:0')).not.toThrow();
+    expect(bind('global.anthropic.claude-haiku-4-5-20251001-v1:0')).not.toThrow();
+    expect(bind('eu.us.amazon.nova-lite-v1:0')).toThrow(/neither a Bedrock foundation model id/);
     expect(bind('arn:aws:bedrock:us-east-1::foundation-model/amazon.nova-lite-v1:0')).toThrow(
-      /not a Bedrock foundation model id/,
+      /neither a Bedrock foundation model id/,
     );
-    expect(bind('*')).toThrow(/not a Bedrock foundation model id/);
+    expect(bind('*')).toThrow(/neither a Bedrock foundation model id/);
   });
 });

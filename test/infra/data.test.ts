@@ -2,14 +2,15 @@ import { Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { tableDefinition } from '../../functions/data/table.ts';
 import { buildApp } from '../../lib/app.ts';
+import { DEPLOY_CONTEXT } from './deploy-context.ts';
 
 let template: Template;
 
 beforeAll(() => {
   // Prepare + Act: the data stack as the app builds it (function code is not needed here).
-  const { data } = buildApp({ stage: 'test', bundle: false });
+  const { data } = buildApp({ stage: 'test', bundle: false, context: DEPLOY_CONTEXT });
   template = Template.fromStack(data);
-});
+}, 300_000); // a synth of every stack; slow on a busy 2-core machine
 
 describe('the table', () => {
   it('is the one table of functions/data/table.ts, retained, with stream, TTL and PITR', () => {

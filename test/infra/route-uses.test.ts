@@ -1,12 +1,12 @@
 import { Stack } from 'aws-cdk-lib';
-import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
+import { Template } from 'aws-cdk-lib/assertions';
 import type { CfnRole } from 'aws-cdk-lib/aws-iam';
 import type { CfnFunction } from 'aws-cdk-lib/aws-lambda';
 import type { CfnQueue } from 'aws-cdk-lib/aws-sqs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { type RouteDefinition, routes } from '../../functions/routes.ts';
 import { buildApp, type ServiceApp } from '../../lib/app.ts';
-import { EMAIL_FROM_PLACEHOLDER_WARNING, PLACEHOLDER_EMAIL_FROM } from '../../lib/stacks/api-stack.ts';
+import { DEPLOY_CONTEXT } from './deploy-context.ts';
 
 type Json = Record<string, unknown>;
 interface Statement {
@@ -121,19 +121,12 @@ function sorted(values: unknown[]): string[] {
   return values.map((v) => JSON.stringify(v)).sort();
 }
 
-function placeholderWarnings(service: ServiceApp) {
-  return Annotations.fromStack(service.api).findWarning(
-    '*',
-    Match.stringLikeRegexp(`placeholder sender.*-c emailFrom=.*${EMAIL_FROM_PLACEHOLDER_WARNING}`),
-  );
-}
-
 let real: Synthesized;
 
 beforeAll(() => {
-  // Prepare + Act: the real route table, templates only, with the default (placeholder) sender.
-  real = new Synthesized(buildApp({ stage: 'test', bundle: false }));
-});
+  // Prepare + Act: the real route table, templates only, with the tests' sender.
+  real = new Synthesized(buildApp({ stage: 'test', bundle: false, context: DEPLOY_CONTEXT }));
+}, 300_000); // a synth of every stack; slow on a busy 2-core machine
 
 describe('what a route row uses besides the table', () => {
   it('tags the rows that queue AI work or send email', () => {
@@ -146,7 +139,7 @@ describe('what a route row uses besides the table', () => {
 
   it('gives each route of the table exactly what its row uses: the AI queue, the sender, or neither', () => {
     for (const route of table) {
-      assertUses(real, route, { domain: 'example.com', address: PLACEHOLDER_EMAIL_FROM });
+      assertUses(real, route, { domain: 'example.com', address: DEPLOY_CONTEXT.emailFrom });
     }
     expect(table.some((r) => r.uses?.includes('aiQueue'))).toBe(true);
     expect(table.some((r) => r.uses?.includes('email'))).toBe(true);
@@ -164,7 +157,12 @@ describe('what a route row uses besides the table', () => {
 
     // Act
     const app = new Synthesized(
-      buildApp({ stage: 'test', bundle: false, routes: synthetic, context: { emailFrom: sender.address } }),
+      buildApp({
+        stage: 'test',
+        bundle: false,
+        routes: synthetic,
+        context: { ...DEPLOY_CONTEXT, emailFrom: sender.address },
+      }),
     );
 
     // Assess
@@ -196,38 +194,10 @@ describe('the stacks', () => {
 });
 
 describe('the sender (context emailFrom)', () => {
-  it('warns at synth while it is the placeholder, telling ops to set -c emailFrom', () => {
-    // Act
-    const warnings = placeholderWarnings(real.service);
-
-    // Assess
-    expect(warnings).toHaveLength(1);
-  });
-
-  it('does not warn with a real sender, nor when no route sends email', () => {
-    // Prepare
-    const withSender = buildApp({
-      stage: 'test',
-      bundle: false,
-      context: { emailFrom: 'leads@agency.test' },
-    });
-    const withoutEmail = buildApp({
-      stage: 'test',
-      bundle: false,
-      routes: table.filter((r) => !r.uses?.includes('email')),
-    });
-
-    // Act
-    const warnings = [...placeholderWarnings(withSender), ...placeholderWarnings(withoutEmail)];
-
-    // Assess
-    expect(warnings).toEqual([]);
-  });
-
   it('refuses anything but a plain email address', () => {
     // Prepare
     const build = (emailFrom: string) => () =>
-      buildApp({ stage: 'test', bundle: false, context: { emailFrom } });
+      buildApp({ stage: 'test', bundle: false, context: { ...DEPLOY_CONTEXT, emailFrom } });
 
     // Act + Assess
     expect(build('not-an-address')).toThrow(/Context emailFrom must be a plain email address/);

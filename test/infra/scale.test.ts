@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { type RouteDefinition, routes } from '../../functions/routes.ts';
 import { buildApp } from '../../lib/app.ts';
 import { MAX_ROUTES_PER_GROUP } from '../../lib/stacks/api-stack.ts';
+import { DEPLOY_CONTEXT } from './deploy-context.ts';
 
 /** `count` routes of one tag, reusing real handler entries (bundling is off, so only paths matter). */
 function syntheticRoutes(tag: string, count: number): RouteDefinition[] {
@@ -19,7 +20,7 @@ function syntheticRoutes(tag: string, count: number): RouteDefinition[] {
 }
 
 function resourceCounts(routeTable: RouteDefinition[]): Map<string, number> {
-  const { app } = buildApp({ stage: 'scale', bundle: false, routes: routeTable });
+  const { app } = buildApp({ stage: 'scale', bundle: false, routes: routeTable, context: DEPLOY_CONTEXT });
   const counts = new Map<string, number>();
   for (const stack of app.node.findAll().filter((c): c is Stack => Stack.isStack(c))) {
     counts.set(stack.node.path, Object.keys(Template.fromStack(stack).toJSON().Resources ?? {}).length);
@@ -41,14 +42,14 @@ describe('growth of the route table', () => {
     // Assess
     expect(table.length).toBeGreaterThanOrEqual(60);
     for (const [path, count] of counts) expect(count, path).toBeLessThan(400);
-  });
+  }, 300_000); // a synth of every stack; slow on a busy 2-core machine
 
   it('refuses a tag with more routes than a group may hold', () => {
     // Prepare
     const table = syntheticRoutes('Leads', MAX_ROUTES_PER_GROUP + 1);
 
     // Act
-    const build = () => buildApp({ stage: 'scale', bundle: false, routes: table });
+    const build = () => buildApp({ stage: 'scale', bundle: false, routes: table, context: DEPLOY_CONTEXT });
 
     // Assess
     expect(build).toThrow(/Split the tag/);
