@@ -1,34 +1,13 @@
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
+import { isStreamIgnored } from '../data/stream-entities.ts';
 import { logger } from '../platform/logger.ts';
 import { queueRequestedEnrichment } from '../services/enrichment.ts';
 import { recordEvents } from './events.ts';
+import type { TableChange } from './table-change.ts';
 
-/** One table change, decoded: which entity, and its images before and after. */
-export interface TableChange {
-  eventId: string;
-  kind: 'INSERT' | 'MODIFY' | 'REMOVE';
-  entity: string | undefined;
-  oldImage: Record<string, unknown> | undefined;
-  newImage: Record<string, unknown> | undefined;
-}
-
-/**
- * Items the service keeps for its own bookkeeping (request counters, idempotency answers, search
- * tokens, uniqueness claims, local queues and outboxes, the events log itself): no processor reads
- * their changes, so they are skipped before their images are even decoded.
- */
-const BOOKKEEPING_ENTITIES = new Set([
-  'rateLimitWindow',
-  'idempotencyRecord',
-  'leadSearchToken',
-  'uniqueClaim',
-  'assignmentCounter',
-  'localQueueMessage',
-  'outboxEmail',
-  'aiSpend',
-]);
+export type { TableChange } from './table-change.ts';
 
 type RawImage = Record<string, AttributeValue> | undefined;
 
@@ -74,7 +53,7 @@ export async function handler(event: DynamoDBStreamEvent): Promise<DynamoDBBatch
     const record = records[i] as DynamoDBRecord;
     try {
       const entity = entityOf(record);
-      if (entity !== undefined && BOOKKEEPING_ENTITIES.has(entity)) continue;
+      if (isStreamIgnored(entity)) continue;
       const change = decode(record, entity);
       logger.debug('table change', { entity, kind: change.kind, eventId: change.eventId });
       for (const process of processors) await process(change);

@@ -23,7 +23,7 @@ import { toActivityOut } from '../http/activities/schemas.ts';
 import { toInquiryOut } from '../http/inquiries/schemas.ts';
 import { toLeadOut } from '../http/leads/schemas.ts';
 import { toPropertyOut } from '../http/properties/schemas.ts';
-import type { TableChange } from './consumer.ts';
+import type { TableChange } from './table-change.ts';
 
 type Image = Record<string, unknown>;
 

@@ -9,6 +9,7 @@ import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { NagSuppressions } from 'cdk-nag';
 import type { Construct } from 'constructs';
+import { STREAM_IGNORED_ENTITIES } from '../../functions/data/stream-entities.ts';
 import { tableDefinition } from '../../functions/data/table.ts';
 import { AlarmTopic, ServiceAlarms } from '../constructs/alarms.ts';
 import { repoRoot, ServiceFunction, TABLE_READ } from '../constructs/service-function.ts';
@@ -74,44 +75,6 @@ export const WORKER_MEMORY_MB = 512;
  */
 export const AI_BATCH_SIZE = 1;
 const AI_WORKER_TIMEOUT = Duration.minutes(5);
-
-/**
- * Entities (ElectroDB's `__edb_e__`) whose writes the stream consumer never needs: counters and
- * bookkeeping written on request paths (a rate-limit window on every request, an idempotency record on
- * every write) and copies derived from another item. The event-source filter drops their records
- * before Lambda is invoked, so they cost no invocation. Every entity of functions/data/entities is
- * either here or in STREAM_ENTITIES (test/infra/async.test.ts checks it).
- */
-export const STREAM_IGNORED_ENTITIES = [
-  'rateLimitWindow',
-  'idempotencyRecord',
-  'uniqueClaim',
-  'leadSearchToken',
-  'aiSpend',
-  'assignmentCounter',
-  'localQueueMessage',
-  'outboxEmail',
-  'aiCharge',
-] as const;
-
-/** Entities whose changes reach the stream consumer (events, enrichment outbox). */
-export const STREAM_ENTITIES = [
-  'tenant',
-  'apiKey',
-  'agent',
-  'place',
-  'area',
-  'areaMembership',
-  'property',
-  'lead',
-  'leadCriteria',
-  'leadProperty',
-  'matchSent',
-  'inquiry',
-  'activity',
-  // The webhook fan-out reacts to new event items; deriving events skips them (no event of an event).
-  'event',
-] as const;
 
 /**
  * The stream consumer's filter criteria (Lambda event filtering; patterns are ORed): an insert or

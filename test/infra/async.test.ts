@@ -7,15 +7,10 @@ import type { CfnFunction } from 'aws-cdk-lib/aws-lambda';
 import type { CfnQueue, Queue } from 'aws-cdk-lib/aws-sqs';
 import { BUNDLING_STACKS } from 'aws-cdk-lib/cx-api';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { STREAM_ENTITIES, STREAM_IGNORED_ENTITIES } from '../../functions/data/stream-entities.ts';
 import { aiModelFromContext, buildApp, type ServiceApp } from '../../lib/app.ts';
 import { repoRoot, ServiceFunction } from '../../lib/constructs/service-function.ts';
-import {
-  DEFAULT_AI_MODEL,
-  STREAM_ENTITIES,
-  STREAM_IGNORED_ENTITIES,
-  streamFilterPatterns,
-  WORKER_MEMORY_MB,
-} from '../../lib/stacks/async-stack.ts';
+import { DEFAULT_AI_MODEL, streamFilterPatterns, WORKER_MEMORY_MB } from '../../lib/stacks/async-stack.ts';
 import { DEPLOY_CONTEXT } from './deploy-context.ts';
 
 type Json = Record<string, unknown>;

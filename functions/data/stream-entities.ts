@@ -1,0 +1,49 @@
+/**
+ * Which table items the stream consumer reads, by ElectroDB entity name (`__edb_e__`). One list,
+ * read by both sides: the CDK event-source filter (lib/stacks/async-stack.ts) drops the ignored
+ * entities' records before Lambda is invoked, and the consumer (functions/streams/consumer.ts) skips
+ * them undecoded where no filter runs (the local stream poller). Every entity of
+ * functions/data/entities is in exactly one of the two lists (test/infra/async.test.ts checks it).
+ */
+
+/**
+ * Counters and bookkeeping written on request paths (a rate-limit window on every request, an
+ * idempotency record on every write) and copies derived from another item: no processor needs them.
+ */
+export const STREAM_IGNORED_ENTITIES = [
+  'rateLimitWindow',
+  'idempotencyRecord',
+  'uniqueClaim',
+  'leadSearchToken',
+  'aiSpend',
+  'aiCharge',
+  'assignmentCounter',
+  'localQueueMessage',
+  'outboxEmail',
+] as const;
+
+/** Entities whose changes reach the stream consumer (events, enrichment outbox, webhook fan-out). */
+export const STREAM_ENTITIES = [
+  'tenant',
+  'apiKey',
+  'agent',
+  'place',
+  'area',
+  'areaMembership',
+  'property',
+  'lead',
+  'leadCriteria',
+  'leadProperty',
+  'matchSent',
+  'inquiry',
+  'activity',
+  // The webhook fan-out reacts to new event items; deriving events skips them (no event of an event).
+  'event',
+] as const;
+
+const ignored: ReadonlySet<string> = new Set(STREAM_IGNORED_ENTITIES);
+
+/** True for an entity whose changes no stream processor reads. */
+export function isStreamIgnored(entity: string | undefined): boolean {
+  return entity !== undefined && ignored.has(entity);
+}
