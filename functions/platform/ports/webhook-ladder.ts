@@ -1,0 +1,147 @@
+import { randomUUID } from 'node:crypto';
+import { ConflictException, CreateScheduleCommand, SchedulerClient } from '@aws-sdk/client-scheduler';
+import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import * as z from 'zod/mini';
+import { LocalQueueMessage } from '../../data/entities/local-queue-message.ts';
+import { visibleAtKey } from './queue.ts';
+
+/** What the delivery worker receives: which delivery, and which message of it this is. */
+export const DeliveryMessage = z.object({
+  tenantId: z.string(),
+  endpointId: z.string(),
+  deliveryId: z.string(),
+  trigger: z.enum(['auto', 'manual', 'test']),
+  /** `auto`: the delivery's scheduleToken when queued; `manual`/`test`: the send request id. */
+  token: z.string(),
+});
+export type DeliveryMessage = z.infer<typeof DeliveryMessage>;
+
+/** The name of the local stack's webhook queue (a table-backed stand-in for the SQS queue). */
+export const LOCAL_WEBHOOK_QUEUE = 'webhooks';
+
+/** SQS holds a message back at most 15 minutes; a later attempt is an EventBridge Scheduler schedule. */
+export const MAX_SQS_DELAY_SECONDS = 900;
+
+/** Puts a delivery message on the delivery queue, now or after a delay (a rung of the ladder). */
+export interface WebhookLadderPort {
+  enqueue(message: DeliveryMessage, delayMs: number): Promise<void>;
+}
+
+export interface AwsLadderSettings {
+  queueUrl: string;
+  /** Needed only to schedule an attempt more than 15 minutes away. */
+  queueArn?: string | undefined;
+  scheduleGroup?: string | undefined;
+  /** The role EventBridge Scheduler assumes to send to the queue (and can do nothing else). */
+  schedulerRoleArn?: string | undefined;
+}
+
+/**
+ * The ladder on AWS: a wait up to 15 minutes is an SQS `DelaySeconds`; a longer one is a one-time
+ * EventBridge Scheduler schedule in its own group that sends the message to the same queue and
+ * deletes itself afterwards. The schedule is named after the message's token, so queuing the same
+ * message twice makes one schedule (the second gets ConflictException, which is success here).
+ */
+export class AwsWebhookLadder implements WebhookLadderPort {
+  readonly #settings: AwsLadderSettings;
+  readonly #sqs: SQSClient;
+  readonly #scheduler: SchedulerClient;
+  constructor(settings: AwsLadderSettings, clients: { sqs?: SQSClient; scheduler?: SchedulerClient } = {}) {
+    if (!settings.queueUrl) throw new Error('WEBHOOK_QUEUE_URL is not set');
+    this.#settings = settings;
+    this.#sqs = clients.sqs ?? new SQSClient({});
+    this.#scheduler = clients.scheduler ?? new SchedulerClient({});
+  }
+
+  async enqueue(message: DeliveryMessage, delayMs: number): Promise<void> {
+    const body = JSON.stringify(message);
+    const delaySeconds = Math.max(0, Math.ceil(delayMs / 1000));
+    if (delaySeconds <= MAX_SQS_DELAY_SECONDS) {
+      await this.#sqs.send(
+        new SendMessageCommand({
+          QueueUrl: this.#settings.queueUrl,
+          MessageBody: body,
+          DelaySeconds: delaySeconds,
+        }),
+      );
+      return;
+    }
+    const { queueArn, scheduleGroup, schedulerRoleArn } = this.#settings;
+    if (!queueArn || !scheduleGroup || !schedulerRoleArn) {
+      throw new Error(
+        'WEBHOOK_QUEUE_ARN, WEBHOOK_SCHEDULE_GROUP and WEBHOOK_SCHEDULER_ROLE_ARN must be set to schedule a retry',
+      );
+    }
+    // `at()` takes a local date-time without zone or fraction; the zone is given apart (UTC).
+    const at = new Date(Date.now() + delaySeconds * 1000).toISOString().slice(0, 19);
+    try {
+      await this.#scheduler.send(
+        new CreateScheduleCommand({
+          Name: scheduleName(message),
+          GroupName: scheduleGroup,
+          ScheduleExpression: `at(${at})`,
+          ScheduleExpressionTimezone: 'UTC',
+          FlexibleTimeWindow: { Mode: 'OFF' },
+          ActionAfterCompletion: 'DELETE',
+          Target: {
+            Arn: queueArn,
+            RoleArn: schedulerRoleArn,
+            Input: body,
+            RetryPolicy: { MaximumEventAgeInSeconds: 86_400, MaximumRetryAttempts: 185 },
+          },
+        }),
+      );
+    } catch (error) {
+      if (!(error instanceof ConflictException)) throw error;
+    }
+  }
+}
+
+/** A schedule name (≤ 64 of `[0-9A-Za-z_.-]`) unique per queued message. */
+export function scheduleName(message: DeliveryMessage): string {
+  return `webhook-${message.token}`.replace(/[^0-9A-Za-z_.-]/g, '').slice(0, 64);
+}
+
+/**
+ * The local stack's ladder: the message becomes an item of the table-backed local queue, visible
+ * after the delay (scripts/local/queue-poller.ts delivers it). Being in DynamoDB, a pending retry
+ * survives a restart of `npm start`.
+ */
+export class LocalWebhookLadder implements WebhookLadderPort {
+  async enqueue(message: DeliveryMessage, delayMs: number): Promise<void> {
+    await LocalQueueMessage.create({
+      queue: LOCAL_WEBHOOK_QUEUE,
+      visibleAt: visibleAtKey(Date.now() + Math.max(0, delayMs)),
+      id: randomUUID(),
+      body: JSON.stringify(message),
+      receiveCount: 0,
+    }).go();
+  }
+}
+
+/**
+ * The adapter for this process. Inside Lambda it is always AWS and its settings must be there (a
+ * missing one throws, never falls back to the local queue); elsewhere the local queue.
+ */
+export function ladderFromEnvironment(env: NodeJS.ProcessEnv = process.env): WebhookLadderPort {
+  if (!env.AWS_LAMBDA_FUNCTION_NAME) return new LocalWebhookLadder();
+  if (!env.WEBHOOK_QUEUE_URL) throw new Error('WEBHOOK_QUEUE_URL is not set in this function');
+  return new AwsWebhookLadder({
+    queueUrl: env.WEBHOOK_QUEUE_URL,
+    queueArn: env.WEBHOOK_QUEUE_ARN,
+    scheduleGroup: env.WEBHOOK_SCHEDULE_GROUP,
+    schedulerRoleArn: env.WEBHOOK_SCHEDULER_ROLE_ARN,
+  });
+}
+
+let port: WebhookLadderPort | undefined;
+
+export function webhookLadder(): WebhookLadderPort {
+  port ??= ladderFromEnvironment();
+  return port;
+}
+
+/** Tests swap the adapter. */
+export function setWebhookLadder(next: WebhookLadderPort | undefined): void {
+  port = next;
+}
