@@ -64,7 +64,7 @@ export async function fanOutEvent(
     const created = await insertDeliveryOnce(record);
     const delivery = created ? record : await getDelivery(tenantId, record.id);
     // Already attempted: the replayed batch came after the queue did its work.
-    if (!delivery || delivery.status !== 'pending' || delivery.autoAttempts > 0) continue;
+    if (delivery?.status !== 'pending' || delivery.autoAttempts > 0) continue;
     await deps.ladder.enqueue(autoMessage(delivery), 0);
   }
   return endpoints.length;

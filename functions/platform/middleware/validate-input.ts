@@ -1,6 +1,7 @@
 import type { MiddlewareObj } from '@middy/core';
 import type { Context } from 'aws-lambda';
 import type * as z from 'zod/mini';
+import { stripActionSuffixes } from '../../routes.ts';
 import { PayloadTooLargeError, RequestValidationError, type ValidationIssue } from '../errors.ts';
 import type { HttpEvent } from '../http.ts';
 import { stateOf } from '../request-state.ts';
@@ -77,7 +78,14 @@ export function validateInput(schemas: InputSchemas): MiddlewareObj<HttpEvent, u
       const { event } = request;
       const issues: ValidationIssue[] = [];
       const body = readBody(event);
-      const params = schemas.params ? parse('path', schemas.params, event.pathParameters ?? {}, issues) : {};
+      const params = schemas.params
+        ? parse(
+            'path',
+            schemas.params,
+            stripActionSuffixes(stateOf(request.context).route, event.pathParameters ?? {}),
+            issues,
+          )
+        : {};
       const query = schemas.query
         ? parse('query', schemas.query, event.queryStringParameters ?? {}, issues)
         : {};

@@ -72,8 +72,9 @@ export class AwsWebhookLadder implements WebhookLadderPort {
         'WEBHOOK_QUEUE_ARN, WEBHOOK_SCHEDULE_GROUP and WEBHOOK_SCHEDULER_ROLE_ARN must be set to schedule a retry',
       );
     }
-    // `at()` takes a local date-time without zone or fraction; the zone is given apart (UTC).
-    const at = new Date(Date.now() + delaySeconds * 1000).toISOString().slice(0, 19);
+    // `at()` takes a date-time without zone or fraction (the zone is given apart, UTC): rounded up to
+    // the second, so the attempt is never made early.
+    const at = new Date(Math.ceil((Date.now() + delayMs) / 1000) * 1000).toISOString().slice(0, 19);
     try {
       await this.#scheduler.send(
         new CreateScheduleCommand({
