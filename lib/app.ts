@@ -78,6 +78,7 @@ export function buildApp(options: BuildAppOptions = {}): ServiceApp {
     description: 'Listings and Leads: stream consumer, AI queue and worker',
     table: data.table,
     aiModel: aiModelFromContext(app),
+    emailFrom: emailFromContext(app),
   });
   const api = new ApiStack(app, `${prefix}-Api`, {
     env,

@@ -127,7 +127,7 @@ describe('the stream consumer', () => {
     );
   });
 
-  it('runs Node.js 24 on arm64 with its own log group, and only reads the table', () => {
+  it('runs Node.js 24 on arm64 with its own log group; reads the table and creates webhook deliveries', () => {
     // Prepare
     const consumer = service.async.streamConsumer;
 
@@ -151,13 +151,14 @@ describe('the stream consumer', () => {
         'dynamodb:GetRecords',
         'dynamodb:GetShardIterator',
         'dynamodb:ListStreams',
+        'dynamodb:PutItem',
         'dynamodb:Query',
       ].sort(),
     );
     expect(actions.filter((a) => a.includes('*'))).toEqual([]);
   });
 
-  it('knows the AI queue and may only send to it (besides its own dead-letter queue)', () => {
+  it('knows the AI and webhook queues and may only send to them (besides its own dead-letter queue)', () => {
     // Prepare
     const consumer = service.async.streamConsumer;
     const aiQueueArn = { 'Fn::GetAtt': [queueId(service.async.aiQueue), 'Arn'] };
@@ -179,7 +180,12 @@ describe('the stream consumer', () => {
     expect(toDlq.flatMap(actionsOf).sort()).toEqual(
       ['sqs:GetQueueAttributes', 'sqs:GetQueueUrl', 'sqs:SendMessage'].sort(),
     );
-    expect(toAiQueue.length + toDlq.length).toBe(sqsStatements.length);
+    const webhookQueueArn = { 'Fn::GetAtt': [queueId(service.async.webhookLadder.queue), 'Arn'] };
+    const toWebhooks = sqsStatements.filter(
+      (s) => JSON.stringify(s.Resource) === JSON.stringify(webhookQueueArn),
+    );
+    expect(toWebhooks.flatMap(actionsOf)).toEqual(['sqs:SendMessage']);
+    expect(toAiQueue.length + toDlq.length + toWebhooks.length).toBe(sqsStatements.length);
     expect(statements.flatMap(actionsOf)).not.toContain('bedrock:InvokeModel');
   });
 });

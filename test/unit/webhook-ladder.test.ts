@@ -102,7 +102,9 @@ describe('AwsWebhookLadder', () => {
   });
 
   it('treats an existing schedule of the same message as done (a repeated enqueue)', async () => {
-    scheduler.on(CreateScheduleCommand).rejects(new ConflictException({ message: 'exists', $metadata: {} }));
+    scheduler
+      .on(CreateScheduleCommand)
+      .rejects(new ConflictException({ Message: 'exists', message: 'exists', $metadata: {} }));
     await expect(
       new AwsWebhookLadder(settings, { sqs: new SQSClient({}), scheduler: new SchedulerClient({}) }).enqueue(
         message,
