@@ -191,7 +191,7 @@ beforeAll(async () => {
   // A minute is 6 ms: the whole ladder (about 68.6 hours) takes about 25 s.
   Object.assign(env, { LOCAL_ALLOW_PRIVATE_URLS: '1', RETRY_DELAY_SCALE: '0.0001' });
   await startStack();
-  tenantId = (await adminJson('tenant create', '--slug', slug, '--name', 'Webhook Co')).id;
+  tenantId = (await adminJson('tenant', 'create', '--slug', slug, '--name', 'Webhook Co')).id;
   key = (
     await adminJson(
       'key',
