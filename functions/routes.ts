@@ -9,6 +9,7 @@ import { leadPropertyRoutes } from './http/lead-properties/routes.ts';
 import { leadRoutes } from './http/leads/routes.ts';
 import { placeRoutes } from './http/places/routes.ts';
 import { propertyRoutes } from './http/properties/routes.ts';
+import { webhookRoutes } from './http/webhooks/routes.ts';
 
 /**
  * THE route table. Every HTTP operation is one row: CDK builds one API route and one function per
@@ -51,6 +52,7 @@ export const routes = [
   ...leadCriteriaRoutes,
   ...agentRoutes,
   ...eventRoutes,
+  ...webhookRoutes,
 ] as const satisfies readonly RouteDefinition[];
 
 export type OperationId = (typeof routes)[number]['operationId'];
@@ -59,6 +61,33 @@ export function routeFor(operationId: OperationId): RouteDefinition {
   const route = routes.find((r) => r.operationId === operationId);
   if (!route) throw new Error(`No route ${operationId} in functions/routes.ts`);
   return route;
+}
+
+/**
+ * The route's path as an API Gateway route key path. API Gateway takes a path variable only as a
+ * whole segment, so an action suffix after a variable (`{delivery_id}:redeliver`) is matched by the
+ * variable alone (`{delivery_id}`), and `pathParameters` then carry the suffix: see
+ * `stripActionSuffixes`. No two rows may differ only by such a suffix (the route table test checks).
+ */
+export function apiGatewayPath(path: string): string {
+  return path.replace(/\{(\w+)\}[^/]+/g, '{$1}');
+}
+
+/**
+ * The path parameters of `route` without the action suffixes API Gateway left on them
+ * (`<uuid>:redeliver` → `<uuid>`); the local server already matches the full segment.
+ */
+export function stripActionSuffixes(
+  route: RouteDefinition,
+  parameters: Record<string, string | undefined>,
+): Record<string, string | undefined> {
+  const stripped = { ...parameters };
+  for (const [, name, suffix] of route.path.matchAll(/\{(\w+)\}([^/]+)/g)) {
+    const value = stripped[name as string];
+    if (value?.endsWith(suffix as string))
+      stripped[name as string] = value.slice(0, -(suffix as string).length);
+  }
+  return stripped;
 }
 
 /** Writes are every method but GET: they need an active subscription and accept Idempotency-Key. */

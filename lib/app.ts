@@ -85,6 +85,7 @@ export function buildApp(options: BuildAppOptions = {}): ServiceApp {
     cursorSecret: data.cursorSecret,
     alarmEmail,
     aiModel,
+    emailFrom,
   });
   const api = new ApiStack(app, `${prefix}-Api`, {
     env,

@@ -32,6 +32,8 @@ const ConfigSchema = z.object({
   AI_PRICE_OUTPUT_PER_1K_USD: z._default(coercedNumber().check(z.gte(0)), 0.015),
   /** Verified SES sender; required in Lambda by the functions that email. */
   EMAIL_FROM: z.optional(z.email()),
+  /** Multiplies the webhook retry ladder's waits (local stack: 0.001 turns a minute into 60 ms). */
+  RETRY_DELAY_SCALE: z._default(coercedNumber().check(z.gt(0)), 1),
   LOG_LEVEL: z._default(z.enum(['DEBUG', 'INFO', 'WARN', 'ERROR', 'SILENT']), 'INFO'),
 });
 

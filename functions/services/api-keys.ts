@@ -4,6 +4,7 @@ import { displayPrefix, generateSecretKey, hashSecretKey } from '../domain/api-k
 import { isScope, SCOPES } from '../domain/scopes.ts';
 import { NotFoundError } from '../platform/errors.ts';
 import { AdminInputError } from './tenants.ts';
+import { disableEndpointsOfKey } from './webhook-endpoints.ts';
 
 export function parseScopes(value: string): string[] {
   const scopes = [
@@ -46,9 +47,14 @@ export async function issueApiKey(input: {
   return { record, secret };
 }
 
-export async function revokeApiKeyById(tenantId: string, id: string): Promise<ApiKeyRecord> {
+/** Revokes a key and disables the webhook endpoints it subscribed (§5); says how many. */
+export async function revokeApiKeyById(
+  tenantId: string,
+  id: string,
+): Promise<ApiKeyRecord & { webhooksDisabled: number }> {
   const record = await findApiKeyById(tenantId, id);
   if (!record) throw new NotFoundError(`No API key ${id} in this tenant`);
-  if (record.revokedAt) return record;
-  return revokeApiKey(record, new Date().toISOString());
+  const revoked = record.revokedAt ? record : await revokeApiKey(record, new Date().toISOString());
+  // Also on a repeated revoke: an earlier one may have stopped between the two writes.
+  return { ...revoked, webhooksDisabled: await disableEndpointsOfKey(tenantId, id) };
 }

@@ -38,6 +38,7 @@ const processors: ChangeProcessor[] = [
   recordEvents,
   // Outbox for AI enrichment: the write that requested it committed, so the request cannot be lost.
   (change) => queueRequestedEnrichment(change.oldImage, change.newImage),
+  (change) => import('./webhook-fanout.ts').then((m) => m.webhookFanout(change)),
 ];
 
 /**

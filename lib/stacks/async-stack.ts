@@ -13,6 +13,7 @@ import { STREAM_IGNORED_ENTITIES } from '../../functions/data/stream-entities.ts
 import { tableDefinition } from '../../functions/data/table.ts';
 import { AlarmTopic, ServiceAlarms } from '../constructs/alarms.ts';
 import { repoRoot, ServiceFunction, TABLE_READ } from '../constructs/service-function.ts';
+import { WebhookLadder } from '../constructs/webhook-ladder.ts';
 
 /** The Bedrock model of the AI worker, and what its tokens cost (the Tenants' AI spend is charged at it). */
 export interface AiModelSettings {
@@ -56,6 +57,11 @@ export interface AsyncStackProps extends StackProps {
    * @default DEFAULT_AI_MODEL (Amazon Nova Lite, `amazon.nova-lite-v1:0`)
    */
   readonly aiModel?: AiModelSettings;
+  /**
+   * The SES sender of the webhook worker's emails (an endpoint disabled).
+   * @default - none (the worker cannot email; tests only)
+   */
+  readonly emailFrom?: string;
 }
 
 /**
@@ -118,6 +124,8 @@ export class AsyncStack extends Stack {
   readonly alarmTopic: AlarmTopic;
   /** The alarms of this stack; `alarms.watchDeadLetterQueue(queue)` adds one for a new DLQ. */
   readonly alarms: ServiceAlarms;
+  /** Webhook delivery: queue, DLQ (`webhookLadder.deadLetterQueue`), worker, scheduler group and role. */
+  readonly webhookLadder: WebhookLadder;
 
   constructor(scope: Construct, id: string, props: AsyncStackProps) {
     super(scope, id, props);
@@ -197,6 +205,12 @@ export class AsyncStack extends Stack {
       'dynamodb:ListStreams (granted by the DynamoDB event source) does not support resource-level ' +
         'permissions: IAM only accepts "*" for it. Stream reads themselves are scoped to the stream ARN.',
     );
+
+    this.webhookLadder = new WebhookLadder(this, 'WebhookLadder', {
+      table: props.table,
+      streamConsumer: this.streamConsumer,
+      ...(props.emailFrom ? { emailFrom: props.emailFrom } : {}),
+    });
 
     this.aiWorker = new ServiceFunction(this, 'AiWorker', {
       entry: join(repoRoot, 'functions', 'workers', 'ai.ts'),

@@ -8,7 +8,7 @@ import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { NagSuppressions } from 'cdk-nag';
 import type { Construct } from 'constructs';
 import { tableDefinition } from '../../functions/data/table.ts';
-import { isWrite, type RouteDefinition } from '../../functions/routes.ts';
+import { apiGatewayPath, isWrite, type RouteDefinition } from '../../functions/routes.ts';
 import { repoRoot, ServiceFunction, TABLE_READ, type TableAction } from '../constructs/service-function.ts';
 
 /**
@@ -97,7 +97,7 @@ export class RouteGroupStack extends NestedStack {
 
       const httpRoute = new HttpRoute(this, `${route.operationId}Route`, {
         httpApi: props.api,
-        routeKey: HttpRouteKey.with(route.path, HttpMethod[route.method]),
+        routeKey: HttpRouteKey.with(apiGatewayPath(route.path), HttpMethod[route.method]),
         integration: new HttpLambdaIntegration(`${route.operationId}Integration`, service.fn),
       });
       NagSuppressions.addResourceSuppressions(httpRoute, [

@@ -3,6 +3,8 @@ import { basename } from 'node:path';
 import { requireTenantBySlug } from '../../functions/data/tenants.ts';
 import { toPlaceOut } from '../../functions/http/places/schemas.ts';
 import { toPropertyOut } from '../../functions/http/properties/schemas.ts';
+import { toEndpointOut } from '../../functions/http/webhooks/schemas.ts';
+import { RequestValidationError } from '../../functions/platform/errors.ts';
 import { createAgent } from '../../functions/services/agents.ts';
 import { issueApiKey, parseScopes, revokeApiKeyById } from '../../functions/services/api-keys.ts';
 import { createArea, recomputeAreas, setManualMembership } from '../../functions/services/areas.ts';
@@ -18,6 +20,7 @@ import {
   presentTenant,
   updateTenantFromAdmin,
 } from '../../functions/services/tenants.ts';
+import { createEndpoint, listAllEndpoints } from '../../functions/services/webhook-endpoints.ts';
 import { listOutbox } from '../local/adapters/outbox-email.ts';
 import {
   booleanFlag,
@@ -122,7 +125,37 @@ export const commands: Record<string, Command> = {
     run: async (flags) => {
       const tenant = await requireTenantBySlug(required(flags, 'tenant'));
       const record = await revokeApiKeyById(tenant.tenantId, required(flags, 'id'));
-      return { id: record.id, revoked_at: record.revokedAt };
+      return { id: record.id, revoked_at: record.revokedAt, webhooks_disabled: record.webhooksDisabled };
+    },
+  },
+  'webhook create': {
+    usage: '--tenant SLUG --url URL --events a,b   (a console endpoint; the secret is shown only here)',
+    run: async (flags) => {
+      const tenant = await requireTenantBySlug(required(flags, 'tenant'));
+      const events = required(flags, 'events')
+        .split(',')
+        .map((e) => e.trim())
+        .filter(Boolean);
+      try {
+        const endpoint = await createEndpoint({
+          tenantId: tenant.tenantId,
+          url: required(flags, 'url'),
+          events,
+          via: 'console',
+          loc: { url: ['--url'], events: ['--events'] },
+        });
+        return { id: endpoint.id, secret: endpoint.secret };
+      } catch (error) {
+        if (!(error instanceof RequestValidationError)) throw error;
+        throw new AdminInputError(error.issues.map((i) => `${i.loc.join(' ')}: ${i.msg}`).join('; '));
+      }
+    },
+  },
+  'webhook list': {
+    usage: '--tenant SLUG',
+    run: async (flags) => {
+      const tenant = await requireTenantBySlug(required(flags, 'tenant'));
+      return (await listAllEndpoints(tenant.tenantId)).map(toEndpointOut);
     },
   },
   'area create': {

@@ -4,30 +4,43 @@ import { isConditionalFailure } from '../../functions/data/errors.ts';
 import type { QueueName } from '../../functions/platform/ports/queue.ts';
 import { visibleAtKey } from './adapters/local-queue.ts';
 
+/** A local queue's name: the service's queues, and the webhook delivery queue. */
+type LocalQueueName = QueueName | 'webhooks';
+
 type SqsHandler = (event: SQSEvent) => Promise<SQSBatchResponse | undefined>;
 
 /** How long a message that failed waits before it is delivered again, and how often. */
 const REDELIVERY_DELAY_MS = 5_000;
 const MAX_RECEIVES = 5;
+/**
+ * Like SQS's visibility timeout: a claimed message stays in the table, invisible this long, until
+ * its handler finishes. A process stopped mid-handler therefore loses nothing: the message shows
+ * again after the lease (at-least-once, as in AWS).
+ */
+const LEASE_MS = 60_000;
 
 /**
  * Delivers the messages that are due, in the SQS event shape the Lambda worker expects. A message
- * is claimed by deleting it (conditionally), so two pollers never deliver it twice; a reported
- * failure puts it back with a delay, like SQS's visibility timeout, until MAX_RECEIVES.
+ * is claimed by writing a leased copy (visible after LEASE_MS) and deleting the original
+ * conditionally, so two pollers never deliver it twice and a crash mid-handler does not lose it;
+ * a reported failure puts it back with a delay until MAX_RECEIVES.
  */
-export async function deliverDue(queue: QueueName, handler: SqsHandler, limit = 10): Promise<number> {
+export async function deliverDue(queue: LocalQueueName, handler: SqsHandler, limit = 10): Promise<number> {
   const { data } = await LocalQueueMessage.query
     .byVisibility({ queue })
     .lte({ visibleAt: visibleAtKey(Date.now()), id: '\uffff' })
     .go({ limit });
-  const claimed = [];
+  const claimed: ((typeof data)[number] & { leasedUntil: string })[] = [];
   for (const message of data) {
+    const leasedUntil = visibleAtKey(Date.now() + LEASE_MS);
+    await LocalQueueMessage.create({ ...message, visibleAt: leasedUntil }).go();
     try {
       await LocalQueueMessage.delete({ queue, visibleAt: message.visibleAt, id: message.id })
         .where(({ id }, { exists }) => exists(id))
         .go();
-      claimed.push(message);
+      claimed.push({ ...message, leasedUntil });
     } catch (error) {
+      await LocalQueueMessage.delete({ queue, visibleAt: leasedUntil, id: message.id }).go();
       if (!isConditionalFailure(error)) throw error;
     }
   }
@@ -58,6 +71,7 @@ export async function deliverDue(queue: QueueName, handler: SqsHandler, limit = 
     failed = new Set(claimed.map((m) => m.id));
   }
   for (const message of claimed) {
+    await LocalQueueMessage.delete({ queue, visibleAt: message.leasedUntil, id: message.id }).go();
     if (!failed.has(message.id) || message.receiveCount + 1 >= MAX_RECEIVES) continue;
     await LocalQueueMessage.create({
       queue,
@@ -72,7 +86,7 @@ export async function deliverDue(queue: QueueName, handler: SqsHandler, limit = 
 
 /** Polls a local queue until stopped (the local stack's stand-in for the SQS event source). */
 export function startQueuePoller(options: {
-  queue: QueueName;
+  queue: LocalQueueName;
   handler: SqsHandler;
   intervalMs?: number;
   onError?: (error: unknown) => void;

@@ -87,6 +87,14 @@ const aiPoller = startQueuePoller({
   onError: (error) => console.error('AI worker:', (error as Error).message),
 });
 
+const { handler: webhookWorker } = await import('../../functions/workers/webhook-delivery.ts');
+const webhookPoller = startQueuePoller({
+  queue: 'webhooks',
+  handler: webhookWorker,
+  intervalMs: 100,
+  onError: (error) => console.error('webhook delivery:', (error as Error).message),
+});
+
 // The daily AI resume job of AWS, run at start and hourly here.
 const { handler: aiResume } = await import('../../functions/workers/ai-resume.ts');
 const runResume = () =>
@@ -124,6 +132,7 @@ async function stop(): Promise<void> {
   log('Stopping…');
   poller.stop();
   aiPoller.stop();
+  webhookPoller.stop();
   clearInterval(resumeTimer);
   server.closeAllConnections();
   server.close();

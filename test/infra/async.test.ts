@@ -126,7 +126,7 @@ describe('the stream consumer', () => {
     );
   });
 
-  it('runs Node.js 24 on arm64 with its own log group, and only reads the table', () => {
+  it('runs Node.js 24 on arm64 with its own log group; reads the table and creates webhook deliveries', () => {
     // Prepare
     const consumer = service.async.streamConsumer;
 
@@ -150,13 +150,14 @@ describe('the stream consumer', () => {
         'dynamodb:GetRecords',
         'dynamodb:GetShardIterator',
         'dynamodb:ListStreams',
+        'dynamodb:PutItem',
         'dynamodb:Query',
       ].sort(),
     );
     expect(actions.filter((a) => a.includes('*'))).toEqual([]);
   });
 
-  it('knows the AI queue and may only send to it (besides its own dead-letter queue)', () => {
+  it('knows the AI and webhook queues and may only send to them (besides its own dead-letter queue)', () => {
     // Prepare
     const consumer = service.async.streamConsumer;
     const aiQueueArn = { 'Fn::GetAtt': [queueId(service.async.aiQueue), 'Arn'] };
@@ -168,17 +169,26 @@ describe('the stream consumer', () => {
     const env = (functionProps(template, service.async, consumer).Environment as { Variables: Json })
       .Variables;
 
-    // Assess
+    // Assess: (action, queue) pairs, however CDK merges statements.
     expect(env.AI_QUEUE_URL).toEqual({ Ref: queueId(service.async.aiQueue) });
-    for (const statement of sqsStatements) expect(resourcesOf(statement)).toHaveLength(1);
-    const toAiQueue = sqsStatements.filter((s) => JSON.stringify(s.Resource) === JSON.stringify(aiQueueArn));
-    const toDlq = sqsStatements.filter((s) => JSON.stringify(s.Resource) === JSON.stringify(dlqArn));
-    expect(toAiQueue.flatMap(actionsOf)).toEqual(['sqs:SendMessage']);
+    const webhookQueueArn = { 'Fn::GetAtt': [queueId(service.async.webhookLadder.queue), 'Arn'] };
+    const pairs = sqsStatements.flatMap((s) =>
+      actionsOf(s).flatMap((a) => resourcesOf(s).map((r) => [a, JSON.stringify(r)] as const)),
+    );
+    const actionsOn = (arn: unknown) =>
+      pairs
+        .filter(([, r]) => r === JSON.stringify(arn))
+        .map(([a]) => a)
+        .sort();
+    expect(actionsOn(aiQueueArn)).toEqual(['sqs:SendMessage']);
+    expect(actionsOn(webhookQueueArn)).toEqual(['sqs:SendMessage']);
     // The on-failure destination of the stream (granted by the event source).
-    expect(toDlq.flatMap(actionsOf).sort()).toEqual(
+    expect(actionsOn(dlqArn)).toEqual(
       ['sqs:GetQueueAttributes', 'sqs:GetQueueUrl', 'sqs:SendMessage'].sort(),
     );
-    expect(toAiQueue.length + toDlq.length).toBe(sqsStatements.length);
+    expect(actionsOn(aiQueueArn).length + actionsOn(webhookQueueArn).length + actionsOn(dlqArn).length).toBe(
+      pairs.length,
+    );
     expect(statements.flatMap(actionsOf)).not.toContain('bedrock:InvokeModel');
   });
 });

@@ -1,6 +1,7 @@
 import type { MiddlewareObj } from '@middy/core';
 import type { Context } from 'aws-lambda';
 import type * as z from 'zod/mini';
+import { stripActionSuffixes } from '../../routes.ts';
 import { PayloadTooLargeError, RequestValidationError, type ValidationIssue } from '../errors.ts';
 import { type HttpEvent, pathParameterProblem } from '../http.ts';
 import { stateOf } from '../request-state.ts';
@@ -90,7 +91,7 @@ export function validateInput(schemas: InputSchemas): MiddlewareObj<HttpEvent, u
       const { event } = request;
       const issues: ValidationIssue[] = [];
       const body = readBody(event);
-      const pathParameters = event.pathParameters ?? {};
+      const pathParameters = stripActionSuffixes(stateOf(request.context).route, event.pathParameters ?? {});
       const badEncodings = encodingIssues(pathParameters);
       issues.push(...badEncodings);
       const params =

@@ -2,9 +2,11 @@ import { setEnrichmentProvider } from '../../../functions/platform/ports/ai-prov
 import { setEmails } from '../../../functions/platform/ports/email.ts';
 import { setQueue } from '../../../functions/platform/ports/queue.ts';
 import { LocalScoringProvider, setScoringProvider } from '../../../functions/platform/ports/scoring.ts';
+import { setWebhookLadder } from '../../../functions/platform/ports/webhook-ladder.ts';
 import { LocalEnrichmentProvider } from './local-ai.ts';
 import { LocalQueue } from './local-queue.ts';
 import { OutboxEmailPort } from './outbox-email.ts';
+import { LocalWebhookLadder } from './webhook-ladder.ts';
 
 /**
  * A cursor key for the local stack and the tests only; Lambda reads its key from Secrets Manager
@@ -14,7 +16,7 @@ export const LOCAL_CURSOR_SECRET = 'local-stack-cursor-secret-not-for-aws';
 
 /**
  * Binds the local adapters of every port: the table-backed queue, the outbox, the deterministic
- * enrichment provider and the rule-based scorer. Called by the local stack (`npm start`), the bench
+ * enrichment provider, the rule-based scorer and the webhook ladder on the local queue. Called by the local stack (`npm start`), the bench
  * and the test setup; Lambda never calls it, so a missing AWS setting there fails loudly instead.
  */
 export function bindLocalAdapters(): void {
@@ -22,4 +24,5 @@ export function bindLocalAdapters(): void {
   setEmails(new OutboxEmailPort());
   setEnrichmentProvider(new LocalEnrichmentProvider());
   setScoringProvider(new LocalScoringProvider());
+  setWebhookLadder(new LocalWebhookLadder());
 }

@@ -1,0 +1,229 @@
+import type { EntityItem } from 'electrodb';
+import { WebhookDelivery } from './entities/webhook-delivery.ts';
+import { WebhookEndpoint } from './entities/webhook-endpoint.ts';
+import { isConditionalFailure } from './errors.ts';
+
+export type WebhookEndpointRecord = EntityItem<typeof WebhookEndpoint>;
+export type WebhookDeliveryRecord = EntityItem<typeof WebhookDelivery>;
+export type DeliveryAttempt = WebhookDeliveryRecord['attempts'][number];
+export type DisabledReason = NonNullable<WebhookEndpointRecord['disabledReason']>;
+
+/** Position in a (createdAt, id) ordered list: the last item already returned. */
+export interface CreatedPosition {
+  createdAt: string;
+  id: string;
+}
+
+export async function insertEndpoint(record: WebhookEndpointRecord): Promise<void> {
+  await WebhookEndpoint.create(record).go();
+}
+
+/** The endpoint, unsubscribed ones included (callers decide what a deleted one means). */
+export async function getEndpoint(tenantId: string, id: string): Promise<WebhookEndpointRecord | undefined> {
+  const { data } = await WebhookEndpoint.get({ tenantId, id }).go();
+  return data ?? undefined;
+}
+
+/** A page of the Tenant's endpoints (unsubscribed ones left out), oldest first, `limit + 1` items. */
+export async function queryEndpoints(
+  tenantId: string,
+  limit: number,
+  after?: CreatedPosition,
+): Promise<WebhookEndpointRecord[]> {
+  const index = WebhookEndpoint.query.byTenant({ tenantId });
+  const { data } = await (after ? index.gt(after) : index)
+    .where(({ deletedAt }, { notExists }) => notExists(deletedAt))
+    .go({ limit: limit + 1, count: limit + 1 });
+  return data;
+}
+
+/** Every live endpoint of the Tenant (a Tenant has a handful): fan-out and key revocation. */
+export async function listLiveEndpoints(tenantId: string): Promise<WebhookEndpointRecord[]> {
+  const { data } = await WebhookEndpoint.query
+    .byTenant({ tenantId })
+    .where(({ deletedAt }, { notExists }) => notExists(deletedAt))
+    .go({ pages: 'all' });
+  return data;
+}
+
+export async function updateEndpoint(
+  tenantId: string,
+  id: string,
+  changes: Partial<
+    Pick<WebhookEndpointRecord, 'enabled' | 'secret' | 'consecutiveFailures' | 'deletedAt'>
+  > & {
+    disabled?: { reason: DisabledReason; at: string } | null;
+  },
+): Promise<WebhookEndpointRecord> {
+  const { disabled, ...rest } = changes;
+  const now = new Date().toISOString();
+  let update = WebhookEndpoint.patch({ tenantId, id }).set({
+    ...rest,
+    ...(disabled ? { disabledReason: disabled.reason, disabledAt: disabled.at } : {}),
+    updatedAt: now,
+  });
+  if (disabled === null) update = update.remove(['disabledReason', 'disabledAt']);
+  const { data } = await update.go({ response: 'all_new' });
+  return data as WebhookEndpointRecord;
+}
+
+/**
+ * Disables an enabled endpoint; `true` only for the call that actually turned it off, so that the
+ * Tenant Admins are emailed once however many deliveries fail at the same moment.
+ */
+export async function disableEndpointOnce(
+  tenantId: string,
+  id: string,
+  reason: DisabledReason,
+): Promise<boolean> {
+  const now = new Date().toISOString();
+  try {
+    await WebhookEndpoint.patch({ tenantId, id })
+      .set({ enabled: false, disabledReason: reason, disabledAt: now, updatedAt: now })
+      .where(({ enabled }, { eq }) => eq(enabled, true))
+      .go();
+    return true;
+  } catch (error) {
+    if (isConditionalFailure(error)) return false;
+    throw error;
+  }
+}
+
+/** Counts one more failed attempt in a row; returns the new count. */
+export async function countEndpointFailure(tenantId: string, id: string): Promise<number> {
+  const { data } = await WebhookEndpoint.patch({ tenantId, id })
+    .add({ consecutiveFailures: 1 })
+    .go({ response: 'all_new' });
+  return (data as WebhookEndpointRecord).consecutiveFailures;
+}
+
+/** A success ends the run of failures (a write only when there was one). */
+export async function resetEndpointFailures(endpoint: WebhookEndpointRecord): Promise<void> {
+  if (endpoint.consecutiveFailures === 0) return;
+  await WebhookEndpoint.patch({ tenantId: endpoint.tenantId, id: endpoint.id })
+    .set({ consecutiveFailures: 0 })
+    .go();
+}
+
+/** Creates the delivery unless it exists (a replayed stream batch): `false` when it did. */
+export async function insertDeliveryOnce(record: WebhookDeliveryRecord): Promise<boolean> {
+  try {
+    await WebhookDelivery.create(record).go();
+    return true;
+  } catch (error) {
+    if (isConditionalFailure(error)) return false;
+    throw error;
+  }
+}
+
+export async function getDelivery(tenantId: string, id: string): Promise<WebhookDeliveryRecord | undefined> {
+  const { data } = await WebhookDelivery.get({ tenantId, id }).go();
+  return data ?? undefined;
+}
+
+/** A page of an endpoint's deliveries, newest first, `limit + 1` items. */
+export async function queryDeliveries(
+  tenantId: string,
+  endpointId: string,
+  limit: number,
+  before?: CreatedPosition,
+): Promise<WebhookDeliveryRecord[]> {
+  const index = WebhookDelivery.query.byEndpoint({ tenantId, endpointId });
+  const { data } = await (before ? index.lt(before) : index).go({
+    order: 'desc',
+    limit: limit + 1,
+    count: limit + 1,
+  });
+  return data;
+}
+
+/** What an attempt changes on its delivery. */
+export interface AttemptRecord {
+  attempt: DeliveryAttempt;
+  status: WebhookDeliveryRecord['status'];
+  /** The next automatic attempt, or null for none. */
+  nextAttemptAt: string | null;
+  autoAttempts?: number;
+  /** The token of the message queued for the next automatic attempt (a fresh one). */
+  scheduleToken?: string;
+}
+
+/**
+ * Logs an attempt. `guard` names the message that made it: an automatic attempt must still hold the
+ * delivery's `scheduleToken`, a requested one must not have been handled yet. `false` when the guard
+ * failed: another copy of the message got there first, and this one's result is not recorded.
+ */
+export async function recordAttempt(
+  delivery: WebhookDeliveryRecord,
+  change: AttemptRecord,
+  guard: { scheduleToken: string } | { requestId: string },
+): Promise<boolean> {
+  const now = new Date().toISOString();
+  let update = WebhookDelivery.patch({ tenantId: delivery.tenantId, id: delivery.id })
+    .set({
+      status: change.status,
+      updatedAt: now,
+      ...(change.nextAttemptAt ? { nextAttemptAt: change.nextAttemptAt } : {}),
+      ...(change.autoAttempts !== undefined ? { autoAttempts: change.autoAttempts } : {}),
+      ...(change.scheduleToken ? { scheduleToken: change.scheduleToken } : {}),
+      ...('requestId' in guard ? { handledRequestId: guard.requestId } : {}),
+    })
+    .append({ attempts: [change.attempt] });
+  if (!change.nextAttemptAt) update = update.remove(['nextAttemptAt']);
+  try {
+    if ('scheduleToken' in guard) {
+      await update.where(({ scheduleToken }, { eq }) => eq(scheduleToken, guard.scheduleToken)).go();
+    } else {
+      await update
+        .where(
+          ({ handledRequestId }, { notExists, ne }) =>
+            `(${notExists(handledRequestId)} OR ${ne(handledRequestId, guard.requestId)})`,
+        )
+        .go();
+    }
+    return true;
+  } catch (error) {
+    if (isConditionalFailure(error)) return false;
+    throw error;
+  }
+}
+
+/**
+ * Gives up a delivery that fell due while its endpoint was disabled or gone: failed, no next
+ * attempt, redeliverable by hand. Guarded like `recordAttempt`.
+ */
+export async function failWithoutAttempt(
+  delivery: WebhookDeliveryRecord,
+  guard: { scheduleToken: string } | { requestId: string },
+): Promise<void> {
+  const now = new Date().toISOString();
+  const update = WebhookDelivery.patch({ tenantId: delivery.tenantId, id: delivery.id })
+    .set({
+      status: delivery.status === 'succeeded' ? 'succeeded' : 'failed',
+      updatedAt: now,
+      ...('requestId' in guard ? { handledRequestId: guard.requestId } : {}),
+    })
+    .remove(['nextAttemptAt']);
+  try {
+    if ('scheduleToken' in guard) {
+      await update.where(({ scheduleToken }, { eq }) => eq(scheduleToken, guard.scheduleToken)).go();
+    } else {
+      await update.go();
+    }
+  } catch (error) {
+    if (!isConditionalFailure(error)) throw error;
+  }
+}
+
+/** Asks for a send (redeliver or test): the stream consumer queues it (an outbox on the record). */
+export async function requestSend(
+  tenantId: string,
+  id: string,
+  trigger: 'manual' | 'test',
+  requestId: string,
+): Promise<WebhookDeliveryRecord> {
+  const { data } = await WebhookDelivery.patch({ tenantId, id })
+    .set({ sendRequestId: requestId, sendRequestTrigger: trigger, updatedAt: new Date().toISOString() })
+    .go({ response: 'all_new' });
+  return data as WebhookDeliveryRecord;
+}

@@ -1,0 +1,85 @@
+import { randomBytes } from 'node:crypto';
+import type { Scope } from './scopes.ts';
+
+/**
+ * Event types a webhook endpoint can subscribe to (interface §6.2). `ping` is sent by
+ * `POST /v1/webhooks/{endpoint_id}/test` and is never subscribed to.
+ */
+export const SUBSCRIBABLE_EVENT_TYPES = [
+  'lead.created',
+  'lead.updated',
+  'lead.status_changed',
+  'lead.assigned',
+  'lead.scored',
+  'lead.archived',
+  'inquiry.created',
+  'activity.completed',
+  'property.created',
+  'property.updated',
+  'property.went_live',
+  'property.price_changed',
+  'property.archived',
+] as const;
+
+export type SubscribableEventType = (typeof SUBSCRIBABLE_EVENT_TYPES)[number];
+
+export const PING_EVENT_TYPE = 'ping';
+
+export function isSubscribableEventType(value: string): value is SubscribableEventType {
+  return (SUBSCRIBABLE_EVENT_TYPES as readonly string[]).includes(value);
+}
+
+/**
+ * The read scope that lets a key see events of this type (§4.5): subscribing needs it too, so that
+ * `webhooks:manage` is never a way to read Leads without `leads:read`.
+ */
+export function readScopeForEventType(type: SubscribableEventType): Scope {
+  const kind = type.slice(0, type.indexOf('.'));
+  if (kind === 'activity') return 'activities:read';
+  if (kind === 'property') return 'properties:read';
+  return 'leads:read'; // lead.* and inquiry.*
+}
+
+export const WEBHOOK_SECRET_PREFIX = 'whsec_';
+
+/** `whsec_` + base64 of 32 random bytes: the Standard Webhooks secret format receivers expect. */
+export function generateWebhookSecret(): string {
+  return WEBHOOK_SECRET_PREFIX + randomBytes(32).toString('base64');
+}
+
+/**
+ * The retry ladder (interface §6.3): the wait after the 1st, 2nd… failed automatic attempt. Eight
+ * retries after the first attempt, about three days in all; the 9th failure gives up.
+ */
+export const RETRY_LADDER_MS: readonly number[] = [
+  60_000,
+  5 * 60_000,
+  30 * 60_000,
+  2 * 3_600_000,
+  6 * 3_600_000,
+  12 * 3_600_000,
+  24 * 3_600_000,
+  24 * 3_600_000,
+];
+
+/** How many failed attempts in a row, across an endpoint's deliveries, disable it. */
+export const MAX_CONSECUTIVE_FAILURES = 20;
+
+/** A receiver's answer, reduced to what the ladder cares about. */
+export type AttemptOutcome = 'succeeded' | 'failed' | 'gone';
+
+/** Any 2xx is a success; 410 Gone disables the endpoint; everything else (3xx included) fails. */
+export function outcomeOf(statusCode: number | null): AttemptOutcome {
+  if (statusCode !== null && statusCode >= 200 && statusCode < 300) return 'succeeded';
+  if (statusCode === 410) return 'gone';
+  return 'failed';
+}
+
+/**
+ * How long to wait before the next automatic attempt after attempt number `attempt` (from 1) ended
+ * with `outcome`, or `null` when there is no next attempt (success, 410, or the ladder is spent).
+ */
+export function nextDelay(attempt: number, outcome: AttemptOutcome): number | null {
+  if (outcome !== 'failed') return null;
+  return RETRY_LADDER_MS[attempt - 1] ?? null;
+}

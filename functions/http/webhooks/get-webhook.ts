@@ -1,0 +1,22 @@
+import { defineOperation } from '../../platform/operation.ts';
+import { requireEndpoint } from '../../services/webhook-endpoints.ts';
+import { ErrorOut, ValidationErrorOut } from '../shared/schemas.ts';
+import { EndpointOut, EndpointPath, toEndpointOut } from './schemas.ts';
+
+export const operation = defineOperation(
+  'getWebhook',
+  {
+    params: EndpointPath,
+    responses: {
+      200: { description: 'The endpoint', schema: EndpointOut },
+      404: { description: 'No endpoint with this id in this tenant (or unsubscribed)', schema: ErrorOut },
+      422: { description: 'endpoint_id is not a UUID', schema: ValidationErrorOut },
+    },
+  },
+  async ({ params, caller }) => ({
+    status: 200,
+    body: toEndpointOut(await requireEndpoint(caller.tenant.tenantId, params.endpoint_id)),
+  }),
+);
+
+export const handler = operation.handler;

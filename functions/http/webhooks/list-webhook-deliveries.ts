@@ -1,0 +1,26 @@
+import { defineOperation } from '../../platform/operation.ts';
+import { listDeliveries } from '../../services/webhook-endpoints.ts';
+import { ErrorOut, pageOf, ValidationErrorOut } from '../shared/schemas.ts';
+import { DeliveryOut, EndpointPath, toDeliveryOut, WebhookPageQuery } from './schemas.ts';
+
+export const operation = defineOperation(
+  'listWebhookDeliveries',
+  {
+    params: EndpointPath,
+    query: WebhookPageQuery,
+    responses: {
+      200: {
+        description: 'A page of deliveries, newest first, with every attempt',
+        schema: pageOf(DeliveryOut),
+      },
+      404: { description: 'No endpoint with this id in this tenant', schema: ErrorOut },
+      422: { description: 'Invalid endpoint_id, limit or cursor', schema: ValidationErrorOut },
+    },
+  },
+  async ({ params, query, caller }) => ({
+    status: 200,
+    body: await listDeliveries(caller.tenant.tenantId, params.endpoint_id, query, toDeliveryOut),
+  }),
+);
+
+export const handler = operation.handler;

@@ -1,0 +1,26 @@
+import { defineOperation } from '../../platform/operation.ts';
+import { redeliver } from '../../services/webhook-endpoints.ts';
+import { ErrorOut, ValidationErrorOut } from '../shared/schemas.ts';
+import { DeliveryOut, DeliveryPath, toDeliveryOut } from './schemas.ts';
+
+export const operation = defineOperation(
+  'redeliverWebhookDelivery',
+  {
+    params: DeliveryPath,
+    responses: {
+      202: {
+        description: 'Queued: sent again with the same webhook-id (logged as manual)',
+        schema: DeliveryOut,
+      },
+      404: { description: 'No such endpoint in this tenant, or no such delivery of it', schema: ErrorOut },
+      409: { description: 'The endpoint is disabled: enable it first', schema: ErrorOut },
+      422: { description: 'endpoint_id or delivery_id is not a UUID', schema: ValidationErrorOut },
+    },
+  },
+  async ({ params, caller }) => ({
+    status: 202,
+    body: toDeliveryOut(await redeliver(caller.tenant.tenantId, params.endpoint_id, params.delivery_id)),
+  }),
+);
+
+export const handler = operation.handler;

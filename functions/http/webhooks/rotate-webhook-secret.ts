@@ -1,0 +1,22 @@
+import { defineOperation } from '../../platform/operation.ts';
+import { rotateEndpointSecret } from '../../services/webhook-endpoints.ts';
+import { ErrorOut, ValidationErrorOut } from '../shared/schemas.ts';
+import { EndpointPath, SecretOut } from './schemas.ts';
+
+export const operation = defineOperation(
+  'rotateWebhookSecret',
+  {
+    params: EndpointPath,
+    responses: {
+      200: { description: 'The new secret; the old one stops verifying at once', schema: SecretOut },
+      404: { description: 'No endpoint with this id in this tenant', schema: ErrorOut },
+      422: { description: 'endpoint_id is not a UUID', schema: ValidationErrorOut },
+    },
+  },
+  async ({ params, caller }) => ({
+    status: 200,
+    body: { secret: await rotateEndpointSecret(caller.tenant.tenantId, params.endpoint_id) },
+  }),
+);
+
+export const handler = operation.handler;

@@ -1,0 +1,26 @@
+import { defineOperation } from '../../platform/operation.ts';
+import { sendTestPing } from '../../services/webhook-endpoints.ts';
+import { ErrorOut, ValidationErrorOut } from '../shared/schemas.ts';
+import { DeliveryOut, EndpointPath, toDeliveryOut } from './schemas.ts';
+
+export const operation = defineOperation(
+  'testWebhook',
+  {
+    params: EndpointPath,
+    responses: {
+      202: {
+        description: 'The ping delivery, queued (data {endpoint_id}; logged as test)',
+        schema: DeliveryOut,
+      },
+      404: { description: 'No endpoint with this id in this tenant', schema: ErrorOut },
+      409: { description: 'The endpoint is disabled: enable it first', schema: ErrorOut },
+      422: { description: 'endpoint_id is not a UUID', schema: ValidationErrorOut },
+    },
+  },
+  async ({ params, caller }) => ({
+    status: 202,
+    body: toDeliveryOut(await sendTestPing(caller.tenant, params.endpoint_id)),
+  }),
+);
+
+export const handler = operation.handler;

@@ -1,0 +1,23 @@
+import { defineOperation } from '../../platform/operation.ts';
+import { setEndpointEnabled } from '../../services/webhook-endpoints.ts';
+import { ErrorOut, ValidationErrorOut } from '../shared/schemas.ts';
+import { EndpointOut, EndpointPatchIn, EndpointPath, toEndpointOut } from './schemas.ts';
+
+export const operation = defineOperation(
+  'updateWebhook',
+  {
+    params: EndpointPath,
+    body: EndpointPatchIn,
+    responses: {
+      200: { description: 'The endpoint', schema: EndpointOut },
+      404: { description: 'No endpoint with this id in this tenant', schema: ErrorOut },
+      422: { description: 'enabled missing or not a boolean', schema: ValidationErrorOut },
+    },
+  },
+  async ({ params, body, caller }) => ({
+    status: 200,
+    body: toEndpointOut(await setEndpointEnabled(caller.tenant.tenantId, params.endpoint_id, body.enabled)),
+  }),
+);
+
+export const handler = operation.handler;

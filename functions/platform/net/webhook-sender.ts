@@ -1,0 +1,98 @@
+import { Webhook } from 'standardwebhooks';
+import { type Dispatcher, request } from 'undici';
+import { publicDispatcher } from './public-dispatcher.ts';
+
+/** A receiver has this long to answer (interface §6.3). */
+export const WEBHOOK_TIMEOUT_MS = 10_000;
+/** How much of a receiver's answer is kept in the delivery log. */
+export const RESPONSE_BODY_LIMIT_BYTES = 4096;
+export const WEBHOOK_USER_AGENT = 'ListingsLeads-Webhooks/1.0 (+https://www.standardwebhooks.com/)';
+
+export interface WebhookRequest {
+  url: string;
+  /** The endpoint's `whsec_…` secret. */
+  secret: string;
+  /** The event id: `webhook-id`, the same on every attempt. */
+  messageId: string;
+  /** The envelope JSON, sent as is and signed as is. */
+  payload: string;
+}
+
+/** What one attempt got: a status code, or none and an error (timeout, refused, blocked address). */
+export interface WebhookResponse {
+  statusCode: number | null;
+  error: string | null;
+  durationMs: number;
+  responseBody: string | null;
+}
+
+let shared: Dispatcher | undefined;
+
+function defaultDispatcher(): Dispatcher {
+  shared ??= publicDispatcher();
+  return shared;
+}
+
+/** The Standard Webhooks headers for one attempt: a fresh timestamp and signature each time. */
+export function signedHeaders(req: WebhookRequest, now = new Date()): Record<string, string> {
+  const timestamp = new Date(Math.floor(now.getTime() / 1000) * 1000);
+  return {
+    'content-type': 'application/json',
+    'user-agent': WEBHOOK_USER_AGENT,
+    'webhook-id': req.messageId,
+    'webhook-timestamp': String(timestamp.getTime() / 1000),
+    'webhook-signature': new Webhook(req.secret).sign(req.messageId, timestamp, req.payload),
+  };
+}
+
+async function readLimited(body: Dispatcher.ResponseData['body']): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of body) {
+    const buffer = chunk as Buffer;
+    chunks.push(buffer);
+    size += buffer.length;
+    if (size >= RESPONSE_BODY_LIMIT_BYTES) break;
+  }
+  body.destroy();
+  return Buffer.concat(chunks).subarray(0, RESPONSE_BODY_LIMIT_BYTES).toString('utf8');
+}
+
+/**
+ * POSTs a signed webhook, through the public-only dispatcher, within 10 s. Redirects are not
+ * followed (undici's `request` never does): a 3xx comes back as the status it is, a failure.
+ */
+export async function sendWebhook(
+  req: WebhookRequest,
+  options: { dispatcher?: Dispatcher; timeoutMs?: number } = {},
+): Promise<WebhookResponse> {
+  const started = performance.now();
+  const timeoutMs = options.timeoutMs ?? WEBHOOK_TIMEOUT_MS;
+  const elapsed = () => Math.round(performance.now() - started);
+  try {
+    const response = await request(req.url, {
+      method: 'POST',
+      headers: signedHeaders(req),
+      body: req.payload,
+      dispatcher: options.dispatcher ?? defaultDispatcher(),
+      signal: AbortSignal.timeout(timeoutMs),
+      headersTimeout: timeoutMs,
+      bodyTimeout: timeoutMs,
+    });
+    let responseBody: string | null = null;
+    try {
+      responseBody = await readLimited(response.body);
+    } catch {
+      responseBody = null;
+    }
+    return { statusCode: response.statusCode, error: null, durationMs: elapsed(), responseBody };
+  } catch (error) {
+    const e = error as Error & { code?: string; cause?: Error & { code?: string } };
+    const root = e.cause ?? e;
+    const timedOut = e.name === 'TimeoutError' || e.name === 'AbortError' || root.name === 'TimeoutError';
+    const message = timedOut
+      ? `timeout: no answer within ${timeoutMs / 1000} s`
+      : `${root.code ?? root.name}: ${root.message}`;
+    return { statusCode: null, error: message, durationMs: elapsed(), responseBody: null };
+  }
+}

@@ -1,0 +1,127 @@
+import { ConflictException, CreateScheduleCommand, SchedulerClient } from '@aws-sdk/client-scheduler';
+import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import * as z from 'zod/mini';
+import { definePort, required } from './port.ts';
+
+/** What the delivery worker receives: which delivery, and which message of it this is. */
+export const DeliveryMessage = z.object({
+  tenantId: z.string(),
+  endpointId: z.string(),
+  deliveryId: z.string(),
+  trigger: z.enum(['auto', 'manual', 'test']),
+  /** `auto`: the delivery's scheduleToken when queued; `manual`/`test`: the send request id. */
+  token: z.string(),
+});
+export type DeliveryMessage = z.infer<typeof DeliveryMessage>;
+
+/** The name of the local stack's webhook queue (a table-backed stand-in for the SQS queue). */
+export const LOCAL_WEBHOOK_QUEUE = 'webhooks';
+
+/** SQS holds a message back at most 15 minutes; a later attempt is an EventBridge Scheduler schedule. */
+export const MAX_SQS_DELAY_SECONDS = 900;
+
+/** Puts a delivery message on the delivery queue, now or after a delay (a rung of the ladder). */
+export interface WebhookLadderPort {
+  enqueue(message: DeliveryMessage, delayMs: number): Promise<void>;
+}
+
+export interface AwsLadderSettings {
+  queueUrl: string;
+  /** Needed only to schedule an attempt more than 15 minutes away. */
+  queueArn?: string | undefined;
+  scheduleGroup?: string | undefined;
+  /** The role EventBridge Scheduler assumes to send to the queue (and can do nothing else). */
+  schedulerRoleArn?: string | undefined;
+}
+
+/**
+ * The ladder on AWS: a wait up to 15 minutes is an SQS `DelaySeconds`; a longer one is a one-time
+ * EventBridge Scheduler schedule in its own group that sends the message to the same queue and
+ * deletes itself afterwards. The schedule is named after the message's token, so queuing the same
+ * message twice makes one schedule (the second gets ConflictException, which is success here).
+ */
+export class AwsWebhookLadder implements WebhookLadderPort {
+  readonly #settings: AwsLadderSettings;
+  readonly #sqs: SQSClient;
+  readonly #scheduler: SchedulerClient;
+  constructor(settings: AwsLadderSettings, clients: { sqs?: SQSClient; scheduler?: SchedulerClient } = {}) {
+    if (!settings.queueUrl) throw new Error('WEBHOOK_QUEUE_URL is not set');
+    this.#settings = settings;
+    this.#sqs = clients.sqs ?? new SQSClient({});
+    this.#scheduler = clients.scheduler ?? new SchedulerClient({});
+  }
+
+  async enqueue(message: DeliveryMessage, delayMs: number): Promise<void> {
+    const body = JSON.stringify(message);
+    const delaySeconds = Math.max(0, Math.ceil(delayMs / 1000));
+    if (delaySeconds <= MAX_SQS_DELAY_SECONDS) {
+      await this.#sqs.send(
+        new SendMessageCommand({
+          QueueUrl: this.#settings.queueUrl,
+          MessageBody: body,
+          DelaySeconds: delaySeconds,
+        }),
+      );
+      return;
+    }
+    const { queueArn, scheduleGroup, schedulerRoleArn } = this.#settings;
+    if (!queueArn || !scheduleGroup || !schedulerRoleArn) {
+      throw new Error(
+        'WEBHOOK_QUEUE_ARN, WEBHOOK_SCHEDULE_GROUP and WEBHOOK_SCHEDULER_ROLE_ARN must be set to schedule a retry',
+      );
+    }
+    // `at()` takes a date-time without zone or fraction (the zone is given apart, UTC): rounded up to
+    // the second, so the attempt is never made early.
+    const at = new Date(Math.ceil((Date.now() + delayMs) / 1000) * 1000).toISOString().slice(0, 19);
+    try {
+      await this.#scheduler.send(
+        new CreateScheduleCommand({
+          Name: scheduleName(message),
+          GroupName: scheduleGroup,
+          ScheduleExpression: `at(${at})`,
+          ScheduleExpressionTimezone: 'UTC',
+          FlexibleTimeWindow: { Mode: 'OFF' },
+          ActionAfterCompletion: 'DELETE',
+          Target: {
+            Arn: queueArn,
+            RoleArn: schedulerRoleArn,
+            Input: body,
+            RetryPolicy: { MaximumEventAgeInSeconds: 86_400, MaximumRetryAttempts: 185 },
+          },
+        }),
+      );
+    } catch (error) {
+      if (!(error instanceof ConflictException)) throw error;
+    }
+  }
+}
+
+/** A schedule name (≤ 64 of `[0-9A-Za-z_.-]`) unique per queued message. */
+export function scheduleName(message: DeliveryMessage): string {
+  return `webhook-${message.token}`.replace(/[^0-9A-Za-z_.-]/g, '').slice(0, 64);
+}
+
+/**
+ * Builds the AWS adapter from the function's environment; a missing queue URL throws (the scheduling
+ * settings are checked when a retry more than 15 minutes out is scheduled).
+ */
+export function awsLadderFromEnvironment(env: NodeJS.ProcessEnv = process.env): WebhookLadderPort {
+  return new AwsWebhookLadder({
+    queueUrl: required(env.WEBHOOK_QUEUE_URL, 'WEBHOOK_QUEUE_URL', 'webhook ladder'),
+    queueArn: env.WEBHOOK_QUEUE_ARN,
+    scheduleGroup: env.WEBHOOK_SCHEDULE_GROUP,
+    schedulerRoleArn: env.WEBHOOK_SCHEDULER_ROLE_ARN,
+  });
+}
+
+const port = definePort<WebhookLadderPort>('webhook ladder', () => awsLadderFromEnvironment());
+
+/** The ladder bound to this process: AWS in Lambda, the local queue in `npm start` and the tests. */
+export function webhookLadder(): WebhookLadderPort {
+  return port.get();
+}
+
+/** Binds the ladder (the local stack and tests); `undefined` unbinds it. */
+export function setWebhookLadder(next: WebhookLadderPort | undefined): void {
+  port.bind(next);
+}

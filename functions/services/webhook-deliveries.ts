@@ -1,0 +1,258 @@
+import { randomUUID } from 'node:crypto';
+import { listActiveAgents } from '../data/agents.ts';
+import {
+  countEndpointFailure,
+  type DeliveryAttempt,
+  type DisabledReason,
+  disableEndpointOnce,
+  failWithoutAttempt,
+  getDelivery,
+  getEndpoint,
+  insertDeliveryOnce,
+  listLiveEndpoints,
+  recordAttempt,
+  resetEndpointFailures,
+  type WebhookDeliveryRecord,
+  type WebhookEndpointRecord,
+} from '../data/webhooks.ts';
+import { MAX_CONSECUTIVE_FAILURES, nextDelay, outcomeOf } from '../domain/webhooks.ts';
+import { config } from '../platform/config.ts';
+import { logger } from '../platform/logger.ts';
+import { sendWebhook, type WebhookRequest, type WebhookResponse } from '../platform/net/webhook-sender.ts';
+import { emails } from '../platform/ports/email.ts';
+import {
+  type DeliveryMessage,
+  type WebhookLadderPort,
+  webhookLadder,
+} from '../platform/ports/webhook-ladder.ts';
+import { deliveryIdFor, newDelivery } from './webhook-endpoints.ts';
+
+/** What the delivery logic reaches outside the table; tests pass their own. */
+export interface DeliveryDeps {
+  ladder: WebhookLadderPort;
+  send: (req: WebhookRequest) => Promise<WebhookResponse>;
+  /** RETRY_DELAY_SCALE: 1 in AWS; the local stack may shrink the ladder. */
+  delayScale: number;
+}
+
+function defaultDeps(): DeliveryDeps {
+  return { ladder: webhookLadder(), send: (req) => sendWebhook(req), delayScale: config().RETRY_DELAY_SCALE };
+}
+
+/** The parts of a §6.1 envelope fan-out needs. */
+export interface EnvelopeHead {
+  id: string;
+  type: string;
+}
+
+/**
+ * Fans an event out: one delivery per enabled endpoint of the Tenant subscribed to its type, each
+ * queued at once. Delivery ids come from (event id, endpoint id), so a replayed stream batch finds
+ * them made and only queues them again (the queued message's token makes a repeat harmless).
+ */
+export async function fanOutEvent(
+  tenantId: string,
+  envelopeJson: string,
+  deps: Pick<DeliveryDeps, 'ladder'> = defaultDeps(),
+): Promise<number> {
+  const envelope = JSON.parse(envelopeJson) as EnvelopeHead;
+  const endpoints = (await listLiveEndpoints(tenantId)).filter(
+    (e) => e.enabled && e.events.includes(envelope.type),
+  );
+  for (const endpoint of endpoints) {
+    const record = newDelivery(endpoint, envelope, envelopeJson, deliveryIdFor(envelope.id, endpoint.id));
+    const created = await insertDeliveryOnce(record);
+    const delivery = created ? record : await getDelivery(tenantId, record.id);
+    // Already attempted: the replayed batch came after the queue did its work.
+    if (delivery?.status !== 'pending' || delivery.autoAttempts > 0) continue;
+    await deps.ladder.enqueue(autoMessage(delivery), 0);
+  }
+  return endpoints.length;
+}
+
+function autoMessage(delivery: WebhookDeliveryRecord, token = delivery.scheduleToken): DeliveryMessage {
+  return {
+    tenantId: delivery.tenantId,
+    endpointId: delivery.endpointId,
+    deliveryId: delivery.id,
+    trigger: 'auto',
+    token,
+  };
+}
+
+/** The outbox of API-requested sends: a new `sendRequestId` on a delivery becomes one queued message. */
+export async function queueRequestedSend(
+  oldImage: Record<string, unknown> | undefined,
+  newImage: Record<string, unknown> | undefined,
+  deps: Pick<DeliveryDeps, 'ladder'> = defaultDeps(),
+): Promise<void> {
+  const requestId = newImage?.sendRequestId;
+  if (typeof requestId !== 'string' || requestId === oldImage?.sendRequestId) return;
+  await deps.ladder.enqueue(
+    {
+      tenantId: newImage?.tenantId as string,
+      endpointId: newImage?.endpointId as string,
+      deliveryId: newImage?.id as string,
+      trigger: newImage?.sendRequestTrigger === 'test' ? 'test' : 'manual',
+      token: requestId,
+    },
+    0,
+  );
+}
+
+/** What happened to one queued message (for logs and tests). */
+export type MessageResult =
+  | 'delivered'
+  | 'retry_scheduled'
+  | 'failed'
+  | 'stale'
+  | 'not_due'
+  | 'endpoint_disabled'
+  | 'duplicate';
+
+/**
+ * Handles one queued message: makes the attempt it stands for (if it is still the one the delivery
+ * waits for), logs it, and climbs the ladder on failure. The next rung is queued BEFORE the attempt is
+ * recorded: a crash in between re-runs this message (same webhook-id, at-least-once), while the
+ * other order could record a retry that nothing is queued for.
+ */
+export async function processDeliveryMessage(
+  message: DeliveryMessage,
+  deps: DeliveryDeps = defaultDeps(),
+): Promise<MessageResult> {
+  const delivery = await getDelivery(message.tenantId, message.deliveryId);
+  if (!delivery) return 'stale';
+  const guard = message.trigger === 'auto' ? { scheduleToken: message.token } : { requestId: message.token };
+  if (message.trigger === 'auto') {
+    if (delivery.status !== 'pending' || delivery.scheduleToken !== message.token) return 'stale';
+    // Woken early (SQS caps a delay at 15 minutes; a clock may drift): wait out the rest.
+    const dueIn = delivery.nextAttemptAt ? Date.parse(delivery.nextAttemptAt) - Date.now() : 0;
+    if (dueIn > 1000) {
+      await deps.ladder.enqueue(message, dueIn);
+      return 'not_due';
+    }
+  } else if (delivery.handledRequestId === message.token) {
+    return 'duplicate';
+  }
+
+  const endpoint = await getEndpoint(message.tenantId, message.endpointId);
+  if (!endpoint || endpoint.deletedAt || !endpoint.enabled) {
+    // Nothing is sent to a disabled endpoint; what falls due meanwhile fails and can be redelivered.
+    await failWithoutAttempt(delivery, guard);
+    return 'endpoint_disabled';
+  }
+
+  const response = await deps.send({
+    url: endpoint.url,
+    secret: endpoint.secret,
+    messageId: delivery.eventId,
+    payload: delivery.payload,
+  });
+  const outcome = outcomeOf(response.statusCode);
+  const attempt: DeliveryAttempt = {
+    number: delivery.attempts.length + 1,
+    trigger: message.trigger,
+    at: new Date().toISOString(),
+    durationMs: response.durationMs,
+    ...(response.statusCode !== null ? { statusCode: response.statusCode } : {}),
+    ...(response.error !== null ? { error: response.error } : {}),
+    ...(response.responseBody !== null ? { responseBody: response.responseBody } : {}),
+  };
+
+  let result: MessageResult;
+  let recorded: boolean;
+  if (message.trigger === 'auto') {
+    const autoAttempts = delivery.autoAttempts + 1;
+    const delay = nextDelay(autoAttempts, outcome);
+    if (delay === null) {
+      result = outcome === 'succeeded' ? 'delivered' : 'failed';
+      recorded = await recordAttempt(
+        delivery,
+        {
+          attempt,
+          status: outcome === 'succeeded' ? 'succeeded' : 'failed',
+          nextAttemptAt: null,
+          autoAttempts,
+        },
+        guard,
+      );
+    } else {
+      const scaled = delay * deps.delayScale;
+      const scheduleToken = randomUUID().replaceAll('-', '');
+      await deps.ladder.enqueue(autoMessage(delivery, scheduleToken), scaled);
+      result = 'retry_scheduled';
+      recorded = await recordAttempt(
+        delivery,
+        {
+          attempt,
+          status: 'pending',
+          nextAttemptAt: new Date(Date.now() + scaled).toISOString(),
+          autoAttempts,
+          scheduleToken,
+        },
+        guard,
+      );
+    }
+  } else {
+    // A requested send is one attempt. Success settles the delivery (a pending ladder then finds
+    // nothing to do); a failure leaves a running ladder running, and anything else failed.
+    const ladderRunning = delivery.status === 'pending' && delivery.nextAttemptAt !== undefined;
+    const status = outcome === 'succeeded' ? 'succeeded' : ladderRunning ? 'pending' : 'failed';
+    result = outcome === 'succeeded' ? 'delivered' : 'failed';
+    recorded = await recordAttempt(
+      delivery,
+      {
+        attempt,
+        status,
+        nextAttemptAt: status === 'pending' ? (delivery.nextAttemptAt ?? null) : null,
+      },
+      guard,
+    );
+  }
+  if (!recorded) return 'duplicate';
+  await countOutcome(endpoint, outcome);
+  return result;
+}
+
+/** A success ends the endpoint's run of failures; 20 in a row, or one 410, disable it. */
+async function countOutcome(endpoint: WebhookEndpointRecord, outcome: ReturnType<typeof outcomeOf>) {
+  if (outcome === 'succeeded') {
+    await resetEndpointFailures(endpoint);
+    return;
+  }
+  const failures = await countEndpointFailure(endpoint.tenantId, endpoint.id);
+  const reason: DisabledReason | undefined =
+    outcome === 'gone' ? 'gone' : failures >= MAX_CONSECUTIVE_FAILURES ? 'failures' : undefined;
+  if (!reason) return;
+  if (await disableEndpointOnce(endpoint.tenantId, endpoint.id, reason)) {
+    logger.warn('webhook endpoint disabled', {
+      tenantId: endpoint.tenantId,
+      endpointId: endpoint.id,
+      reason,
+    });
+    await emailTenantAdmins(endpoint, reason, failures);
+  }
+}
+
+async function emailTenantAdmins(endpoint: WebhookEndpointRecord, reason: DisabledReason, failures: number) {
+  const admins = (await listActiveAgents(endpoint.tenantId)).filter((a) => a.isAdmin);
+  const why =
+    reason === 'gone'
+      ? 'The receiver answered 410 Gone, which asks us to stop sending.'
+      : `The last ${failures} delivery attempts in a row failed.`;
+  const text = [
+    `The webhook endpoint ${endpoint.url} (id ${endpoint.id}) has been disabled.`,
+    why,
+    'Nothing is sent to it while it is disabled; deliveries that fall due meanwhile are marked failed',
+    'and can be redelivered. Fix the receiver, then enable the endpoint again in the console or with',
+    `PATCH /v1/webhooks/${endpoint.id} {"enabled": true}.`,
+  ].join('\n');
+  for (const admin of admins) {
+    await emails().send({
+      tenantId: endpoint.tenantId,
+      to: admin.email,
+      subject: `Webhook endpoint disabled: ${endpoint.url}`,
+      text,
+    });
+  }
+}

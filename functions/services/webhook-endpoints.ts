@@ -1,0 +1,333 @@
+import { createHash, randomUUID } from 'node:crypto';
+import {
+  type CreatedPosition,
+  getDelivery,
+  getEndpoint,
+  insertDeliveryOnce,
+  insertEndpoint,
+  listLiveEndpoints,
+  queryDeliveries,
+  queryEndpoints,
+  requestSend,
+  updateEndpoint,
+  type WebhookDeliveryRecord,
+  type WebhookEndpointRecord,
+} from '../data/webhooks.ts';
+import { decodeCursor, encodeCursor } from '../domain/cursor.ts';
+import { grants } from '../domain/scopes.ts';
+import {
+  generateWebhookSecret,
+  isSubscribableEventType,
+  PING_EVENT_TYPE,
+  readScopeForEventType,
+} from '../domain/webhooks.ts';
+import { config } from '../platform/config.ts';
+import { cursorSecret } from '../platform/cursor-secret.ts';
+import {
+  ConflictError,
+  ForbiddenError,
+  NotFoundError,
+  RequestValidationError,
+  type ValidationIssue,
+} from '../platform/errors.ts';
+import { checkPublicUrl, privateUrlsAllowed } from '../platform/net/public-dispatcher.ts';
+
+export interface NewEndpointInput {
+  tenantId: string;
+  url: string;
+  events: readonly string[];
+  /** `api`: subscribed by `apiKey` (whose read scopes must cover the events); `console`: the admin CLI. */
+  via: 'api' | 'console';
+  apiKey?: { id: string; scopes: readonly string[] };
+  /** Where validation issues point: the API's `["body", …]`, the CLI's flags. */
+  loc?: { url: (string | number)[]; events: (string | number)[] };
+}
+
+/** The URL and event checks shared by the API and the admin CLI; all issues at once. */
+export function validateEndpointInput(input: Pick<NewEndpointInput, 'url' | 'events' | 'loc'>): string[] {
+  const loc = input.loc ?? { url: ['body', 'url'], events: ['body', 'events'] };
+  const issues: ValidationIssue[] = [];
+  const urlProblem = checkPublicUrl(input.url, { allowPrivate: privateUrlsAllowed() });
+  if (urlProblem) issues.push({ loc: loc.url, msg: urlProblem, type: 'url_not_allowed' });
+  if (input.url.length > 2048)
+    issues.push({ loc: loc.url, msg: 'At most 2048 characters', type: 'too_long' });
+  if (input.events.length === 0) {
+    issues.push({ loc: loc.events, msg: 'Subscribe to at least one event type', type: 'too_short' });
+  }
+  input.events.forEach((type, i) => {
+    if (type === PING_EVENT_TYPE) {
+      issues.push({
+        loc: [...loc.events, i],
+        msg: 'ping is sent by the test operation and cannot be subscribed to',
+        type: 'event_type_invalid',
+      });
+    } else if (!isSubscribableEventType(type)) {
+      issues.push({
+        loc: [...loc.events, i],
+        msg: `Unknown event type "${type}"`,
+        type: 'event_type_invalid',
+      });
+    }
+  });
+  if (issues.length > 0) throw new RequestValidationError(issues);
+  const events = [...new Set(input.events)];
+  return events;
+}
+
+/** Registers an endpoint and returns it with its secret (the only time the secret is shown). */
+export async function createEndpoint(input: NewEndpointInput): Promise<WebhookEndpointRecord> {
+  const events = validateEndpointInput(input);
+  if (input.apiKey) {
+    const scopes = input.apiKey.scopes;
+    const uncovered = events.filter(
+      (t) => isSubscribableEventType(t) && !grants(scopes, readScopeForEventType(t)),
+    );
+    if (uncovered.length > 0) {
+      const needed = [...new Set(uncovered.map((t) => readScopeForEventType(t as never)))];
+      throw new ForbiddenError(
+        `Subscribing to ${uncovered.join(', ')} needs the scope ${needed.join(' and ')}, which this key lacks`,
+      );
+    }
+  }
+  const now = new Date().toISOString();
+  const record: WebhookEndpointRecord = {
+    tenantId: input.tenantId,
+    id: randomUUID(),
+    url: input.url,
+    events,
+    enabled: true,
+    secret: generateWebhookSecret(),
+    createdVia: input.via,
+    ...(input.apiKey ? { createdByKeyId: input.apiKey.id } : {}),
+    consecutiveFailures: 0,
+    createdAt: now,
+    updatedAt: now,
+  };
+  await insertEndpoint(record);
+  return record;
+}
+
+/** The endpoint, or 404 (another Tenant's, unknown, or unsubscribed). */
+export async function requireEndpoint(tenantId: string, id: string): Promise<WebhookEndpointRecord> {
+  const endpoint = await getEndpoint(tenantId, id);
+  if (!endpoint || endpoint.deletedAt) throw new NotFoundError(`No webhook endpoint ${id} in this tenant`);
+  return endpoint;
+}
+
+function readPosition(cursor: string | undefined, scope: string): CreatedPosition | undefined {
+  if (cursor === undefined) return undefined;
+  const position = decodeCursor(cursor, scope, cursorSecret())?.position as
+    | Partial<CreatedPosition>
+    | undefined;
+  if (typeof position?.createdAt !== 'string' || typeof position.id !== 'string') {
+    throw RequestValidationError.single(
+      ['query', 'cursor'],
+      'Invalid cursor: pass next_cursor unchanged',
+      'cursor_invalid',
+    );
+  }
+  return { createdAt: position.createdAt, id: position.id };
+}
+
+function pageOfCreated<T extends CreatedPosition, O>(
+  items: T[],
+  limit: number,
+  scope: string,
+  present: (item: T) => O,
+) {
+  const page = items.slice(0, limit);
+  const last = page.at(-1);
+  const next_cursor =
+    items.length > limit && last
+      ? encodeCursor({ scope, position: { createdAt: last.createdAt, id: last.id } }, cursorSecret())
+      : null;
+  return { data: page.map(present), next_cursor };
+}
+
+/** A page of the Tenant's endpoints, oldest first by (created_at, id). */
+export async function listEndpoints<O>(
+  tenantId: string,
+  query: { limit: number; cursor?: string | undefined },
+  present: (e: WebhookEndpointRecord) => O,
+) {
+  const scope = `${tenantId}:webhooks`;
+  const after = readPosition(query.cursor, scope);
+  return pageOfCreated(await queryEndpoints(tenantId, query.limit, after), query.limit, scope, present);
+}
+
+/** Every live endpoint of a Tenant (the admin CLI's `webhook list`). */
+export async function listAllEndpoints(tenantId: string): Promise<WebhookEndpointRecord[]> {
+  return listLiveEndpoints(tenantId);
+}
+
+/**
+ * Unsubscribes an endpoint that `apiKeyId` subscribed; any other (console-made, another key's) is
+ * a 404 for this key. Soft: the endpoint is marked deleted and disabled, never removed.
+ */
+export async function unsubscribeEndpoint(tenantId: string, id: string, apiKeyId: string): Promise<void> {
+  const endpoint = await requireEndpoint(tenantId, id);
+  if (endpoint.createdByKeyId !== apiKeyId) {
+    throw new NotFoundError(`No webhook endpoint ${id} subscribed by this key`);
+  }
+  await updateEndpoint(tenantId, id, { deletedAt: new Date().toISOString(), enabled: false });
+}
+
+/** PATCH enabled: true turns it on and resets the failure count; false turns it off by hand. */
+export async function setEndpointEnabled(
+  tenantId: string,
+  id: string,
+  enabled: boolean,
+): Promise<WebhookEndpointRecord> {
+  await requireEndpoint(tenantId, id);
+  if (enabled) return updateEndpoint(tenantId, id, { enabled: true, consecutiveFailures: 0, disabled: null });
+  return updateEndpoint(tenantId, id, {
+    enabled: false,
+    disabled: { reason: 'manual', at: new Date().toISOString() },
+  });
+}
+
+/** A new secret, effective at once: the next attempt is signed with it and the old one verifies nothing. */
+export async function rotateEndpointSecret(tenantId: string, id: string): Promise<string> {
+  await requireEndpoint(tenantId, id);
+  const secret = generateWebhookSecret();
+  await updateEndpoint(tenantId, id, { secret });
+  return secret;
+}
+
+/** Key revocation (§5): the endpoints the key subscribed are disabled. Returns how many. */
+export async function disableEndpointsOfKey(tenantId: string, apiKeyId: string): Promise<number> {
+  const endpoints = (await listLiveEndpoints(tenantId)).filter(
+    (e) => e.createdByKeyId === apiKeyId && e.enabled,
+  );
+  const at = new Date().toISOString();
+  for (const endpoint of endpoints) {
+    await updateEndpoint(tenantId, endpoint.id, { enabled: false, disabled: { reason: 'key_revoked', at } });
+  }
+  return endpoints.length;
+}
+
+/** §2.1: event times carry microseconds and a UTC offset. */
+export function eventTimestamp(date = new Date()): string {
+  return date.toISOString().replace('Z', '000+00:00');
+}
+
+function uuidFrom(seed: string): string {
+  const hex = createHash('sha256').update(seed).digest('hex');
+  // Shaped as an RFC 9562 UUID (version 8, custom), so every id field stays a UUID.
+  const variant = ((Number.parseInt(hex[16] as string, 16) & 0x3) | 0x8).toString(16);
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-8${hex.slice(13, 16)}-${variant}${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
+}
+
+/** The delivery of an event to an endpoint has one id, so a replayed stream batch creates no twin. */
+export function deliveryIdFor(eventId: string, endpointId: string): string {
+  return uuidFrom(`webhook-delivery:${eventId}:${endpointId}`);
+}
+
+/** The token of a delivery's first queued message (deterministic, like its id). */
+export function firstScheduleToken(deliveryId: string): string {
+  return createHash('sha256').update(`first:${deliveryId}`).digest('hex').slice(0, 32);
+}
+
+/** A new delivery record, pending, for `envelope` (its JSON) to `endpoint`. */
+export function newDelivery(
+  endpoint: WebhookEndpointRecord,
+  envelope: { id: string; type: string },
+  payload: string,
+  id: string,
+): WebhookDeliveryRecord {
+  const now = new Date().toISOString();
+  return {
+    tenantId: endpoint.tenantId,
+    id,
+    endpointId: endpoint.id,
+    eventId: envelope.id,
+    eventType: envelope.type,
+    payload,
+    status: 'pending',
+    attempts: [],
+    autoAttempts: 0,
+    nextAttemptAt: now,
+    scheduleToken: firstScheduleToken(id),
+    createdAt: now,
+    updatedAt: now,
+  };
+}
+
+/**
+ * Sends a `ping` (data `{endpoint_id}`) to the endpoint as a new delivery, logged as `test`. The
+ * stream consumer queues it: the request is committed with the delivery, so it cannot be lost.
+ */
+export async function sendTestPing(
+  tenant: { tenantId: string; slug: string },
+  endpointId: string,
+): Promise<WebhookDeliveryRecord> {
+  const endpoint = await requireEndpoint(tenant.tenantId, endpointId);
+  refuseDisabled(endpoint);
+  const envelope = {
+    id: randomUUID(),
+    type: PING_EVENT_TYPE,
+    version: 1,
+    created_at: eventTimestamp(),
+    tenant: { slug: tenant.slug },
+    data: { endpoint_id: endpoint.id },
+  };
+  const record: WebhookDeliveryRecord = {
+    ...newDelivery(endpoint, envelope, JSON.stringify(envelope), randomUUID()),
+    sendRequestId: randomUUID(),
+    sendRequestTrigger: 'test',
+  };
+  delete record.nextAttemptAt;
+  await insertDeliveryOnce(record);
+  return record;
+}
+
+function refuseDisabled(endpoint: WebhookEndpointRecord): void {
+  if (!endpoint.enabled) {
+    throw new ConflictError(
+      'The endpoint is disabled and nothing is sent to it: enable it first (PATCH {"enabled": true})',
+    );
+  }
+}
+
+/** The delivery of this endpoint (and the endpoint), or 404. */
+export async function requireDelivery(
+  tenantId: string,
+  endpointId: string,
+  deliveryId: string,
+): Promise<{ endpoint: WebhookEndpointRecord; delivery: WebhookDeliveryRecord }> {
+  const endpoint = await requireEndpoint(tenantId, endpointId);
+  const delivery = await getDelivery(tenantId, deliveryId);
+  if (!delivery || delivery.endpointId !== endpointId) {
+    throw new NotFoundError(`No delivery ${deliveryId} for webhook endpoint ${endpointId}`);
+  }
+  return { endpoint, delivery };
+}
+
+/** Sends a delivery again (same webhook-id, fresh timestamp and signature), logged as `manual`. */
+export async function redeliver(
+  tenantId: string,
+  endpointId: string,
+  deliveryId: string,
+): Promise<WebhookDeliveryRecord> {
+  const { endpoint } = await requireDelivery(tenantId, endpointId, deliveryId);
+  refuseDisabled(endpoint);
+  return requestSend(tenantId, deliveryId, 'manual', randomUUID());
+}
+
+/** A page of an endpoint's deliveries, newest first. */
+export async function listDeliveries<O>(
+  tenantId: string,
+  endpointId: string,
+  query: { limit: number; cursor?: string | undefined },
+  present: (d: WebhookDeliveryRecord) => O,
+) {
+  await requireEndpoint(tenantId, endpointId);
+  const scope = `${tenantId}:webhook-deliveries:${endpointId}`;
+  const before = readPosition(query.cursor, scope);
+  return pageOfCreated(
+    await queryDeliveries(tenantId, endpointId, query.limit, before),
+    query.limit,
+    scope,
+    present,
+  );
+}

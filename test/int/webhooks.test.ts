@@ -1,0 +1,214 @@
+import { randomUUID } from 'node:crypto';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { getDelivery, getEndpoint } from '../../functions/data/webhooks.ts';
+import type { WebhookResponse } from '../../functions/platform/net/webhook-sender.ts';
+import type { DeliveryMessage, WebhookLadderPort } from '../../functions/platform/ports/webhook-ladder.ts';
+import { revokeApiKeyById } from '../../functions/services/api-keys.ts';
+import {
+  type DeliveryDeps,
+  fanOutEvent,
+  processDeliveryMessage,
+} from '../../functions/services/webhook-deliveries.ts';
+import { createEndpoint } from '../../functions/services/webhook-endpoints.ts';
+import { webhookFanout } from '../../functions/streams/webhook-fanout.ts';
+import { createTestTenant, type TestTenant } from '../support/factories.ts';
+
+process.env.LOCAL_ALLOW_PRIVATE_URLS = '1';
+
+/** The ladder as a list: what was queued, with its delay. */
+class RecordingLadder implements WebhookLadderPort {
+  readonly queued: { message: DeliveryMessage; delayMs: number }[] = [];
+  async enqueue(message: DeliveryMessage, delayMs: number) {
+    this.queued.push({ message, delayMs });
+  }
+}
+
+function answers(...statuses: (number | null)[]): DeliveryDeps['send'] {
+  return async () => {
+    const status = statuses.length > 1 ? statuses.shift() : statuses[0];
+    const response: WebhookResponse =
+      status === null || status === undefined
+        ? { statusCode: null, error: 'ECONNREFUSED: connect ECONNREFUSED', durationMs: 3, responseBody: null }
+        : { statusCode: status, error: null, durationMs: 5, responseBody: `status ${status}` };
+    return response;
+  };
+}
+
+let tenant: TestTenant;
+
+beforeAll(async () => {
+  tenant = await createTestTenant();
+});
+
+function envelope(type: string) {
+  const id = randomUUID();
+  return {
+    id,
+    json: JSON.stringify({
+      id,
+      type,
+      version: 1,
+      created_at: '2026-01-01T00:00:00.000000+00:00',
+      tenant: { slug: tenant.slug },
+      data: { id: 'x' },
+    }),
+  };
+}
+
+describe('fan-out from the stream', () => {
+  it('creates one delivery per enabled endpoint subscribed to the type, queues it, and ignores a replay', async () => {
+    const ladder = new RecordingLadder();
+    const subscribed = await createEndpoint({
+      tenantId: tenant.tenantId,
+      url: 'http://127.0.0.1:9/a',
+      events: ['lead.created'],
+      via: 'console',
+    });
+    await createEndpoint({
+      tenantId: tenant.tenantId,
+      url: 'http://127.0.0.1:9/b',
+      events: ['property.created'],
+      via: 'console',
+    });
+    const event = envelope('lead.created');
+
+    expect(await fanOutEvent(tenant.tenantId, event.json, { ladder })).toBe(1);
+    expect(ladder.queued).toHaveLength(1);
+    const message = ladder.queued[0]?.message as DeliveryMessage;
+    expect(message).toMatchObject({ tenantId: tenant.tenantId, endpointId: subscribed.id, trigger: 'auto' });
+    const delivery = await getDelivery(tenant.tenantId, message.deliveryId);
+    expect(delivery).toMatchObject({
+      eventId: event.id,
+      eventType: 'lead.created',
+      status: 'pending',
+      payload: event.json,
+    });
+
+    // A replayed stream batch: the same delivery id, queued again with the same token (harmless).
+    await fanOutEvent(tenant.tenantId, event.json, { ladder });
+    expect(ladder.queued[1]?.message).toEqual(message);
+  });
+
+  it('is reached through the consumer processor with a hand-built table change', async () => {
+    const ladder = new RecordingLadder();
+    const { setWebhookLadder } = await import('../../functions/platform/ports/webhook-ladder.ts');
+    setWebhookLadder(ladder);
+    const endpoint = await createEndpoint({
+      tenantId: tenant.tenantId,
+      url: 'http://127.0.0.1:9/c',
+      events: ['inquiry.created'],
+      via: 'console',
+    });
+    const event = envelope('inquiry.created');
+    await webhookFanout({
+      eventId: 'stream-record-1',
+      kind: 'INSERT',
+      entity: 'event',
+      oldImage: undefined,
+      newImage: {
+        tenantId: tenant.tenantId,
+        id: event.id,
+        type: 'inquiry.created',
+        createdAt: 'x',
+        envelope: event.json,
+      },
+    });
+    expect(ladder.queued.map((q) => q.message.endpointId)).toEqual([endpoint.id]);
+    const { bindLocalAdapters } = await import('../../scripts/local/adapters/index.ts');
+    bindLocalAdapters();
+  });
+});
+
+describe('processing a delivery message', () => {
+  it('climbs the ladder on failures, drops stale and duplicate messages, and settles on success', async () => {
+    const ladder = new RecordingLadder();
+    const endpoint = await createEndpoint({
+      tenantId: tenant.tenantId,
+      url: 'http://127.0.0.1:9/d',
+      events: ['lead.updated'],
+      via: 'console',
+    });
+    const event = envelope('lead.updated');
+    await fanOutEvent(tenant.tenantId, event.json, { ladder });
+    const first = ladder.queued[0]?.message as DeliveryMessage;
+    const deps = { ladder, send: answers(500, null, 200), delayScale: 0 };
+
+    expect(await processDeliveryMessage(first, deps)).toBe('retry_scheduled');
+    expect(ladder.queued[1]?.delayMs).toBe(0); // 60 s × scale 0
+    // The first message again (an SQS duplicate): its token is spent.
+    expect(await processDeliveryMessage(first, deps)).toBe('stale');
+    expect(await processDeliveryMessage(ladder.queued[1]?.message as DeliveryMessage, deps)).toBe(
+      'retry_scheduled',
+    );
+    expect(await processDeliveryMessage(ladder.queued[2]?.message as DeliveryMessage, deps)).toBe(
+      'delivered',
+    );
+
+    const delivery = await getDelivery(tenant.tenantId, first.deliveryId);
+    expect(delivery?.status).toBe('succeeded');
+    expect(delivery?.nextAttemptAt).toBeUndefined();
+    expect(delivery?.attempts.map((a) => [a.number, a.statusCode ?? null, a.error ?? null])).toEqual([
+      [1, 500, null],
+      [2, null, 'ECONNREFUSED: connect ECONNREFUSED'],
+      [3, 200, null],
+    ]);
+    expect((await getEndpoint(tenant.tenantId, endpoint.id))?.consecutiveFailures).toBe(0);
+  });
+
+  it('queues the real ladder delays, and gives up after the 9th attempt', async () => {
+    const ladder = new RecordingLadder();
+    await createEndpoint({
+      tenantId: tenant.tenantId,
+      url: 'http://127.0.0.1:9/e',
+      events: ['lead.archived'],
+      via: 'console',
+    });
+    await fanOutEvent(tenant.tenantId, envelope('lead.archived').json, { ladder });
+    const deps = { ladder, send: answers(500), delayScale: 1 };
+    const results = [];
+    for (let i = 0; i < 9; i++) {
+      const message = ladder.queued.at(-1)?.message as DeliveryMessage;
+      // Each retry is due later; make it due now as the clock would.
+      const { WebhookDelivery } = await import('../../functions/data/entities/webhook-delivery.ts');
+      await WebhookDelivery.patch({ tenantId: message.tenantId, id: message.deliveryId })
+        .set({ nextAttemptAt: new Date().toISOString() })
+        .go();
+      results.push(await processDeliveryMessage(message, deps));
+    }
+    expect(results).toEqual([...Array(8).fill('retry_scheduled'), 'failed']);
+    expect(ladder.queued.slice(1).map((q) => q.delayMs / 60_000)).toEqual([
+      1, 5, 30, 120, 360, 720, 1440, 1440,
+    ]);
+  });
+
+  it('marks a delivery failed, without sending, when it falls due on a disabled endpoint', async () => {
+    const ladder = new RecordingLadder();
+    const apiKey = await tenant.newKey(['webhooks:manage', 'leads:read']);
+    const endpoint = await createEndpoint({
+      tenantId: tenant.tenantId,
+      url: 'http://127.0.0.1:9/f',
+      events: ['lead.assigned'],
+      via: 'api',
+      apiKey: { id: apiKey.id, scopes: ['webhooks:manage', 'leads:read'] },
+    });
+    await fanOutEvent(tenant.tenantId, envelope('lead.assigned').json, { ladder });
+    // Revoking the key that subscribed it disables the endpoint (§5).
+    const revoked = await revokeApiKeyById(tenant.tenantId, apiKey.id);
+    expect(revoked.webhooksDisabled).toBe(1);
+    expect((await getEndpoint(tenant.tenantId, endpoint.id))?.disabledReason).toBe('key_revoked');
+    let sent = 0;
+    const result = await processDeliveryMessage(ladder.queued[0]?.message as DeliveryMessage, {
+      ladder,
+      send: async () => {
+        sent++;
+        return { statusCode: 200, error: null, durationMs: 1, responseBody: '' };
+      },
+      delayScale: 1,
+    });
+    expect(result).toBe('endpoint_disabled');
+    expect(sent).toBe(0);
+    const delivery = await getDelivery(tenant.tenantId, ladder.queued[0]?.message.deliveryId as string);
+    expect(delivery?.status).toBe('failed');
+    expect(delivery?.attempts).toEqual([]);
+  });
+});
