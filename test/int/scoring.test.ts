@@ -11,9 +11,13 @@ import { type QueueName, type QueuePort, setQueue } from '../../functions/platfo
 import { type ScoringProvider, setScoringProvider } from '../../functions/platform/ports/scoring.ts';
 import { scoreLead } from '../../functions/services/scoring.ts';
 import type { ScoreMessage } from '../../functions/services/scoring-requests.ts';
-import { handler as aiWorker } from '../../functions/workers/ai.ts';
+import { handler as aiWorkerHandler } from '../../functions/workers/ai.ts';
+import { asFunction, WORKER_ENTRIES } from '../support/aws-operations.ts';
 import { createTestTenant, type TestTenant, unique } from '../support/factories.ts';
 import { startTestApi, type TestApi } from '../support/http.ts';
+
+/** Run as its function, so that what it does on AWS is checked against its role (permissions.test.ts). */
+const aiWorker = asFunction(WORKER_ENTRIES.aiWorker, aiWorkerHandler);
 
 /** A queue that records what is sent instead of sending it. */
 class RecordingQueue implements QueuePort {
