@@ -56,11 +56,17 @@ export function readInvokedFunctions(): string[] {
 
 /**
  * `handler` invoked as the function at `entry`, for tests that call a worker or the stream consumer
- * directly: what it does on AWS is recorded under that function, as the local server does for routes.
+ * directly: what it does on AWS is recorded under that function, as the local server does for routes,
+ * and the function is marked as run.
  */
 export function asFunction<A extends unknown[], R>(
   entry: string,
   handler: (...args: A) => R,
 ): (...args: A) => R {
-  return (...args) => runAsFunction(entry, () => handler(...args));
+  return (...args) => {
+    // Marks the function as run: the stream consumer performs no DynamoDB operation of its own.
+    mkdirSync(AWS_OPERATIONS_DIR, { recursive: true });
+    appendFileSync(join(AWS_OPERATIONS_DIR, `${process.pid}.invoked.jsonl`), `${entry}\n`);
+    return runAsFunction(entry, () => handler(...args));
+  };
 }
