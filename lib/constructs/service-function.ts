@@ -18,18 +18,39 @@ export const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..', '
 
 /**
  * The DynamoDB actions a function may be granted. A closed list on purpose: no `dynamodb:*`, and no
- * `Scan` (nothing on a request path may scan the table, architecture §5).
+ * `Scan` (nothing on a request path may scan the table, architecture §5). A transaction has no action
+ * of its own: IAM checks each of its items as Put/Update/Delete/ConditionCheckItem (GetItem to read).
  */
 export type TableAction =
   | 'dynamodb:GetItem'
+  | 'dynamodb:BatchGetItem'
   | 'dynamodb:Query'
   | 'dynamodb:UpdateItem'
   | 'dynamodb:PutItem'
   | 'dynamodb:DeleteItem'
+  | 'dynamodb:BatchWriteItem'
   | 'dynamodb:ConditionCheckItem';
 
-/** Reads: key lookups and queries on the table and its indexes. */
-export const TABLE_READ: readonly TableAction[] = ['dynamodb:GetItem', 'dynamodb:Query'];
+/**
+ * Reads: key lookups (one, or a batch: a Lead's linked listings, criteria Places), and queries on the
+ * table and its indexes.
+ */
+export const TABLE_READ: readonly TableAction[] = [
+  'dynamodb:GetItem',
+  'dynamodb:BatchGetItem',
+  'dynamodb:Query',
+];
+
+/**
+ * Writes besides UpdateItem: puts and deletes alone, in batches (a listing's Area memberships, sent
+ * matches) or in transactions, whose condition-only items need ConditionCheckItem.
+ */
+export const TABLE_WRITE: readonly TableAction[] = [
+  'dynamodb:PutItem',
+  'dynamodb:DeleteItem',
+  'dynamodb:BatchWriteItem',
+  'dynamodb:ConditionCheckItem',
+];
 
 /** A Bedrock foundation model id: `provider.model`, e.g. `anthropic.claude-3-haiku-20240307-v1:0`. */
 const FOUNDATION_MODEL_ID = /^[a-z0-9-]+\.[A-Za-z0-9._:-]+$/;
@@ -170,6 +191,8 @@ export const METRICS_NAMESPACE = 'ListingsLeads';
  * the actions its caller names or needs.
  */
 export class ServiceFunction extends Construct {
+  /** Absolute path of the handler module (test/infra/permissions.test.ts names workers by it). */
+  readonly entry: string;
   readonly fn: NodejsFunction;
   readonly role: Role;
   readonly logGroup: LogGroup;
@@ -177,6 +200,7 @@ export class ServiceFunction extends Construct {
   constructor(scope: Construct, id: string, props: ServiceFunctionProps) {
     super(scope, id);
     const projectRoot = props.projectRoot ?? repoRoot;
+    this.entry = props.entry;
 
     this.logGroup = new LogGroup(this, 'LogGroup', {
       retention: props.logRetention ?? RetentionDays.ONE_MONTH,

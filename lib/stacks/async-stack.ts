@@ -224,10 +224,16 @@ export class AsyncStack extends Stack {
     });
     // Key reads (Tenant, listing, the month's AI spend) and updates (the listing, conditioned on its
     // request id; the spend counter). Queries for Lead scoring: the Lead with its criteria, inquiries
-    // and activities, on the table and the two indexes they are listed by (gsi1, gsi2). No PutItem:
-    // the writes are ElectroDB updates, and the local queue (the only PutItem) is never used in AWS.
+    // and activities, on the table and the two indexes they are listed by (gsi1, gsi2). A score is
+    // written in the Lead's transaction: the Lead put, its search tokens put and deleted, claims checked.
     this.aiWorker.bindTable(props.table, {
-      actions: ['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:UpdateItem'],
+      actions: [
+        ...TABLE_READ,
+        'dynamodb:UpdateItem',
+        'dynamodb:PutItem',
+        'dynamodb:DeleteItem',
+        'dynamodb:ConditionCheckItem',
+      ],
       indexNames: ['gsi1', 'gsi2'],
     });
     // The retry ladder re-sends a failed request to its own queue, with a delay.

@@ -9,19 +9,25 @@ import { NagSuppressions } from 'cdk-nag';
 import type { Construct } from 'constructs';
 import { tableDefinition } from '../../functions/data/table.ts';
 import { apiGatewayPath, isWrite, type RouteDefinition } from '../../functions/routes.ts';
-import { repoRoot, ServiceFunction, TABLE_READ, type TableAction } from '../constructs/service-function.ts';
+import {
+  repoRoot,
+  ServiceFunction,
+  TABLE_READ,
+  TABLE_WRITE,
+  type TableAction,
+} from '../constructs/service-function.ts';
 
 /**
  * What a route's function may do on the table, derived from the route row alone:
- * - every route authenticates (API-key lookup: GetItem/Query), reads, and counts its rate-limit
+ * - every route authenticates (API-key lookup: GetItem/Query), reads (batches included), and counts its rate-limit
  *   window with one UpdateItem;
- * - a write (any method but GET) also writes through transactions (Put/Delete/ConditionCheck per item)
- *   and stores idempotency records.
+ * - a write (any method but GET) also writes alone, in batches and through transactions
+ *   (Put/Delete/ConditionCheck per item), and stores idempotency records.
  */
 export function tableActionsFor(route: RouteDefinition): readonly TableAction[] {
   const common: readonly TableAction[] = [...TABLE_READ, 'dynamodb:UpdateItem'];
   if (!isWrite(route)) return common;
-  return [...common, 'dynamodb:PutItem', 'dynamodb:DeleteItem', 'dynamodb:ConditionCheckItem'];
+  return [...common, ...TABLE_WRITE];
 }
 
 export interface RouteGroupStackProps extends NestedStackProps {

@@ -2,6 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Context } from 'aws-lambda';
+import { runAsFunction } from '../../functions/platform/aws-operations.ts';
 import { decodePathSegment, type HttpEvent, type HttpResponse } from '../../functions/platform/http.ts';
 import { MAX_BODY_BYTES } from '../../functions/platform/middleware/validate-input.ts';
 import { type RouteDefinition, routes } from '../../functions/routes.ts';
@@ -151,9 +152,10 @@ export async function startApiServer(options: ApiServerOptions): Promise<{ serve
       }
       const event = toEvent(req, url, body, hit.m, hit.match);
       const handler = await hit.m.load();
-      const response = await handler(
-        event,
-        lambdaContext(hit.m.route.operationId, event.requestContext.requestId),
+      const { operationId } = hit.m.route;
+      // One process serves every route here: the AWS calls are attributed to the route's function.
+      const response = await runAsFunction(operationId, () =>
+        handler(event, lambdaContext(operationId, event.requestContext.requestId)),
       );
       status = response.statusCode;
       res.writeHead(status, response.headers);

@@ -18,11 +18,12 @@ interface Statement {
   Resource: unknown;
 }
 
-const READ_ACTIONS = ['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:UpdateItem'];
+const READ_ACTIONS = ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:Query', 'dynamodb:UpdateItem'];
 const WRITE_ACTIONS = [
   ...READ_ACTIONS,
   'dynamodb:PutItem',
   'dynamodb:DeleteItem',
+  'dynamodb:BatchWriteItem',
   'dynamodb:ConditionCheckItem',
 ];
 /** What any function holds besides table access: its own log group, and the cursor key. */

@@ -147,6 +147,7 @@ describe('the stream consumer', () => {
       [
         'dynamodb:DescribeStream',
         'dynamodb:GetItem',
+        'dynamodb:BatchGetItem',
         'dynamodb:GetRecords',
         'dynamodb:GetShardIterator',
         'dynamodb:ListStreams',
@@ -404,8 +405,12 @@ describe('the AI worker', () => {
       [
         ...PLATFORM_ACTIONS,
         'dynamodb:GetItem',
+        'dynamodb:BatchGetItem',
         'dynamodb:Query',
         'dynamodb:UpdateItem',
+        'dynamodb:PutItem',
+        'dynamodb:DeleteItem',
+        'dynamodb:ConditionCheckItem',
         ...SQS_CONSUME_ACTIONS,
         'sqs:SendMessage',
         'bedrock:InvokeModel',
@@ -422,7 +427,7 @@ describe('the AI worker', () => {
     }
   });
 
-  it('queries the table and gsi1 and gsi2 only (Lead scoring), and updates the table itself', () => {
+  it('queries the table and gsi1 and gsi2 only (Lead scoring), and writes the table itself (the score transaction)', () => {
     // Act
     const tableStatements = statementsOf(template, service.async, service.async.aiWorker).filter((s) =>
       actionsOf(s).some((a) => a.startsWith('dynamodb:')),
@@ -436,7 +441,15 @@ describe('the AI worker', () => {
     // Assess
     expect(onTable.flatMap(resourcesOf)).toHaveLength(onTable.length);
     expect(onTable.flatMap(actionsOf).sort()).toEqual(
-      ['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:UpdateItem'].sort(),
+      [
+        'dynamodb:GetItem',
+        'dynamodb:BatchGetItem',
+        'dynamodb:Query',
+        'dynamodb:UpdateItem',
+        'dynamodb:PutItem',
+        'dynamodb:DeleteItem',
+        'dynamodb:ConditionCheckItem',
+      ].sort(),
     );
     expect(onIndexes.flatMap(actionsOf)).toEqual(['dynamodb:Query']);
     expect(indexSuffixes.sort()).toEqual(['/index/gsi1', '/index/gsi2']);

@@ -19,12 +19,17 @@ import {
 } from '../../functions/services/enrichment.ts';
 import { createListing, editListing, type ListingWriter } from '../../functions/services/properties.ts';
 import { createTenantFromAdmin, updateTenantFromAdmin } from '../../functions/services/tenants.ts';
-import { handler as streamConsumer } from '../../functions/streams/consumer.ts';
-import { handler as aiWorker } from '../../functions/workers/ai.ts';
+import { handler as streamConsumerHandler } from '../../functions/streams/consumer.ts';
+import { handler as aiWorkerHandler } from '../../functions/workers/ai.ts';
 import { bindLocalAdapters } from '../../scripts/local/adapters/index.ts';
 import { LocalEnrichmentProvider } from '../../scripts/local/adapters/local-ai.ts';
 import { deliverDue } from '../../scripts/local/queue-poller.ts';
+import { asFunction, WORKER_ENTRIES } from '../support/aws-operations.ts';
 import { createTestPlaces, unique } from '../support/factories.ts';
+
+// Run as their functions, so that what they do on AWS is checked against their roles (permissions.test.ts).
+const streamConsumer = asFunction(WORKER_ENTRIES.streamConsumer, streamConsumerHandler);
+const aiWorker = asFunction(WORKER_ENTRIES.aiWorker, aiWorkerHandler);
 
 /** A queue that records what is sent instead of sending it. */
 class RecordingQueue implements QueuePort {
@@ -584,8 +589,8 @@ describe('the daily resume job', () => {
     const { AiSpend } = await import('../../functions/data/entities/ai-spend.ts');
     await AiSpend.delete({ tenantId: agency.tenantId, month }).go();
     // Act
-    const { handler: resumeJob } = await import('../../functions/workers/ai-resume.ts');
-    const result = await resumeJob();
+    const { handler } = await import('../../functions/workers/ai-resume.ts');
+    const result = await asFunction(WORKER_ENTRIES.aiResume, handler)();
     // Assess
     expect(result.resumed).toBeGreaterThanOrEqual(1);
     expect((await reread(paused)).enrichmentStatus).toBe('pending');

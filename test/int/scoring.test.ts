@@ -15,10 +15,14 @@ import {
 } from '../../functions/platform/ports/scoring.ts';
 import { scoreLead } from '../../functions/services/scoring.ts';
 import type { ScoreMessage } from '../../functions/services/scoring-requests.ts';
-import { handler as aiWorker } from '../../functions/workers/ai.ts';
+import { handler as aiWorkerHandler } from '../../functions/workers/ai.ts';
 import { bindLocalAdapters } from '../../scripts/local/adapters/index.ts';
+import { asFunction, WORKER_ENTRIES } from '../support/aws-operations.ts';
 import { createTestTenant, type TestTenant, unique } from '../support/factories.ts';
 import { startTestApi, type TestApi } from '../support/http.ts';
+
+/** Run as its function, so that what it does on AWS is checked against its role (permissions.test.ts). */
+const aiWorker = asFunction(WORKER_ENTRIES.aiWorker, aiWorkerHandler);
 
 /** A queue that records what is sent instead of sending it. */
 class RecordingQueue implements QueuePort {

@@ -1,5 +1,6 @@
 import type { TestProject } from 'vitest/node';
 import { ensureTable, startDynamoLocal } from '../../scripts/local/dynamo-local.ts';
+import { clearAwsOperations } from './aws-operations.ts';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -10,6 +11,8 @@ declare module 'vitest' {
 
 /** One in-memory DynamoDB Local for the whole run; test files isolate themselves by Tenant. */
 export default async function setup(project: TestProject) {
+  // This run records afresh what each function does on AWS (test/support/record-aws-operations.ts).
+  clearAwsOperations();
   const dynamo = await startDynamoLocal();
   const tableName = 'listings-leads-test';
   await ensureTable(dynamo.endpoint, tableName);

@@ -1,0 +1,257 @@
+/**
+ * Permissions proven, not assumed: DynamoDB Local checks no IAM, so a missing grant shows only on real
+ * AWS. The integration and e2e runs record every AWS operation each function performs (an SDK
+ * middleware, test/support/record-aws-operations.ts); this file, run after them (its own vitest
+ * project, a later group), checks that the synthesized IAM policy of each function's role allows each
+ * one, resource ARN included (the table, or `table/…/index/NAME` for an index Query).
+ *
+ * SQS, SES and Bedrock run as local adapters in the tests, so their calls are never observed; what
+ * their AWS adapters do is declared below from each function's `uses` and checked the same way.
+ *
+ * Alone (`npx vitest run test/infra/permissions.test.ts`) it reads the records of the last full run.
+ */
+import type { Stack } from 'aws-cdk-lib';
+import type { CfnRole } from 'aws-cdk-lib/aws-iam';
+import type { CfnQueue } from 'aws-cdk-lib/aws-sqs';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { AwsOperation } from '../../functions/platform/aws-operations.ts';
+import { type RouteDefinition, routes } from '../../functions/routes.ts';
+import { buildApp } from '../../lib/app.ts';
+import {
+  AWS_OPERATIONS_DIR,
+  readAwsOperations,
+  readInvokedFunctions,
+  WORKER_ENTRIES,
+} from '../support/aws-operations.ts';
+import {
+  ACCOUNT,
+  allows,
+  type FunctionGrants,
+  type Needed,
+  PARTITION,
+  REGION,
+  SynthesizedApp,
+  TABLE,
+} from '../support/iam-policies.ts';
+
+type Json = Record<string, unknown>;
+
+/**
+ * Items the local adapters write in place of an AWS call (the local queue's messages stand for SQS,
+ * the outbox for SES): in Lambda these writes never happen, the `uses` checks below cover the calls.
+ */
+const LOCAL_STAND_IN_ENTITIES = new Set(['localQueueMessage', 'outboxEmail']);
+
+/** What the AWS adapters behind a `uses` call, as the services authorize it. */
+type Use = 'aiQueue' | 'email' | 'model';
+
+/** What the functions that are not routes use besides the table (routes say it in their row). */
+const WORKER_USES: Record<string, readonly Use[]> = {
+  // Sends each listing's enrichment request to the AI queue.
+  [WORKER_ENTRIES.streamConsumer]: ['aiQueue'],
+  // Calls the model (Converse), and re-sends a failed request to its own queue with a delay.
+  [WORKER_ENTRIES.aiWorker]: ['aiQueue', 'model'],
+  // Re-requests held enrichments by updating the listings; the stream consumer queues them.
+  [WORKER_ENTRIES.aiResume]: [],
+};
+
+/** The geography prefixes of cross-region inference profile ids (`eu.amazon.nova-lite-v1:0`). */
+const INFERENCE_PROFILE_PREFIX = /^(us|us-gov|eu|apac|jp|au|ca|global)\./;
+
+const SENDER = { address: 'leads@mail.agency.test', domain: 'mail.agency.test' };
+
+const table: readonly RouteDefinition[] = routes;
+
+let app: SynthesizedApp;
+let functions: FunctionGrants[];
+let recorded: AwsOperation[];
+let invoked: Set<string>;
+
+/** The DynamoDB operation as the ARN it touches in the account: the test table stands for the service's. */
+function neededOf(operation: AwsOperation): Needed {
+  const resource = operation.resource.replace(/^table\/[^/]+/, `table/${TABLE}`);
+  return {
+    action: operation.action,
+    arn: `arn:${PARTITION}:${operation.service}:${REGION}:${ACCOUNT}:${resource}`,
+  };
+}
+
+/** The DynamoDB operations recorded for `name`, as needed grants, without the local stand-ins' writes. */
+function recordedNeeds(name: string): Needed[] {
+  const needs = recorded
+    .filter((op) => op.function === name && op.service === 'dynamodb')
+    .filter((op) => !(op.entity && LOCAL_STAND_IN_ENTITIES.has(op.entity)))
+    .map(neededOf);
+  return [...new Map(needs.map((n) => [`${n.action} ${n.arn}`, n])).values()];
+}
+
+/** The calls of the AWS adapters `name` uses (SQS SendMessage, SES SendEmail, Bedrock Converse). */
+function declaredNeeds(name: string): Needed[] {
+  const { async } = app.service;
+  const route = table.find((r) => r.operationId === name);
+  const uses: readonly Use[] = route ? (route.uses ?? []) : (WORKER_USES[name] ?? []);
+  const modelId = async.aiModel.modelId;
+  return uses.map((use) => {
+    switch (use) {
+      case 'aiQueue': {
+        const queueId = async.getLogicalId(async.aiQueue.node.defaultChild as CfnQueue);
+        return {
+          action: 'sqs:SendMessage',
+          arn: `arn:${PARTITION}:sqs:${REGION}:${ACCOUNT}:${async.stackName}-${queueId}`,
+        };
+      }
+      case 'email':
+        // SES authorizes the sender's identity; the domain is the one ops verify.
+        return {
+          action: 'ses:SendEmail',
+          arn: `arn:${PARTITION}:ses:${REGION}:${ACCOUNT}:identity/${SENDER.domain}`,
+        };
+      case 'model':
+        // Converse is authorized as bedrock:InvokeModel on the model (or the inference profile) it names.
+        return {
+          action: 'bedrock:InvokeModel',
+          arn: INFERENCE_PROFILE_PREFIX.test(modelId)
+            ? `arn:${PARTITION}:bedrock:${REGION}:${ACCOUNT}:inference-profile/${modelId}`
+            : `arn:${PARTITION}:bedrock:${REGION}::foundation-model/${modelId}`,
+        };
+      default:
+        throw new Error(`unknown use ${String(use satisfies never)}`);
+    }
+  });
+}
+
+/** Per function, what it needs and its role does not allow. */
+function missingGrants(
+  fns: readonly FunctionGrants[],
+  needsOf: (name: string) => Needed[],
+): Record<string, string[]> {
+  const missing: Record<string, string[]> = {};
+  for (const fn of fns) {
+    const refused = needsOf(fn.name)
+      .filter((needed) => !allows(fn.grants, needed))
+      .map((needed) => `${needed.action} on ${needed.arn}`);
+    if (refused.length > 0) missing[fn.name] = refused.sort();
+  }
+  return missing;
+}
+
+/** A copy of `stack`'s template in which the role of function `name` no longer has `edit` applied statements. */
+function withEditedRole(name: string, edit: (statement: Json) => Json | undefined): SynthesizedApp {
+  const edited = new SynthesizedApp(app.service);
+  const fn = [...app.service.api.routeGroups]
+    .flatMap((g) => [...g.functions])
+    .find(([id]) => id === name)?.[1];
+  if (!fn) throw new Error(`no route function ${name}`);
+  const stack = fn.role.stack as Stack;
+  const roleId = stack.getLogicalId(fn.role.node.defaultChild as CfnRole);
+  const template = structuredClone(app.template(stack)) as {
+    Resources: Record<string, { Type: string; Properties: Json }>;
+  };
+  for (const resource of Object.values(template.Resources)) {
+    if (resource.Type !== 'AWS::IAM::Policy') continue;
+    if (!JSON.stringify(resource.Properties.Roles).includes(`"${roleId}"`)) continue;
+    const document = resource.Properties.PolicyDocument as { Statement: Json[] };
+    document.Statement = document.Statement.map(edit).filter((s): s is Json => s !== undefined);
+  }
+  edited.replaceTemplate(stack, template);
+  return edited;
+}
+
+beforeAll(() => {
+  recorded = readAwsOperations();
+  invoked = new Set(readInvokedFunctions());
+  app = new SynthesizedApp(
+    buildApp({ stage: 'perm', bundle: false, env: {}, context: { emailFrom: SENDER.address } }),
+  );
+  functions = app.functionGrants();
+}, 180_000);
+
+describe('IAM grants against the AWS operations the functions performed', () => {
+  it('has records of the integration and e2e runs for every function of the app', () => {
+    // Act
+    // A function is covered when it performed an AWS operation, or was run (the stream consumer only
+    // sends to the queue, a local adapter in tests: its grant is checked from its uses below).
+    const silent = functions
+      .map((fn) => fn.name)
+      .filter((name) => !invoked.has(name) && !recorded.some((op) => op.function === name));
+    // Assess
+    expect(
+      recorded.length,
+      `no records under ${AWS_OPERATIONS_DIR}: run the whole suite (npm test)`,
+    ).toBeGreaterThan(0);
+    expect(silent, 'functions no integration or e2e test ran (cover them)').toEqual([]);
+    expect(functions.map((fn) => fn.name)).toEqual(
+      expect.arrayContaining([...table.map((r) => r.operationId), ...Object.values(WORKER_ENTRIES)]),
+    );
+  });
+
+  it('grants each function every DynamoDB action it performed, on the table or the index it named', () => {
+    // Act
+    const missing = missingGrants(functions, recordedNeeds);
+    // Assess
+    expect(missing).toEqual({});
+  });
+
+  it('grants each function what the AWS adapters it uses call: SQS SendMessage, SES SendEmail, Bedrock', () => {
+    // Act
+    const missing = missingGrants(functions, declaredNeeds);
+    const declared = functions.filter((fn) => declaredNeeds(fn.name).length > 0).map((fn) => fn.name);
+    // Assess
+    expect(missing).toEqual({});
+    expect(declared).toEqual(
+      expect.arrayContaining([
+        'putLeadCriteria',
+        'sendLeadMatches',
+        WORKER_ENTRIES.aiWorker,
+        WORKER_ENTRIES.streamConsumer,
+      ]),
+    );
+  });
+});
+
+describe('the check itself', () => {
+  it('fails when a grant is removed: getLead without dynamodb:GetItem', () => {
+    // Prepare
+    const edited = withEditedRole('getLead', (statement) => {
+      const actions = ([] as string[]).concat(statement.Action as string | string[]);
+      const kept = actions.filter((action) => action !== 'dynamodb:GetItem');
+      return kept.length > 0 ? { ...statement, Action: kept } : undefined;
+    });
+    // Act
+    const missing = missingGrants(edited.functionGrants(), recordedNeeds);
+    // Assess
+    expect(Object.keys(missing)).toEqual(['getLead']);
+    expect(missing.getLead).toContain(
+      `dynamodb:GetItem on arn:aws:dynamodb:${REGION}:${ACCOUNT}:table/${TABLE}`,
+    );
+  });
+
+  it('fails when a Query is granted on the table but not on the index it reads: listLeads without its indexes', () => {
+    // Prepare
+    const edited = withEditedRole('listLeads', (statement) =>
+      JSON.stringify(statement.Resource).includes('/index/') ? undefined : statement,
+    );
+    // Act
+    const missing = missingGrants(edited.functionGrants(), recordedNeeds);
+    // Assess
+    expect(Object.keys(missing)).toEqual(['listLeads']);
+    expect(
+      missing.listLeads?.every(
+        (m) => m.startsWith('dynamodb:Query on ') && m.includes(`table/${TABLE}/index/`),
+      ),
+    ).toBe(true);
+  });
+
+  it('fails when a route that sends email loses ses:SendEmail', () => {
+    // Prepare
+    const edited = withEditedRole('sendLeadMatches', (statement) =>
+      JSON.stringify(statement.Action).includes('ses:') ? undefined : statement,
+    );
+    // Act
+    const missing = missingGrants(edited.functionGrants(), declaredNeeds);
+    // Assess
+    expect(missing).toEqual({
+      sendLeadMatches: [`ses:SendEmail on arn:aws:ses:${REGION}:${ACCOUNT}:identity/${SENDER.domain}`],
+    });
+  });
+});
