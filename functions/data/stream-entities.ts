@@ -20,6 +20,8 @@ export const STREAM_IGNORED_ENTITIES = [
   'assignmentCounter',
   'localQueueMessage',
   'outboxEmail',
+  // Endpoint settings: nothing reacts to them (deliveries read the endpoint when they run).
+  'webhookEndpoint',
 ] as const;
 
 /** Entities whose changes reach the stream consumer (events, enrichment outbox, webhook fan-out). */
@@ -39,6 +41,8 @@ export const STREAM_ENTITIES = [
   'activity',
   // The webhook fan-out reacts to new event items; deriving events skips them (no event of an event).
   'event',
+  // A delivery whose send request changed (redeliver, test) is queued from here (an outbox).
+  'webhookDelivery',
 ] as const;
 
 const ignored: ReadonlySet<string> = new Set(STREAM_IGNORED_ENTITIES);

@@ -16,6 +16,8 @@ export const BusinessMetric = {
   ListingsWritten: 'ListingsWritten',
   /** USD charged to Tenants' AI spend (sum per period is the bill the service passes on). */
   AiSpendUsd: 'AiSpendUsd',
+  /** A webhook endpoint disabled by 20 failures in a row or a 410 (an alarm watches it). */
+  WebhookEndpointsDisabled: 'WebhookEndpointsDisabled',
 } as const;
 export type BusinessMetric = (typeof BusinessMetric)[keyof typeof BusinessMetric];
 

@@ -18,6 +18,7 @@ import {
 import { MAX_CONSECUTIVE_FAILURES, nextDelay, outcomeOf } from '../domain/webhooks.ts';
 import { config } from '../platform/config.ts';
 import { logger } from '../platform/logger.ts';
+import { BusinessMetric, countMetric } from '../platform/metrics.ts';
 import { sendWebhook, type WebhookRequest, type WebhookResponse } from '../platform/net/webhook-sender.ts';
 import { emails } from '../platform/ports/email.ts';
 import {
@@ -225,6 +226,7 @@ async function countOutcome(endpoint: WebhookEndpointRecord, outcome: ReturnType
     outcome === 'gone' ? 'gone' : failures >= MAX_CONSECUTIVE_FAILURES ? 'failures' : undefined;
   if (!reason) return;
   if (await disableEndpointOnce(endpoint.tenantId, endpoint.id, reason)) {
+    countMetric(BusinessMetric.WebhookEndpointsDisabled);
     logger.warn('webhook endpoint disabled', {
       tenantId: endpoint.tenantId,
       endpointId: endpoint.id,

@@ -38,6 +38,8 @@ const processors: ChangeProcessor[] = [
   recordEvents,
   // Outbox for AI enrichment: the write that requested it committed, so the request cannot be lost.
   (change) => queueRequestedEnrichment(change.oldImage, change.newImage),
+  // Webhooks: fan-out of new events, and queued redeliveries. Loaded on first use: the delivery
+  // module brings undici and the signer, which a batch without events or deliveries never needs.
   (change) => import('./webhook-fanout.ts').then((m) => m.webhookFanout(change)),
 ];
 

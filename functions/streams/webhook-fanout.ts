@@ -1,5 +1,5 @@
 import { fanOutEvent, queueRequestedSend } from '../services/webhook-deliveries.ts';
-import type { TableChange } from './consumer.ts';
+import type { TableChange } from './table-change.ts';
 
 /**
  * The stream consumer's webhook processor:

@@ -1,5 +1,7 @@
 import { join } from 'node:path';
 import { Duration, Stack, type StackProps } from 'aws-cdk-lib';
+import { Alarm, ComparisonOperator, Metric, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
+import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
 import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
@@ -12,7 +14,7 @@ import type { Construct } from 'constructs';
 import { STREAM_IGNORED_ENTITIES } from '../../functions/data/stream-entities.ts';
 import { tableDefinition } from '../../functions/data/table.ts';
 import { AlarmTopic, ServiceAlarms } from '../constructs/alarms.ts';
-import { repoRoot, ServiceFunction, TABLE_READ } from '../constructs/service-function.ts';
+import { METRICS_NAMESPACE, repoRoot, ServiceFunction, TABLE_READ } from '../constructs/service-function.ts';
 import { WebhookLadder } from '../constructs/webhook-ladder.ts';
 
 /** The Bedrock model of the AI worker, and what its tokens cost (the Tenants' AI spend is charged at it). */
@@ -211,6 +213,7 @@ export class AsyncStack extends Stack {
       streamConsumer: this.streamConsumer,
       ...(props.emailFrom ? { emailFrom: props.emailFrom } : {}),
     });
+    this.webhookLadder.worker.bindSecret(props.cursorSecret, 'CURSOR_SECRET_ARN');
 
     this.aiWorker = new ServiceFunction(this, 'AiWorker', {
       entry: join(repoRoot, 'functions', 'workers', 'ai.ts'),
@@ -316,9 +319,22 @@ export class AsyncStack extends Stack {
     this.alarmTopic = new AlarmTopic(this, 'AlarmTopic', { email: props.alarmEmail });
     this.alarms = new ServiceAlarms(this, 'Alarms', {
       topic: this.alarmTopic.topic,
-      deadLetterQueues: [this.streamDeadLetterQueue, this.aiDeadLetterQueue, this.aiResumeDeadLetterQueue],
+      deadLetterQueues: [
+        this.streamDeadLetterQueue,
+        this.aiDeadLetterQueue,
+        this.aiResumeDeadLetterQueue,
+        this.webhookLadder.deadLetterQueue,
+      ],
       functionGroups: [
-        { name: 'Workers', functions: [this.streamConsumer.fn, this.aiWorker.fn, this.aiResume.fn] },
+        {
+          name: 'Workers',
+          functions: [
+            this.streamConsumer.fn,
+            this.aiWorker.fn,
+            this.aiResume.fn,
+            this.webhookLadder.worker.fn,
+          ],
+        },
       ],
       streamConsumers: [this.streamConsumer.fn],
       tables: [
@@ -328,5 +344,23 @@ export class AsyncStack extends Stack {
         },
       ],
     });
+
+    // A disabled endpoint stops a Tenant's integration until someone re-enables it: ops hear of each.
+    const endpointsDisabled = new Alarm(this, 'WebhookEndpointsDisabledAlarm', {
+      alarmDescription:
+        'A webhook endpoint was disabled (20 failed deliveries in a row, or 410 Gone); its Tenant Admins were emailed',
+      metric: new Metric({
+        namespace: METRICS_NAMESPACE,
+        metricName: 'WebhookEndpointsDisabled',
+        dimensionsMap: { service: 'listings-leads' },
+        statistic: 'Sum',
+        period: Duration.minutes(5),
+      }),
+      threshold: 0,
+      comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
+      evaluationPeriods: 1,
+      treatMissingData: TreatMissingData.NOT_BREACHING,
+    });
+    endpointsDisabled.addAlarmAction(new SnsAction(this.alarmTopic.topic));
   }
 }

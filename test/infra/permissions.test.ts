@@ -43,12 +43,14 @@ type Json = Record<string, unknown>;
 const LOCAL_STAND_IN_ENTITIES = new Set(['localQueueMessage', 'outboxEmail']);
 
 /** What the AWS adapters behind a `uses` call, as the services authorize it. */
-type Use = 'aiQueue' | 'email' | 'model';
+type Use = 'aiQueue' | 'webhookQueue' | 'email' | 'model';
 
 /** What the functions that are not routes use besides the table (routes say it in their row). */
 const WORKER_USES: Record<string, readonly Use[]> = {
-  // Sends each listing's enrichment request to the AI queue.
-  [WORKER_ENTRIES.streamConsumer]: ['aiQueue'],
+  // Sends each listing's enrichment request to the AI queue, and each webhook delivery to its queue.
+  [WORKER_ENTRIES.streamConsumer]: ['aiQueue', 'webhookQueue'],
+  // Re-queues a failed attempt (the next rung), and emails the Tenant Admins when an endpoint is disabled.
+  [WORKER_ENTRIES.webhookDelivery]: ['webhookQueue', 'email'],
   // Calls the model (Converse), and re-sends a failed request to its own queue with a delay.
   [WORKER_ENTRIES.aiWorker]: ['aiQueue', 'model'],
   // Re-requests held enrichments by updating the listings; the stream consumer queues them.
@@ -95,6 +97,14 @@ function declaredNeeds(name: string): Needed[] {
     switch (use) {
       case 'aiQueue': {
         const queueId = async.getLogicalId(async.aiQueue.node.defaultChild as CfnQueue);
+        return {
+          action: 'sqs:SendMessage',
+          arn: `arn:${PARTITION}:sqs:${REGION}:${ACCOUNT}:${async.stackName}-${queueId}`,
+        };
+      }
+      case 'webhookQueue': {
+        const { queue } = async.webhookLadder;
+        const queueId = async.getLogicalId(queue.node.defaultChild as CfnQueue);
         return {
           action: 'sqs:SendMessage',
           arn: `arn:${PARTITION}:sqs:${REGION}:${ACCOUNT}:${async.stackName}-${queueId}`,

@@ -1,4 +1,7 @@
 import { randomUUID } from 'node:crypto';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { SQSEvent } from 'aws-lambda';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { getDelivery, getEndpoint } from '../../functions/data/webhooks.ts';
 import type { WebhookResponse } from '../../functions/platform/net/webhook-sender.ts';
@@ -11,6 +14,8 @@ import {
 } from '../../functions/services/webhook-deliveries.ts';
 import { createEndpoint } from '../../functions/services/webhook-endpoints.ts';
 import { webhookFanout } from '../../functions/streams/webhook-fanout.ts';
+import { handler as deliveryWorkerHandler } from '../../functions/workers/webhook-delivery.ts';
+import { asFunction, WORKER_ENTRIES } from '../support/aws-operations.ts';
 import { createTestTenant, type TestTenant } from '../support/factories.ts';
 
 process.env.LOCAL_ALLOW_PRIVATE_URLS = '1';
@@ -210,5 +215,43 @@ describe('processing a delivery message', () => {
     const delivery = await getDelivery(tenant.tenantId, ladder.queued[0]?.message.deliveryId as string);
     expect(delivery?.status).toBe('failed');
     expect(delivery?.attempts).toEqual([]);
+  });
+});
+
+describe('the delivery worker', () => {
+  it('sends a queued delivery to the receiver and records the success (run as its function)', async () => {
+    // Prepare: a receiver on loopback, an endpoint subscribed to it, a delivery queued by the fan-out.
+    const received: string[] = [];
+    const receiver = createServer((req, res) => {
+      received.push(String(req.headers['webhook-id']));
+      req.resume();
+      req.on('end', () => res.writeHead(204).end());
+    });
+    await new Promise<void>((done) => receiver.listen(0, '127.0.0.1', done));
+    const { port } = receiver.address() as AddressInfo;
+    try {
+      await createEndpoint({
+        tenantId: tenant.tenantId,
+        url: `http://127.0.0.1:${port}/hook`,
+        events: ['activity.completed'],
+        via: 'console',
+      });
+      const ladder = new RecordingLadder();
+      const event = envelope('activity.completed');
+      await fanOutEvent(tenant.tenantId, event.json, { ladder });
+      const message = ladder.queued[0]?.message as DeliveryMessage;
+      const worker = asFunction(WORKER_ENTRIES.webhookDelivery, deliveryWorkerHandler);
+      const sqsEvent = {
+        Records: [{ messageId: 'm-1', body: JSON.stringify(message) }],
+      } as unknown as SQSEvent;
+      // Act
+      const result = await worker(sqsEvent);
+      // Assess
+      expect(result.batchItemFailures).toEqual([]);
+      expect(received).toEqual([event.id]);
+      expect((await getDelivery(tenant.tenantId, message.deliveryId))?.status).toBe('succeeded');
+    } finally {
+      receiver.close();
+    }
   });
 });

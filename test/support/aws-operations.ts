@@ -13,6 +13,7 @@ export const WORKER_ENTRIES = {
   aiWorker: 'functions/workers/ai.ts',
   aiResume: 'functions/workers/ai-resume.ts',
   streamConsumer: 'functions/streams/consumer.ts',
+  webhookDelivery: 'functions/workers/webhook-delivery.ts',
 } as const;
 
 /** Empties the records of the previous run (the global setup does it before a run). */
