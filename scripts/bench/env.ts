@@ -18,21 +18,44 @@ export function dynamoEndpointEnv(endpoint: string): Record<string, string> {
   return { DYNAMODB_ENDPOINT: endpoint, AWS_ENDPOINT_URL_DYNAMODB: endpoint };
 }
 
+/** The AI queue URL the cold processes send to (the responder answers any URL). */
+export const BENCH_AI_QUEUE_URL = 'https://sqs.us-east-1.amazonaws.com/000000000000/listings-leads-ai';
+
 /**
- * A fresh process's environment for a cold start, as in Lambda but pointed at DynamoDB Local:
- * dummy credentials in the environment (nothing is looked up), the deployed defaults for the rest
- * (logging included), rate limits raised so that the many samples of one key are never refused.
- * AWS_LAMBDA_FUNCTION_NAME is not set: outside Lambda the email and queue ports use their local
- * adapters (DynamoDB writes) instead of SES and SQS, which the bench cannot reach.
+ * A fresh process's environment for a cold start, as in Lambda: AWS_LAMBDA_FUNCTION_NAME is set, so
+ * every port builds its AWS adapter (the SDK client) from the settings the stacks give it, and
+ * fails loudly without them. The SDK finds its endpoints through its own standard variables:
+ * DynamoDB Local for the table (AWS_ENDPOINT_URL_DYNAMODB only; DYNAMODB_ENDPOINT, the local stack's
+ * switch, stays unset as in Lambda) and the bench's responder (aws-responder.ts) for SQS, SES v2,
+ * Bedrock Runtime and Secrets Manager. Credentials are the runtime's environment variables (dummy
+ * ones, nothing is looked up); the cursor key comes from Secrets Manager (CURSOR_SECRET_ARN), the
+ * path where the paging functions load that client. Rate limits are raised so that the many samples
+ * of one key are never refused; logging is the deployed default.
  */
-export function coldStartEnv(endpoint: string): Record<string, string> {
+export function coldStartEnv(
+  dynamoEndpoint: string,
+  awsEndpoints: Record<string, string>,
+  functionName: string,
+): Record<string, string> {
   return {
     PATH: process.env.PATH ?? '',
+    AWS_LAMBDA_FUNCTION_NAME: functionName,
+    AWS_LAMBDA_FUNCTION_VERSION: '$LATEST',
+    AWS_LAMBDA_FUNCTION_MEMORY_SIZE: '1024',
+    AWS_EXECUTION_ENV: 'AWS_Lambda_nodejs24.x',
+    POWERTOOLS_SERVICE_NAME: 'listings-leads',
+    LOG_LEVEL: 'INFO',
     TABLE_NAME: BENCH_TABLE,
     AWS_REGION: 'us-east-1',
     AWS_ACCESS_KEY_ID: 'bench',
     AWS_SECRET_ACCESS_KEY: 'bench',
-    ...dynamoEndpointEnv(endpoint),
+    AWS_SESSION_TOKEN: 'bench',
+    AWS_ENDPOINT_URL_DYNAMODB: dynamoEndpoint,
+    ...awsEndpoints,
+    AI_QUEUE_URL: BENCH_AI_QUEUE_URL,
+    EMAIL_FROM: 'listings@bench.example.com',
+    AI_MODEL_ID: 'eu.anthropic.claude-bench-v1:0',
+    CURSOR_SECRET_ARN: 'arn:aws:secretsmanager:us-east-1:000000000000:secret:listings-leads-cursor-bench',
     RATE_LIMIT_KEY_PER_MINUTE: UNBOUNDED_RATE_LIMIT,
     RATE_LIMIT_TENANT_PER_MINUTE: UNBOUNDED_RATE_LIMIT,
   };
