@@ -44,6 +44,15 @@ export function awsEndpointEnv(origins: ResponderOrigins): Record<string, string
   );
 }
 
+/**
+ * The AI queue's URL on the responder. The SDK's SQS client sends to the QueueUrl's own host (as
+ * in AWS, where that host is the SQS endpoint) unless an endpoint is passed in code, whatever
+ * AWS_ENDPOINT_URL_SQS says; so the queue must live here, and SQS is told apart by its target header.
+ */
+export function responderQueueUrl(origins: ResponderOrigins): string {
+  return `${origins.http1}/000000000000/listings-leads-ai`;
+}
+
 const prefixOf = (service: ResponderService) => service.toLowerCase().replace(/\s+/g, '-');
 
 interface Answer {
@@ -151,8 +160,10 @@ export async function startAwsResponder(): Promise<AwsResponder> {
   const counts: Record<string, number> = {};
   const handle = (req: Request, res: Response, body: string) => {
     const path = req.url ?? '/';
-    const service = RESPONDER_SERVICES.find((s) => path.startsWith(`/${prefixOf(s)}/`));
     const target = String(req.headers['x-amz-target'] ?? '');
+    const service = target.startsWith('AmazonSQS.')
+      ? 'SQS'
+      : RESPONDER_SERVICES.find((s) => path.startsWith(`/${prefixOf(s)}/`));
     let result: Answer | undefined;
     try {
       result = service ? answer(service, target, path, body) : undefined;

@@ -19,7 +19,7 @@ import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { marshall } from '@aws-sdk/util-dynamodb';
 import type { RouteDefinition } from '../../functions/routes.ts';
 import { routes } from '../../functions/routes.ts';
-import { type AwsResponder, awsEndpointEnv, startAwsResponder } from './aws-responder.ts';
+import { type AwsResponder, awsEndpointEnv, responderQueueUrl, startAwsResponder } from './aws-responder.ts';
 import type { BundleResult } from './bundles.ts';
 import type { BenchFixture } from './dynamo-costs.ts';
 import { BENCH_TABLE, coldStartEnv } from './env.ts';
@@ -371,7 +371,11 @@ export async function probeOnce(
     process.execPath,
     ['--input-type=module', '-e', PROBE, pathToFileURL(bundle.file).href, eventFile, bundle.name],
     {
-      env: coldStartEnv(dynamoEndpoint, awsEndpointEnv(responder.origins), bundle.name),
+      env: coldStartEnv(
+        dynamoEndpoint,
+        { endpoints: awsEndpointEnv(responder.origins), aiQueueUrl: responderQueueUrl(responder.origins) },
+        bundle.name,
+      ),
       timeout: 60_000,
       maxBuffer: 16 * 1024 * 1024,
     },

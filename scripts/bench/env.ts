@@ -18,9 +18,6 @@ export function dynamoEndpointEnv(endpoint: string): Record<string, string> {
   return { DYNAMODB_ENDPOINT: endpoint, AWS_ENDPOINT_URL_DYNAMODB: endpoint };
 }
 
-/** The AI queue URL the cold processes send to (the responder answers any URL). */
-export const BENCH_AI_QUEUE_URL = 'https://sqs.us-east-1.amazonaws.com/000000000000/listings-leads-ai';
-
 /**
  * A fresh process's environment for a cold start, as in Lambda: AWS_LAMBDA_FUNCTION_NAME is set, so
  * every port builds its AWS adapter (the SDK client) from the settings the stacks give it, and
@@ -34,7 +31,7 @@ export const BENCH_AI_QUEUE_URL = 'https://sqs.us-east-1.amazonaws.com/000000000
  */
 export function coldStartEnv(
   dynamoEndpoint: string,
-  awsEndpoints: Record<string, string>,
+  aws: { endpoints: Record<string, string>; aiQueueUrl: string },
   functionName: string,
 ): Record<string, string> {
   return {
@@ -51,8 +48,9 @@ export function coldStartEnv(
     AWS_SECRET_ACCESS_KEY: 'bench',
     AWS_SESSION_TOKEN: 'bench',
     AWS_ENDPOINT_URL_DYNAMODB: dynamoEndpoint,
-    ...awsEndpoints,
-    AI_QUEUE_URL: BENCH_AI_QUEUE_URL,
+    ...aws.endpoints,
+    // The SQS client sends to the queue URL's host (aws-responder.ts responderQueueUrl).
+    AI_QUEUE_URL: aws.aiQueueUrl,
     EMAIL_FROM: 'listings@bench.example.com',
     AI_MODEL_ID: 'eu.anthropic.claude-bench-v1:0',
     CURSOR_SECRET_ARN: 'arn:aws:secretsmanager:us-east-1:000000000000:secret:listings-leads-cursor-bench',

@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { normalizePhone, tierOf } from '../../functions/domain/leads.ts';
 import { ScoreOutput } from '../../functions/domain/scoring.ts';
 import { routes } from '../../functions/routes.ts';
-import { awsEndpointEnv, startAwsResponder } from '../../scripts/bench/aws-responder.ts';
+import { awsEndpointEnv, responderQueueUrl, startAwsResponder } from '../../scripts/bench/aws-responder.ts';
 import { camelName, composition, exportsHandler, handlerEntries } from '../../scripts/bench/bundles.ts';
 import { fallbackRequest, servicesCalled } from '../../scripts/bench/cold-start.ts';
 import { costOf, indexWrites } from '../../scripts/bench/dynamo-costs.ts';
@@ -429,6 +429,7 @@ describe('the cold-start AWS responder', () => {
   });
 
   it('answers the SDK clients the functions use with responses they accept, and refuses the rest', async () => {
+    const silent = { debug() {}, info() {}, warn() {}, error() {} };
     // Arrange: the real SDK clients, pointed at the responder as the cold processes are.
     const responder = await startAwsResponder();
     const env = awsEndpointEnv(responder.origins);
@@ -438,14 +439,15 @@ describe('the cold-start AWS responder', () => {
       credentials: { accessKeyId: 'bench', secretAccessKey: 'bench' },
     });
     try {
-      const sqs = new SQSClient(options('AWS_ENDPOINT_URL_SQS'));
+      // No endpoint in code, as in the functions: the SQS client sends to the queue URL's host.
+      const sqs = new SQSClient({ ...options('AWS_ENDPOINT_URL_SQS'), endpoint: undefined, logger: silent });
       const ses = new SESv2Client(options('AWS_ENDPOINT_URL_SESV2'));
       const bedrock = new BedrockRuntimeClient(options('AWS_ENDPOINT_URL_BEDROCK_RUNTIME'));
       const secrets = new SecretsManagerClient(options('AWS_ENDPOINT_URL_SECRETS_MANAGER'));
       // Act
       const sent = await sqs.send(
         new SendMessageCommand({
-          QueueUrl: 'https://sqs.us-east-1.amazonaws.com/0/q',
+          QueueUrl: responderQueueUrl(responder.origins),
           MessageBody: '{"a":"ñ"}',
         }),
       );
@@ -464,9 +466,7 @@ describe('the cold-start AWS responder', () => {
         }),
       );
       const secret = await secrets.send(new GetSecretValueCommand({ SecretId: 'arn:aws:secretsmanager:x' }));
-      const refused = sqs.send(
-        new DeleteQueueCommand({ QueueUrl: 'https://sqs.us-east-1.amazonaws.com/0/q' }),
-      );
+      const refused = sqs.send(new DeleteQueueCommand({ QueueUrl: responderQueueUrl(responder.origins) }));
       // Assess: the SDK checked the MD5 of the body; the model's text passes the scoring schema.
       await expect(refused).rejects.toThrow(/does not answer/);
       expect(sent.MessageId).toBeTruthy();
