@@ -22,7 +22,7 @@ import { routes } from '../../functions/routes.ts';
 import { type AwsResponder, awsEndpointEnv, responderQueueUrl, startAwsResponder } from './aws-responder.ts';
 import type { BundleResult } from './bundles.ts';
 import type { BenchFixture } from './dynamo-costs.ts';
-import { BENCH_TABLE, coldStartEnv } from './env.ts';
+import { BENCH_TABLE, type CursorKeySource, coldStartEnv } from './env.ts';
 import { apiEvent, type BenchRequest } from './events.ts';
 import { floorListing } from './floor/listing.ts';
 import { benchDocumentClient } from './sdk.ts';
@@ -365,6 +365,7 @@ export async function probeOnce(
   eventFile: string,
   dynamoEndpoint: string,
   responder: AwsResponder,
+  cursorKey: CursorKeySource = 'env',
 ): Promise<ColdSample> {
   const before = responder.calls();
   const { stdout } = await run(
@@ -375,6 +376,7 @@ export async function probeOnce(
         dynamoEndpoint,
         { endpoints: awsEndpointEnv(responder.origins), aiQueueUrl: responderQueueUrl(responder.origins) },
         bundle.name,
+        cursorKey,
       ),
       timeout: 60_000,
       maxBuffer: 16 * 1024 * 1024,
@@ -425,6 +427,7 @@ export async function measureColdStart(
   dynamoEndpoint: string,
   eventDir: string,
   log: (line: string) => void,
+  cursorKey: CursorKeySource = 'env',
 ): Promise<Map<string, ColdFigures>> {
   rmSync(eventDir, { recursive: true, force: true });
   mkdirSync(eventDir, { recursive: true });
@@ -440,7 +443,7 @@ export async function measureColdStart(
     if (guessed) generic.add(bundle.name);
     const file = resolve(eventDir, `${bundle.name}-${i}.json`);
     writeFileSync(file, JSON.stringify(event));
-    const sample = await probeOnce(bundle, file, dynamoEndpoint, responder);
+    const sample = await probeOnce(bundle, file, dynamoEndpoint, responder, cursorKey);
     if (keep) samples.get(bundle.name)?.push(sample);
   };
 

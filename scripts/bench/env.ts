@@ -1,3 +1,5 @@
+import { BENCH_CURSOR_SECRET } from './aws-responder.ts';
+
 /**
  * The environments the bench runs handler code under. Kept in one place because the functions/
  * modules parse their configuration once, on import: whatever is in process.env at that moment is
@@ -19,20 +21,27 @@ export function dynamoEndpointEnv(endpoint: string): Record<string, string> {
 }
 
 /**
+ * Where the cold processes take the cursor key from: `env`, CURSOR_SECRET, as the stacks deploy it
+ * today (resolved at deploy time); `secrets-manager`, CURSOR_SECRET_ARN, read once per container
+ * through the Secrets Manager client (the responder answers it).
+ */
+export type CursorKeySource = 'env' | 'secrets-manager';
+
+/**
  * A fresh process's environment for a cold start, as in Lambda: AWS_LAMBDA_FUNCTION_NAME is set, so
  * every port builds its AWS adapter (the SDK client) from the settings the stacks give it, and
  * fails loudly without them. The SDK finds its endpoints through its own standard variables:
  * DynamoDB Local for the table (AWS_ENDPOINT_URL_DYNAMODB only; DYNAMODB_ENDPOINT, the local stack's
  * switch, stays unset as in Lambda) and the bench's responder (aws-responder.ts) for SQS, SES v2,
  * Bedrock Runtime and Secrets Manager. Credentials are the runtime's environment variables (dummy
- * ones, nothing is looked up); the cursor key comes from Secrets Manager (CURSOR_SECRET_ARN), the
- * path where the paging functions load that client. Rate limits are raised so that the many samples
+ * ones, nothing is looked up); the cursor key as `cursorKey` says. Rate limits are raised so that the many samples
  * of one key are never refused; logging is the deployed default.
  */
 export function coldStartEnv(
   dynamoEndpoint: string,
   aws: { endpoints: Record<string, string>; aiQueueUrl: string },
   functionName: string,
+  cursorKey: CursorKeySource = 'env',
 ): Record<string, string> {
   return {
     PATH: process.env.PATH ?? '',
@@ -53,7 +62,12 @@ export function coldStartEnv(
     AI_QUEUE_URL: aws.aiQueueUrl,
     EMAIL_FROM: 'listings@bench.example.com',
     AI_MODEL_ID: 'eu.anthropic.claude-bench-v1:0',
-    CURSOR_SECRET_ARN: 'arn:aws:secretsmanager:us-east-1:000000000000:secret:listings-leads-cursor-bench',
+    ...(cursorKey === 'env'
+      ? { CURSOR_SECRET: BENCH_CURSOR_SECRET }
+      : {
+          CURSOR_SECRET_ARN:
+            'arn:aws:secretsmanager:us-east-1:000000000000:secret:listings-leads-cursor-bench',
+        }),
     RATE_LIMIT_KEY_PER_MINUTE: UNBOUNDED_RATE_LIMIT,
     RATE_LIMIT_TENANT_PER_MINUTE: UNBOUNDED_RATE_LIMIT,
   };

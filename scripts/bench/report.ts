@@ -62,6 +62,8 @@ export interface ColdStartSection {
   runs: number;
   /** Load averages (1, 5, 15 min) when the section's passes started and ended. */
   loadAverage?: { start: number[]; end: number[] };
+  /** Where the cold processes took the cursor key from (CURSOR_SECRET, or Secrets Manager). */
+  cursorKey?: 'env' | 'secrets-manager';
   /** Floor samples in all: more than `runs`, as it is probed between blocks of functions in each pass. */
   floorSamples: number;
   floor: FloorRow;
@@ -296,6 +298,11 @@ export function renderColdStart(c: ColdStartSection, targets: typeof TARGETS): s
     ...(c.loadAverage
       ? [
           `   Load average (1, 5, 15 min) during the passes: ${formatLoad(c.loadAverage.start)} at start, ${formatLoad(c.loadAverage.end)} at end`,
+        ]
+      : []),
+    ...(c.cursorKey
+      ? [
+          `   Run as in Lambda; cursor key from ${c.cursorKey === 'env' ? 'CURSOR_SECRET (as deployed)' : 'Secrets Manager (CURSOR_SECRET_ARN)'}`,
         ]
       : []),
     `   Floor (${f.entry}): ${fixed(f.kb)} KB, ${fixed(f.gzipKb)} KB gzipped; module load median ${fixed(f.moduleLoadMs.median)} ms, p90 ${fixed(f.moduleLoadMs.p90)} ms; import + first response median ${fixed(f.firstResponseMs.median)} ms, p90 ${fixed(f.firstResponseMs.p90)} ms (answered ${f.statuses.join(', ')})`,
