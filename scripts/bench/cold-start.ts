@@ -19,9 +19,10 @@ import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { marshall } from '@aws-sdk/util-dynamodb';
 import type { RouteDefinition } from '../../functions/routes.ts';
 import { routes } from '../../functions/routes.ts';
+import { type AwsResponder, awsEndpointEnv, responderQueueUrl, startAwsResponder } from './aws-responder.ts';
 import type { BundleResult } from './bundles.ts';
 import type { BenchFixture } from './dynamo-costs.ts';
-import { BENCH_TABLE, coldStartEnv } from './env.ts';
+import { BENCH_TABLE, type CursorKeySource, coldStartEnv } from './env.ts';
 import { apiEvent, type BenchRequest } from './events.ts';
 import { floorListing } from './floor/listing.ts';
 import { benchDocumentClient } from './sdk.ts';
@@ -344,23 +345,55 @@ export interface ColdSample {
   importMs: number;
   firstMs: number;
   status: string;
+  /** The AWS services (besides DynamoDB) the process called, e.g. `SQS`; `refused` for a call the responder did not answer. */
+  sent: string[];
 }
 
-/** One fresh process: imports the bundle, serves the event, reports its own timings. */
+/** The services whose count grew between two snapshots of the responder's calls. */
+export function servicesCalled(before: Record<string, number>, after: Record<string, number>): string[] {
+  return Object.keys(after)
+    .filter((service) => (after[service] ?? 0) > (before[service] ?? 0))
+    .sort();
+}
+
+/**
+ * One fresh process, run as in Lambda (coldStartEnv): imports the bundle, serves the event, reports
+ * its own timings; the responder's calls during the process say which AWS clients it used.
+ */
 export async function probeOnce(
   bundle: BundleResult,
   eventFile: string,
   dynamoEndpoint: string,
+  responder: AwsResponder,
+  cursorKey: CursorKeySource = 'env',
 ): Promise<ColdSample> {
+  const before = responder.calls();
   const { stdout } = await run(
     process.execPath,
     ['--input-type=module', '-e', PROBE, pathToFileURL(bundle.file).href, eventFile, bundle.name],
-    { env: coldStartEnv(dynamoEndpoint), timeout: 60_000, maxBuffer: 16 * 1024 * 1024 },
+    {
+      env: coldStartEnv(
+        dynamoEndpoint,
+        { endpoints: awsEndpointEnv(responder.origins), aiQueueUrl: responderQueueUrl(responder.origins) },
+        bundle.name,
+        cursorKey,
+      ),
+      timeout: 60_000,
+      maxBuffer: 16 * 1024 * 1024,
+    },
   );
+  const sent = servicesCalled(before, responder.calls());
   const last = stdout.trim().split('\n').at(-1) ?? '';
   try {
-    const sample = JSON.parse(last) as ColdSample;
-    if (Number.isFinite(sample.importMs) && Number.isFinite(sample.firstMs)) return sample;
+    const sample = JSON.parse(last) as Omit<ColdSample, 'sent'>;
+    if (Number.isFinite(sample.importMs) && Number.isFinite(sample.firstMs)) {
+      // A call the responder refused is a failed sample whatever the handler answered.
+      return {
+        ...sample,
+        status: sent.includes('refused') ? `${sample.status} (refused AWS call)` : sample.status,
+        sent,
+      };
+    }
   } catch {
     // reported below
   }
@@ -372,6 +405,8 @@ export interface ColdFigures {
   firstResponse: Summary;
   /** Distinct answers over the samples, e.g. `200` or `201`; anything but 2xx / ok is flagged. */
   statuses: string[];
+  /** The AWS services besides DynamoDB the function called in any sample (SQS, SESv2, …). */
+  sent: string[];
   /** The event was the bench's guess (a function no case here knows). */
   genericEvent: boolean;
 }
@@ -392,6 +427,7 @@ export async function measureColdStart(
   dynamoEndpoint: string,
   eventDir: string,
   log: (line: string) => void,
+  cursorKey: CursorKeySource = 'env',
 ): Promise<Map<string, ColdFigures>> {
   rmSync(eventDir, { recursive: true, force: true });
   mkdirSync(eventDir, { recursive: true });
@@ -400,23 +436,28 @@ export async function measureColdStart(
   const functions = bundles.filter((b) => b.kind !== 'floor');
   const samples = new Map<string, ColdSample[]>(bundles.map((b) => [b.name, []]));
   const generic = new Set<string>();
+  const responder = await startAwsResponder();
 
   const probe = async (bundle: BundleResult, i: number, keep: boolean) => {
     const { event, generic: guessed } = await coldEvent(bundle, fx, i, dynamoEndpoint);
     if (guessed) generic.add(bundle.name);
     const file = resolve(eventDir, `${bundle.name}-${i}.json`);
     writeFileSync(file, JSON.stringify(event));
-    const sample = await probeOnce(bundle, file, dynamoEndpoint);
+    const sample = await probeOnce(bundle, file, dynamoEndpoint, responder, cursorKey);
     if (keep) samples.get(bundle.name)?.push(sample);
   };
 
-  for (let pass = 0; pass <= runs; pass++) {
-    const keep = pass > 0;
-    for (const [index, bundle] of functions.entries()) {
-      if (index % FLOOR_EVERY === 0) await probe(floor, pass, keep);
-      await probe(bundle, pass, keep);
+  try {
+    for (let pass = 0; pass <= runs; pass++) {
+      const keep = pass > 0;
+      for (const [index, bundle] of functions.entries()) {
+        if (index % FLOOR_EVERY === 0) await probe(floor, pass, keep);
+        await probe(bundle, pass, keep);
+      }
+      log(keep ? `  cold-start pass ${pass}/${runs}` : '  cold-start warm-up pass (discarded)');
     }
-    log(keep ? `  cold-start pass ${pass}/${runs}` : '  cold-start warm-up pass (discarded)');
+  } finally {
+    await responder.stop();
   }
 
   return new Map(
@@ -426,6 +467,7 @@ export async function measureColdStart(
         moduleLoad: summarize(list.map((s) => s.importMs)),
         firstResponse: summarize(list.map((s) => s.firstMs)),
         statuses: [...new Set(list.map((s) => s.status))].sort(),
+        sent: [...new Set(list.flatMap((s) => s.sent))].sort(),
         genericEvent: generic.has(name),
       },
     ]),

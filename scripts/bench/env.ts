@@ -1,3 +1,5 @@
+import { BENCH_CURSOR_SECRET } from './aws-responder.ts';
+
 /**
  * The environments the bench runs handler code under. Kept in one place because the functions/
  * modules parse their configuration once, on import: whatever is in process.env at that moment is
@@ -19,20 +21,53 @@ export function dynamoEndpointEnv(endpoint: string): Record<string, string> {
 }
 
 /**
- * A fresh process's environment for a cold start, as in Lambda but pointed at DynamoDB Local:
- * dummy credentials in the environment (nothing is looked up), the deployed defaults for the rest
- * (logging included), rate limits raised so that the many samples of one key are never refused.
- * AWS_LAMBDA_FUNCTION_NAME is not set: outside Lambda the email and queue ports use their local
- * adapters (DynamoDB writes) instead of SES and SQS, which the bench cannot reach.
+ * Where the cold processes take the cursor key from: `env`, CURSOR_SECRET, as the stacks deploy it
+ * today (resolved at deploy time); `secrets-manager`, CURSOR_SECRET_ARN, read once per container
+ * through the Secrets Manager client (the responder answers it).
  */
-export function coldStartEnv(endpoint: string): Record<string, string> {
+export type CursorKeySource = 'env' | 'secrets-manager';
+
+/**
+ * A fresh process's environment for a cold start, as in Lambda: AWS_LAMBDA_FUNCTION_NAME is set, so
+ * every port builds its AWS adapter (the SDK client) from the settings the stacks give it, and
+ * fails loudly without them. The SDK finds its endpoints through its own standard variables:
+ * DynamoDB Local for the table (AWS_ENDPOINT_URL_DYNAMODB only; DYNAMODB_ENDPOINT, the local stack's
+ * switch, stays unset as in Lambda) and the bench's responder (aws-responder.ts) for SQS, SES v2,
+ * Bedrock Runtime and Secrets Manager. Credentials are the runtime's environment variables (dummy
+ * ones, nothing is looked up); the cursor key as `cursorKey` says. Rate limits are raised so that the many samples
+ * of one key are never refused; logging is the deployed default.
+ */
+export function coldStartEnv(
+  dynamoEndpoint: string,
+  aws: { endpoints: Record<string, string>; aiQueueUrl: string },
+  functionName: string,
+  cursorKey: CursorKeySource = 'env',
+): Record<string, string> {
   return {
     PATH: process.env.PATH ?? '',
+    AWS_LAMBDA_FUNCTION_NAME: functionName,
+    AWS_LAMBDA_FUNCTION_VERSION: '$LATEST',
+    AWS_LAMBDA_FUNCTION_MEMORY_SIZE: '1024',
+    AWS_EXECUTION_ENV: 'AWS_Lambda_nodejs24.x',
+    POWERTOOLS_SERVICE_NAME: 'listings-leads',
+    LOG_LEVEL: 'INFO',
     TABLE_NAME: BENCH_TABLE,
     AWS_REGION: 'us-east-1',
     AWS_ACCESS_KEY_ID: 'bench',
     AWS_SECRET_ACCESS_KEY: 'bench',
-    ...dynamoEndpointEnv(endpoint),
+    AWS_SESSION_TOKEN: 'bench',
+    AWS_ENDPOINT_URL_DYNAMODB: dynamoEndpoint,
+    ...aws.endpoints,
+    // The SQS client sends to the queue URL's host (aws-responder.ts responderQueueUrl).
+    AI_QUEUE_URL: aws.aiQueueUrl,
+    EMAIL_FROM: 'listings@bench.example.com',
+    AI_MODEL_ID: 'eu.anthropic.claude-bench-v1:0',
+    ...(cursorKey === 'env'
+      ? { CURSOR_SECRET: BENCH_CURSOR_SECRET }
+      : {
+          CURSOR_SECRET_ARN:
+            'arn:aws:secretsmanager:us-east-1:000000000000:secret:listings-leads-cursor-bench',
+        }),
     RATE_LIMIT_KEY_PER_MINUTE: UNBOUNDED_RATE_LIMIT,
     RATE_LIMIT_TENANT_PER_MINUTE: UNBOUNDED_RATE_LIMIT,
   };

@@ -18,7 +18,7 @@ import { parseArgs } from 'node:util';
 import { ensureTable, startDynamoLocal } from '../local/dynamo-local.ts';
 import { bundleHandlers } from './bundles.ts';
 import { startDynamoRecorder } from './dynamo-recorder.ts';
-import { BENCH_TABLE, localHandlerEnv } from './env.ts';
+import { BENCH_TABLE, type CursorKeySource, localHandlerEnv } from './env.ts';
 import { dynamoFloor, hammer, startServerProcess } from './load.ts';
 import {
   type BenchReport,
@@ -39,6 +39,8 @@ const { values: args } = parseArgs({
     only: { type: 'string' },
     /** Fresh processes per function for the cold-start medians (at least 10 for a median). */
     runs: { type: 'string', default: '11' },
+    /** Cold start: the cursor key from CURSOR_SECRET (`env`, as deployed) or `secrets-manager`. */
+    'cursor-key': { type: 'string', default: 'env' },
     /** Measured requests per cost row, after one warm-up. */
     samples: { type: 'string', default: '5' },
     connections: { type: 'string', default: '8' },
@@ -73,6 +75,11 @@ const sections = (() => {
   }
 })();
 const runs = positive('runs', args.runs);
+const cursorKey = args['cursor-key'] as CursorKeySource;
+if (!['env', 'secrets-manager'].includes(cursorKey)) {
+  process.stderr.write(`--cursor-key must be env or secrets-manager, got "${cursorKey}"\n`);
+  process.exit(2);
+}
 const samples = positive('samples', args.samples);
 const leadCount = count('leads', args.leads);
 if (leadCount === 0) sections.delete('leads');
@@ -142,10 +149,12 @@ async function main(): Promise<BenchReport> {
       dynamoLocal.endpoint,
       resolve(ROOT, '.bench/events'),
       log,
+      cursorKey,
     );
     coldStart = {
       ...coldStartSection(bundles, figures, runs),
       loadAverage: { start: sectionLoad, end: loadAverages() },
+      cursorKey,
     };
   }
 

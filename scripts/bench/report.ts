@@ -51,6 +51,8 @@ export interface ColdStartRow {
   /** Distinct answers of the samples; `statusOk` when all were 2xx (HTTP) or `ok` (batch). */
   statuses: string[];
   statusOk: boolean;
+  /** The AWS services besides DynamoDB it called (SQS, SESv2, Bedrock Runtime, Secrets Manager). */
+  sent: string[];
   /** The event was a guess (a function the bench has no case for). */
   genericEvent: boolean;
   composition: PackageShare[];
@@ -60,6 +62,8 @@ export interface ColdStartSection {
   runs: number;
   /** Load averages (1, 5, 15 min) when the section's passes started and ended. */
   loadAverage?: { start: number[]; end: number[] };
+  /** Where the cold processes took the cursor key from (CURSOR_SECRET, or Secrets Manager). */
+  cursorKey?: 'env' | 'secrets-manager';
   /** Floor samples in all: more than `runs`, as it is probed between blocks of functions in each pass. */
   floorSamples: number;
   floor: FloorRow;
@@ -155,6 +159,7 @@ export function coldStartSection(
         firstResponseOk: withinRatio(firstResponse, TARGETS.firstResponseRatioToFloor),
         statuses: f?.statuses ?? [],
         statusOk: successful(f?.statuses ?? []),
+        sent: f?.sent ?? [],
         genericEvent: f?.genericEvent ?? false,
         // The long tail is in the JSON only through this cut: what matters is the few big ones.
         composition: b.composition.slice(0, 8),
@@ -189,7 +194,7 @@ export function loadSection(
 /** Notes of the cold-start section. */
 export const COLD_START_NOTES = [
   "Cold start: the floor (scripts/bench/floor/handler.ts) is the least a handler can be: the AWS SDK DynamoDBDocumentClient over DynamoDBClient, one ElectroDB entity, one zod/mini schema, middy, one GetItem. It is bundled with the same esbuild settings (lib/bundling.ts esbuildOptions) minus any module alias, and measured in the same passes as the functions; every ratio is a function's figure over the floor's (medians for the timings).",
-  "Each sample is a fresh `node` (the machine's Node, as Lambda's nodejs24.x) that reads its event, then times import() of the bundle (module load) and import() plus the handler's answer to that event (import + first response) against DynamoDB Local with a seeded Tenant; Node's own start-up is left out, Lambda adds its runtime start on top. Environment: TABLE_NAME, AWS_REGION, dummy credentials, the DynamoDB Local endpoint (DYNAMODB_ENDPOINT and AWS_ENDPOINT_URL_DYNAMODB), rate limits raised; no AWS_LAMBDA_FUNCTION_NAME, so email and queue ports write their local adapters (DynamoDB items) where Lambda calls SES and SQS.",
+  "Each sample is a fresh `node` (the machine's Node, as Lambda's nodejs24.x) that reads its event, then times import() of the bundle (module load) and import() plus the handler's answer to that event (import + first response) against DynamoDB Local with a seeded Tenant; Node's own start-up is left out, Lambda adds its runtime start on top. Environment as in Lambda (scripts/bench/env.ts coldStartEnv): AWS_LAMBDA_FUNCTION_NAME set, so every port builds its SDK client from its setting (AI_QUEUE_URL on the responder, as the SQS client sends to the queue URL's host; EMAIL_FROM, AI_MODEL_ID; CURSOR_SECRET, or CURSOR_SECRET_ARN with --cursor-key secrets-manager); the SDK's standard AWS_ENDPOINT_URL_<SERVICE> variables point DynamoDB at DynamoDB Local and SQS, SES v2, Bedrock Runtime and Secrets Manager at a loopback responder in the bench (scripts/bench/aws-responder.ts) that answers the one operation each uses with a minimal valid response; dummy credentials in the environment, rate limits raised. The answer column lists the services a function called (+SQS …); a call the responder refused fails the sample.",
   "Passes go round-robin over every function, one process at a time, after one discarded pass (OS file cache, first writes); the floor is probed before every 8 functions of a pass so that a neighbour's burst of load on the shared cores hits it as it hits the functions. Events: the route's usual successful request (a fresh target where one is used up), a MODIFY stream record of the fixture listing requesting an AI enrichment, a score message for the fixture Lead, the schedule's event for the resume job.",
   'KB: the minified .mjs; gz: the same gzipped (level 9), close to what the deployment package weighs. The source map is uploaded too but not loaded without --enable-source-maps.',
 ];
@@ -295,6 +300,11 @@ export function renderColdStart(c: ColdStartSection, targets: typeof TARGETS): s
           `   Load average (1, 5, 15 min) during the passes: ${formatLoad(c.loadAverage.start)} at start, ${formatLoad(c.loadAverage.end)} at end`,
         ]
       : []),
+    ...(c.cursorKey
+      ? [
+          `   Run as in Lambda; cursor key from ${c.cursorKey === 'env' ? 'CURSOR_SECRET (as deployed)' : 'Secrets Manager (CURSOR_SECRET_ARN)'}`,
+        ]
+      : []),
     `   Floor (${f.entry}): ${fixed(f.kb)} KB, ${fixed(f.gzipKb)} KB gzipped; module load median ${fixed(f.moduleLoadMs.median)} ms, p90 ${fixed(f.moduleLoadMs.p90)} ms; import + first response median ${fixed(f.firstResponseMs.median)} ms, p90 ${fixed(f.firstResponseMs.p90)} ms (answered ${f.statuses.join(', ')})`,
   );
   out.push(
@@ -329,7 +339,7 @@ export function renderColdStart(c: ColdStartSection, targets: typeof TARGETS): s
         fixed(row.firstResponseMs.p90),
         formatRatio(row.ratios.firstResponse),
         mark(row.firstResponseOk),
-        `${row.statuses.join(', ')}${row.statusOk ? '' : ' (!)'}${row.genericEvent ? ' (guessed event)' : ''}`,
+        `${row.statuses.join(', ')}${row.statusOk ? '' : ' (!)'}${row.genericEvent ? ' (guessed event)' : ''}${row.sent.length ? ` +${row.sent.join('+')}` : ''}`,
       ]),
       new Set([1, 2, 3, 4, 5, 6, 7, 9, 10, 11]),
     ),

@@ -1,9 +1,15 @@
+import { BedrockRuntimeClient, ConverseCommand } from '@aws-sdk/client-bedrock-runtime';
+import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { SESv2Client, SendEmailCommand } from '@aws-sdk/client-sesv2';
+import { DeleteQueueCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import type { Metafile } from 'esbuild';
 import { describe, expect, it } from 'vitest';
 import { normalizePhone, tierOf } from '../../functions/domain/leads.ts';
+import { ScoreOutput } from '../../functions/domain/scoring.ts';
 import { routes } from '../../functions/routes.ts';
+import { awsEndpointEnv, responderQueueUrl, startAwsResponder } from '../../scripts/bench/aws-responder.ts';
 import { camelName, composition, exportsHandler, handlerEntries } from '../../scripts/bench/bundles.ts';
-import { fallbackRequest } from '../../scripts/bench/cold-start.ts';
+import { fallbackRequest, servicesCalled } from '../../scripts/bench/cold-start.ts';
 import { costOf, indexWrites } from '../../scripts/bench/dynamo-costs.ts';
 import { operationOf, unitsOf, withConsumedCapacity } from '../../scripts/bench/dynamo-recorder.ts';
 import {
@@ -94,10 +100,11 @@ describe('the cold-start section', () => {
     gzipKb: kb / 4,
     composition: [],
   });
-  const figures = (loads: number[], firsts: number[], statuses = ['200']) => ({
+  const figures = (loads: number[], firsts: number[], statuses = ['200'], sent: string[] = []) => ({
     moduleLoad: summarize(loads),
     firstResponse: summarize(firsts),
     statuses,
+    sent,
     genericEvent: false,
   });
 
@@ -144,6 +151,17 @@ describe('the cold-start section', () => {
     expect(text).toMatch(/slowThing .* 1\.30×\s+FAIL .* 1\.05×\s+pass/);
     expect(text).toContain('Module load ≤ 1.15× the floor: 0/1 pass (FAIL: slowThing)');
     expect(text).toContain('Import + first response ≤ 1.15× the floor: 1/1 pass');
+  });
+
+  it('lists the AWS services a function called beside its answer', () => {
+    const bundles = [bundle('floor', 'floor', 600), bundle('sendThing', 'http', 300)];
+    const measured = new Map([
+      ['floor', figures([100], [200])],
+      ['sendThing', figures([100], [200], ['200'], ['SESv2', 'Secrets Manager'])],
+    ]);
+    const section = coldStartSection(bundles, measured, 1);
+    expect(section.rows[0]).toMatchObject({ sent: ['SESv2', 'Secrets Manager'], statusOk: true });
+    expect(renderColdStart(section, TARGETS).join('\n')).toMatch(/sendThing .* 200 \+SESv2\+Secrets Manager/);
   });
 
   it('refuses to judge without the floor', () => {
@@ -391,5 +409,80 @@ describe('DynamoDB item size', () => {
     // pk 2+2, n 1+(3+1), b 1+1, l 1+3+(1+1), m 1+3+(1+1+1) = 24; ü is 2 bytes
     expect(itemSize({ pk: 'ab', n: 12345, b: true, l: ['x'], m: { k: 'v' } })).toBe(24);
     expect(itemSize({ s: 'ü' })).toBe(3);
+  });
+});
+
+describe('the cold-start AWS responder', () => {
+  it('names the endpoint variables as the SDK reads them from each serviceId', () => {
+    expect(
+      Object.keys(awsEndpointEnv({ http1: 'http://127.0.0.1:1', http2: 'http://127.0.0.1:2' })).sort(),
+    ).toEqual([
+      'AWS_ENDPOINT_URL_BEDROCK_RUNTIME',
+      'AWS_ENDPOINT_URL_SECRETS_MANAGER',
+      'AWS_ENDPOINT_URL_SESV2',
+      'AWS_ENDPOINT_URL_SQS',
+    ]);
+  });
+
+  it('counts which services a probe called', () => {
+    expect(servicesCalled({ SQS: 1 }, { SQS: 2, SESv2: 1, refused: 0 })).toEqual(['SESv2', 'SQS']);
+  });
+
+  it('answers the SDK clients the functions use with responses they accept, and refuses the rest', async () => {
+    const silent = { debug() {}, info() {}, warn() {}, error() {} };
+    // Arrange: the real SDK clients, pointed at the responder as the cold processes are.
+    const responder = await startAwsResponder();
+    const env = awsEndpointEnv(responder.origins);
+    const options = (variable: string) => ({
+      region: 'us-east-1',
+      endpoint: env[variable],
+      credentials: { accessKeyId: 'bench', secretAccessKey: 'bench' },
+    });
+    try {
+      // No endpoint in code, as in the functions: the SQS client sends to the queue URL's host.
+      const sqs = new SQSClient({ ...options('AWS_ENDPOINT_URL_SQS'), endpoint: undefined, logger: silent });
+      const ses = new SESv2Client(options('AWS_ENDPOINT_URL_SESV2'));
+      const bedrock = new BedrockRuntimeClient(options('AWS_ENDPOINT_URL_BEDROCK_RUNTIME'));
+      const secrets = new SecretsManagerClient(options('AWS_ENDPOINT_URL_SECRETS_MANAGER'));
+      // Act
+      const sent = await sqs.send(
+        new SendMessageCommand({
+          QueueUrl: responderQueueUrl(responder.origins),
+          MessageBody: '{"a":"ñ"}',
+        }),
+      );
+      const mail = await ses.send(
+        new SendEmailCommand({
+          FromEmailAddress: 'a@example.com',
+          Destination: { ToAddresses: ['b@example.com'] },
+          Content: { Simple: { Subject: { Data: 's' }, Body: { Text: { Data: 't' } } } },
+        }),
+      );
+      const scored = await bedrock.send(
+        new ConverseCommand({
+          modelId: 'eu.anthropic.claude-bench-v1:0',
+          system: [{ text: 'You score real-estate leads for an agency.' }],
+          messages: [{ role: 'user', content: [{ text: '{}' }] }],
+        }),
+      );
+      const secret = await secrets.send(new GetSecretValueCommand({ SecretId: 'arn:aws:secretsmanager:x' }));
+      const refused = sqs.send(new DeleteQueueCommand({ QueueUrl: responderQueueUrl(responder.origins) }));
+      // Assess: the SDK checked the MD5 of the body; the model's text passes the scoring schema.
+      await expect(refused).rejects.toThrow(/does not answer/);
+      expect(sent.MessageId).toBeTruthy();
+      expect(mail.MessageId).toBeTruthy();
+      const text = scored.output?.message?.content?.[0]?.text ?? '';
+      expect(ScoreOutput.safeParse(JSON.parse(text)).success).toBe(true);
+      expect(secret.SecretString?.length).toBeGreaterThanOrEqual(16);
+      expect(responder.calls()).toEqual({
+        SQS: 1,
+        SESv2: 1,
+        'Bedrock Runtime': 1,
+        'Secrets Manager': 1,
+        refused: 1,
+      });
+    } finally {
+      await responder.stop();
+    }
   });
 });
