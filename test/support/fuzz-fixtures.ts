@@ -48,6 +48,8 @@ export async function createTenantObjects(
     kind: 'note',
     title: `Fixture note ${tag}`,
   });
+  // Owned by the Agent, so that the `owner` filter finds it.
+  await created(api, key, 'PATCH', `/v1/leads/${leadId}`, { assigned_agent_id: agent.id });
   await created(api, key, 'POST', `/v1/leads/${leadId}/properties`, {
     property_id: property.id,
     role: 'owner',
