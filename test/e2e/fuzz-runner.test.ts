@@ -1,0 +1,121 @@
+/**
+ * The fuzz runner itself: against a tiny HTTP server with a planted 500, the property fails and the
+ * error prints the shrunk request. Without the plant, the same property passes.
+ */
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  checkRequests,
+  type FuzzOperation,
+  mutatedRequests,
+  mutatedVerdict,
+  send,
+  validRequests,
+  validVerdict,
+} from '../support/fuzz.ts';
+
+/** One operation: `POST /v1/things/{thing_id}` with a body `{ name: string (1..20), size?: integer 0..10 }`. */
+const THING: FuzzOperation = {
+  operationId: 'createThing',
+  method: 'POST',
+  path: '/v1/things/{thing_id}',
+  pathParams: [{ name: 'thing_id', schema: { type: 'string', format: 'uuid' } }],
+  queryParams: [],
+  body: {
+    type: 'object',
+    properties: {
+      name: { type: 'string', minLength: 1, maxLength: 20 },
+      size: { type: 'integer', minimum: 0, maximum: 10 },
+    },
+    required: ['name'],
+  },
+  documented: new Set([201, 422]),
+};
+
+let server: Server;
+let url: string;
+let plantSize: number | undefined;
+
+beforeAll(async () => {
+  // Answers 201 to a JSON body, 422 to anything else; a planted bug: 500 when `size` is plantSize.
+  server = createServer((req, res) => {
+    let text = '';
+    req.on('data', (chunk) => {
+      text += chunk;
+    });
+    req.on('end', () => {
+      let body: { size?: unknown } | undefined;
+      try {
+        body = JSON.parse(text);
+      } catch {
+        body = undefined;
+      }
+      const status = body && plantSize !== undefined && body.size === plantSize ? 500 : body ? 201 : 422;
+      res.writeHead(status, { 'content-type': 'application/json' }).end('{}');
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+
+describe('the fuzz property runner', () => {
+  it('passes against a server without the planted 500', async () => {
+    // Arrange
+    plantSize = undefined;
+    // Act
+    const runs = await checkRequests({
+      arbitrary: validRequests(THING),
+      send: (request) => send(url, request),
+      verdict: validVerdict(THING),
+      numRuns: 50,
+      seed: 1,
+    });
+    // Assess
+    expect(runs).toBe(50);
+  });
+
+  it('fails on a planted 500 for one input and prints the shrunk request', async () => {
+    // Arrange
+    plantSize = 7;
+    // Act
+    const failure = await checkRequests({
+      arbitrary: validRequests(THING),
+      send: (request) => send(url, request),
+      verdict: validVerdict(THING),
+      numRuns: 200,
+      seed: 1,
+    }).then(
+      () => undefined,
+      (error: Error) => error.message,
+    );
+    // Assess: the message names the 5xx and shows the shrunk request, minimal but for the trigger.
+    expect(failure).toBeDefined();
+    console.info(`planted 500, as the fuzz test reports it:\n${failure}`);
+    expect(failure).toContain('status 500 (5xx)');
+    expect(failure).toMatch(/shrunk request:\nPOST \/v1\/things\/[0-9a-f-]{36}\n/);
+    expect(failure).toContain('content-type: application/json\n');
+    expect(failure).toMatch(/body: \{"name":".","size":7\}/);
+    expect(failure).toMatch(/replay: seed 1, path "[\d:]+"/);
+  });
+
+  it('mutated requests find a planted 500 too', async () => {
+    // Arrange
+    plantSize = 0;
+    // Act
+    const failure = await checkRequests({
+      arbitrary: mutatedRequests(THING),
+      send: (request) => send(url, request),
+      verdict: mutatedVerdict,
+      numRuns: 300,
+      seed: 2,
+    }).then(
+      () => undefined,
+      (error: Error) => error.message,
+    );
+    // Assess
+    expect(failure).toContain('status 500 (5xx)');
+    expect(failure).toContain('shrunk request:\nPOST /v1/things/');
+  });
+});

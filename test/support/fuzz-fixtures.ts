@@ -1,0 +1,67 @@
+/**
+ * One object of each kind for a Tenant, made through the HTTP interface itself (Agents, which the
+ * interface only reads, through the service the admin CLI uses), keyed by the path-parameter name
+ * that addresses it. Shared by the fuzz and isolation tests.
+ */
+import { createTestAgent } from './factories.ts';
+import type { TestApi } from './http.ts';
+
+/** Ids by path-parameter name (`lead_id`, `property_id`, …), plus `internal_ref` for the by-ref route. */
+export type TenantObjects = Record<string, string>;
+
+async function created(api: TestApi, key: string, method: string, path: string, body: unknown) {
+  const res = await api.call(method, path, { key, body });
+  if (res.status !== 200 && res.status !== 201) {
+    throw new Error(`fixture ${method} ${path} → ${res.status} ${res.text}`);
+  }
+  return res.body;
+}
+
+/**
+ * Makes a Property (with an internal_ref), an Agent, a Lead (with an Inquiry, an Activity, a linked
+ * Property and criteria) for the Tenant whose full-scope key is `key`.
+ */
+export async function createTenantObjects(
+  api: TestApi,
+  key: string,
+  tenantId: string,
+): Promise<TenantObjects> {
+  const tag = Math.random().toString(36).slice(2, 10);
+  const agent = await createTestAgent(tenantId, `Fixture Agent ${tag}`);
+  const property = await created(api, key, 'POST', '/v1/properties', {
+    title: `Fixture flat ${tag}`,
+    internal_ref: `FIX-${tag}`,
+    price: '250000',
+    currency: 'EUR',
+    listing_type: 'sale',
+    bedrooms: 2,
+  });
+  const ingested = await created(api, key, 'POST', '/v1/leads:ingest', {
+    source: 'fixture',
+    type: 'inquiry',
+    person: { name: `Fixture Buyer ${tag}`, email: `buyer-${tag}@example.com` },
+    message: 'Is it still available?',
+    property_id: property.id,
+  });
+  const leadId: string = ingested.lead.id;
+  const activity = await created(api, key, 'POST', `/v1/leads/${leadId}/activities`, {
+    kind: 'note',
+    title: `Fixture note ${tag}`,
+  });
+  // Owned by the Agent, so that the `owner` filter finds it.
+  await created(api, key, 'PATCH', `/v1/leads/${leadId}`, { assigned_agent_id: agent.id });
+  await created(api, key, 'POST', `/v1/leads/${leadId}/properties`, {
+    property_id: property.id,
+    role: 'owner',
+  });
+  await created(api, key, 'PUT', `/v1/leads/${leadId}/criteria`, { listing_type: 'sale', min_beds: 1 });
+  if (!ingested.inquiry_id) throw new Error(`fixture ingest made no inquiry: ${JSON.stringify(ingested)}`);
+  return {
+    property_id: property.id,
+    internal_ref: property.internal_ref,
+    lead_id: leadId,
+    inquiry_id: ingested.inquiry_id,
+    activity_id: activity.id,
+    agent_id: agent.id,
+  };
+}
