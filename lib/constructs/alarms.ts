@@ -273,6 +273,29 @@ export class ServiceAlarms extends Construct {
     ];
   }
 
+  /**
+   * Alarms when the service counts `metricName` (a Powertools business metric of functions/platform/
+   * metrics.ts, namespace `namespace`, dimension `service`) at least once in five minutes.
+   */
+  watchBusinessCount(options: {
+    namespace: string;
+    metricName: string;
+    service: string;
+    description: string;
+  }): Alarm {
+    return this.add(`${options.metricName}Alarm`, {
+      description: options.description,
+      metric: new Metric({
+        namespace: options.namespace,
+        metricName: options.metricName,
+        dimensionsMap: { service: options.service },
+        statistic: 'Sum',
+        period: Duration.minutes(5),
+      }),
+      threshold: 0,
+    });
+  }
+
   private add(
     id: string,
     options: { description: string; metric: IMetric; threshold: number; evaluationPeriods?: number },

@@ -63,6 +63,14 @@ export class WebhookLadder extends Construct {
       enforceSSL: true,
       retentionPeriod: Duration.days(14),
     });
+    NagSuppressions.addResourceSuppressions(this.deadLetterQueue, [
+      {
+        id: 'Serverless-SQSRedrivePolicy',
+        reason:
+          'This queue is a dead-letter queue: its messages are deliveries that failed five receives, kept for ' +
+          'inspection and redrive, never consumed by a function, so there is no receive count to exceed.',
+      },
+    ]);
     this.queue = new Queue(this, 'Queue', {
       encryption: QueueEncryption.SQS_MANAGED,
       enforceSSL: true,
@@ -132,12 +140,31 @@ export class WebhookLadder extends Construct {
       ],
       true,
     );
+    this.worker.suppressFunctionRule(
+      'Serverless-LambdaDLQ',
+      'Invoked only by its SQS event source mapping, never asynchronously: a message that fails five ' +
+        "receives moves to the ladder's DeadLetterQueue through the delivery queue's redrive policy.",
+    );
     this.worker.fn.addEventSource(
       new SqsEventSource(this.queue, {
         batchSize: 10,
         reportBatchItemFailures: true,
         maxConcurrency: props.maxConcurrency ?? 20,
       }),
+    );
+    // After the mapping exists: the suppression is applied to the function's children as they are now.
+    NagSuppressions.addResourceSuppressions(
+      this.worker.fn,
+      [
+        {
+          id: 'Serverless-LambdaEventSourceMappingDestination',
+          reason:
+            'An SQS event source mapping has no on-failure destination (Lambda supports them for streams ' +
+            "and Kafka only): a message that keeps failing moves to the ladder's DeadLetterQueue through the " +
+            "delivery queue's redrive policy after five receives.",
+        },
+      ],
+      true,
     );
 
     props.streamConsumer.bindTable(props.table, { actions: ['dynamodb:PutItem'] });

@@ -1,7 +1,5 @@
 import { join } from 'node:path';
 import { Duration, Stack, type StackProps } from 'aws-cdk-lib';
-import { Alarm, ComparisonOperator, Metric, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
-import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
 import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
@@ -346,21 +344,12 @@ export class AsyncStack extends Stack {
     });
 
     // A disabled endpoint stops a Tenant's integration until someone re-enables it: ops hear of each.
-    const endpointsDisabled = new Alarm(this, 'WebhookEndpointsDisabledAlarm', {
-      alarmDescription:
+    this.alarms.watchBusinessCount({
+      namespace: METRICS_NAMESPACE,
+      metricName: 'WebhookEndpointsDisabled',
+      service: 'listings-leads',
+      description:
         'A webhook endpoint was disabled (20 failed deliveries in a row, or 410 Gone); its Tenant Admins were emailed',
-      metric: new Metric({
-        namespace: METRICS_NAMESPACE,
-        metricName: 'WebhookEndpointsDisabled',
-        dimensionsMap: { service: 'listings-leads' },
-        statistic: 'Sum',
-        period: Duration.minutes(5),
-      }),
-      threshold: 0,
-      comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
-      evaluationPeriods: 1,
-      treatMissingData: TreatMissingData.NOT_BREACHING,
     });
-    endpointsDisabled.addAlarmAction(new SnsAction(this.alarmTopic.topic));
   }
 }

@@ -37,7 +37,8 @@ export function localClient(endpoint: string): DynamoDBClient {
   });
 }
 
-async function waitUntilUp(endpoint: string, child: ChildProcess, timeoutMs = 30_000): Promise<void> {
+// The JVM can take a minute to answer on a loaded 2-core machine (CI runs several test files at once).
+async function waitUntilUp(endpoint: string, child: ChildProcess, timeoutMs = 120_000): Promise<void> {
   const client = localClient(endpoint);
   const deadline = Date.now() + timeoutMs;
   let exited = false;

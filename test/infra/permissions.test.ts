@@ -33,6 +33,7 @@ import {
   SynthesizedApp,
   TABLE,
 } from '../support/iam-policies.ts';
+import { DEPLOY_CONTEXT } from './deploy-context.ts';
 
 type Json = Record<string, unknown>;
 
@@ -171,7 +172,12 @@ beforeAll(() => {
   recorded = readAwsOperations();
   invoked = new Set(readInvokedFunctions());
   app = new SynthesizedApp(
-    buildApp({ stage: 'perm', bundle: false, env: {}, context: { emailFrom: SENDER.address } }),
+    buildApp({
+      stage: 'perm',
+      bundle: false,
+      env: {},
+      context: { ...DEPLOY_CONTEXT, emailFrom: SENDER.address },
+    }),
   );
   functions = app.functionGrants();
 }, 180_000);

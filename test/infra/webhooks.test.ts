@@ -6,6 +6,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { apiGatewayPath, routes, stripActionSuffixes } from '../../functions/routes.ts';
 import { buildApp, type ServiceApp } from '../../lib/app.ts';
 import type { ServiceFunction } from '../../lib/constructs/service-function.ts';
+import { DEPLOY_CONTEXT } from './deploy-context.ts';
 
 interface Statement {
   Action: string | string[];
@@ -17,7 +18,7 @@ let service: ServiceApp;
 let template: Template;
 
 beforeAll(() => {
-  service = buildApp({ stage: 'test', bundle: false });
+  service = buildApp({ stage: 'test', bundle: false, context: DEPLOY_CONTEXT });
   template = Template.fromStack(service.async);
 });
 
