@@ -1,27 +1,14 @@
 import { randomBytes } from 'node:crypto';
+import { EVENT_TYPES, type EventType } from './events.ts';
 import type { Scope } from './scopes.ts';
 
 /**
- * Event types a webhook endpoint can subscribe to (interface §6.2). `ping` is sent by
- * `POST /v1/webhooks/{endpoint_id}/test` and is never subscribed to.
+ * Event types a webhook endpoint can subscribe to: the events catalogue (interface §6.2, one list in
+ * ./events.ts). `ping` is sent by `POST /v1/webhooks/{endpoint_id}/test` and is never subscribed to.
  */
-export const SUBSCRIBABLE_EVENT_TYPES = [
-  'lead.created',
-  'lead.updated',
-  'lead.status_changed',
-  'lead.assigned',
-  'lead.scored',
-  'lead.archived',
-  'inquiry.created',
-  'activity.completed',
-  'property.created',
-  'property.updated',
-  'property.went_live',
-  'property.price_changed',
-  'property.archived',
-] as const;
+export const SUBSCRIBABLE_EVENT_TYPES = EVENT_TYPES;
 
-export type SubscribableEventType = (typeof SUBSCRIBABLE_EVENT_TYPES)[number];
+export type SubscribableEventType = EventType;
 
 export const PING_EVENT_TYPE = 'ping';
 

@@ -3,13 +3,20 @@
  * stream poller feeding the real consumer, read back through GET /v1/events.
  */
 import { randomUUID } from 'node:crypto';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { PutItemCommand, QueryCommand } from '@aws-sdk/client-dynamodb';
 import type { SQSEvent } from 'aws-lambda';
+import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { EVENT_TYPES } from '../../functions/domain/events.ts';
 import { type QueuePort, setQueue } from '../../functions/platform/ports/queue.ts';
+import { createEndpoint } from '../../functions/services/webhook-endpoints.ts';
 import { handler as streamConsumer } from '../../functions/streams/consumer.ts';
 import { handler as aiWorker } from '../../functions/workers/ai.ts';
+import { handler as webhookWorker } from '../../functions/workers/webhook-delivery.ts';
 import { localClient } from '../../scripts/local/dynamo-local.ts';
+import { startQueuePoller } from '../../scripts/local/queue-poller.ts';
 import { PARKED_PARTITION } from '../../scripts/local/stream-poller.ts';
 import { runAdminCli } from '../support/cli.ts';
 import {
@@ -45,15 +52,50 @@ let consumer: TestStreamConsumer;
 let places: Awaited<ReturnType<typeof createTestPlaces>>;
 const queue = new RecordingQueue();
 
+/**
+ * A webhook receiver on loopback subscribed to every event type of `tenant`: each event of the log
+ * must also arrive there, signed (checked at the end of the file).
+ */
+const received = new Map<string, { body: string; headers: Record<string, string> }>();
+let receiver: Server;
+let receiverSecret: string;
+let deliveryPoller: { stop(): void };
+
 beforeAll(async () => {
   [tenant, other] = await Promise.all([createTestTenant(), createTestTenant()]);
   places = await createTestPlaces();
   setQueue(queue);
+  process.env.LOCAL_ALLOW_PRIVATE_URLS = '1';
+  receiver = createServer((req, res) => {
+    let body = '';
+    req.setEncoding('utf8');
+    req.on('data', (chunk: string) => {
+      body += chunk;
+    });
+    req.on('end', () => {
+      received.set(String(req.headers['webhook-id']), {
+        body,
+        headers: req.headers as Record<string, string>,
+      });
+      res.writeHead(204).end();
+    });
+  });
+  await new Promise<void>((done) => receiver.listen(0, '127.0.0.1', done));
+  const endpoint = await createEndpoint({
+    tenantId: tenant.tenantId,
+    url: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hooks`,
+    events: [...EVENT_TYPES],
+    via: 'console',
+  });
+  receiverSecret = endpoint.secret;
+  deliveryPoller = startQueuePoller({ queue: 'webhooks', handler: webhookWorker, intervalMs: 50 });
   api = await startTestApi(tenant.key);
   consumer = await startTestStreamConsumer([tenant.tenantId, other.tenantId]);
 });
 afterAll(async () => {
   consumer.stop();
+  deliveryPoller.stop();
+  receiver.close();
   setQueue(undefined);
   await api.close();
 });
@@ -412,5 +454,27 @@ describe('poison stream records', () => {
     const stored = Items.find((i) => i.sequenceNumber?.S === consumer.parked[0]?.sequenceNumber);
     expect(stored?.attempts?.N).toBe('3');
     expect(JSON.parse(stored?.record?.S ?? '{}').dynamodb.Keys.pk.S).toBe(poisonKey);
+  });
+});
+
+describe('webhook deliveries of the log', () => {
+  it('every event type the log holds also reached the subscribed receiver, signed, with the same envelope', async () => {
+    // Prepare: the events the tests above produced (every type of the catalogue).
+    const events = await allEvents();
+    expect(new Set(events.map((e) => e.type))).toEqual(new Set(EVENT_TYPES));
+    // Act: wait for the delivery worker to bring each one.
+    for (let i = 0; i < 300 && events.some((e) => !received.has(e.id)); i++) await sleep(100);
+    // Assess: the body is the envelope as GET /v1/events answers it, and it verifies.
+    const webhook = new Webhook(receiverSecret);
+    for (const event of events) {
+      const delivery = received.get(event.id);
+      expect(delivery, `${event.type} ${event.id} was not delivered`).toBeDefined();
+      const verified = webhook.verify(delivery?.body ?? '', {
+        'webhook-id': delivery?.headers['webhook-id'] ?? '',
+        'webhook-timestamp': delivery?.headers['webhook-timestamp'] ?? '',
+        'webhook-signature': delivery?.headers['webhook-signature'] ?? '',
+      });
+      expect(verified).toEqual(event);
+    }
   });
 });
