@@ -108,9 +108,5 @@ export function pageOf<T extends z.ZodMiniType>(item: T) {
   return z.object({ data: z.array(item), next_cursor: z.nullable(z.string()) });
 }
 
-export const ErrorOut = z.object({ detail: z.string() });
-export const ValidationErrorOut = z.object({
-  detail: z.array(
-    z.object({ loc: z.array(z.union([z.string(), z.number()])), msg: z.string(), type: z.string() }),
-  ),
-});
+/** The error bodies are the pipeline's (platform/answers.ts): one schema object each, one component. */
+export { ErrorOut, ValidationErrorOut } from '../../platform/answers.ts';
