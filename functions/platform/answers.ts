@@ -104,10 +104,13 @@ export function documentedResponses(
     }
     // Headers a step adds to every answer: guaranteed when every producer runs at or after the step.
     const earliest = Math.min(...list.map((p) => p.order));
+    const latest = Math.max(...list.map((p) => p.order));
     steps.forEach((step, order) => {
       for (const [name, declared] of Object.entries(step.everyAnswerHeaders?.(operation) ?? {})) {
         if (!declared) continue;
         const { onlySometimes, ...spec } = declared;
+        // A header only some answers carry is left off a status no producer at or after the step answers.
+        if (onlySometimes && latest < order) continue;
         headers[name] ??= { ...spec, required: !onlySometimes && earliest >= order };
       }
     });

@@ -2,6 +2,7 @@ import * as z from 'zod/mini';
 import type { ActivityRecord } from '../../data/activities.ts';
 import { ACTIVITY_KINDS, DATED_KINDS } from '../../domain/activities.ts';
 import {
+  jsonSchemaIfThen,
   OffsetDateTime,
   PageQuery,
   trimmedInputSchema,
@@ -33,11 +34,13 @@ const fields = {
 export const ActivityCreate = z
   .extend(z.object({ kind: Kind, title: Title }), z.partial(z.object(fields)).shape)
   .check(
-    z.meta({
-      // The handler's rule (domain/activities.ts), stated for clients: a dated kind needs due_at.
-      if: { required: ['kind'], properties: { kind: { enum: [...DATED_KINDS] } } },
-      then: { required: ['due_at'], properties: { due_at: { type: 'string' } } },
-    }),
+    // The handler's rule (domain/activities.ts), stated for clients: a dated kind needs due_at.
+    z.meta(
+      jsonSchemaIfThen(
+        { required: ['kind'], properties: { kind: { enum: [...DATED_KINDS] } } },
+        { required: ['due_at'], properties: { due_at: { type: 'string' } } },
+      ),
+    ),
   );
 
 /**

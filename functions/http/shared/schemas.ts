@@ -35,6 +35,17 @@ export function trimmedInputSchema(pattern: string) {
   return z.meta({ pattern, minLength: undefined, maxLength: undefined });
 }
 
+/**
+ * JSON Schema's `if`/`then` for `z.meta`: a rule across fields the document states (zod's checks
+ * cannot be translated). Built from entries because an object literal with `then` reads as a thenable.
+ */
+export function jsonSchemaIfThen(condition: object, consequence: object): Record<string, object> {
+  return Object.fromEntries([
+    ['if', condition],
+    ['then', consequence],
+  ]);
+}
+
 /** Text that is trimmed, then must be 1–`max` characters; `emptyMessage` replaces zod's "Too small". */
 export function trimmedText(max: number, emptyMessage?: string) {
   return z
