@@ -9,7 +9,14 @@ import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import * as z from 'zod/mini';
 import { describeRequirement } from '../functions/domain/scopes.ts';
-import type { Operation } from '../functions/platform/operation.ts';
+import {
+  documentedResponses,
+  ErrorOut,
+  type HeaderSpec,
+  InternalErrorOut,
+  ValidationErrorOut,
+} from '../functions/platform/answers.ts';
+import { type Operation, pipelineSteps, shapeOf } from '../functions/platform/operation.ts';
 import { routes } from '../functions/routes.ts';
 
 process.env.LOG_LEVEL ??= 'SILENT';
@@ -32,6 +39,64 @@ function queryParameters(s: z.ZodMiniType | undefined) {
     required: json?.required?.includes(name) ?? false,
     schema: property,
   }));
+}
+
+/** The error bodies every operation shares, documented once under components.schemas. */
+const sharedSchemas = {
+  Error: ErrorOut,
+  ValidationError: ValidationErrorOut,
+  InternalError: InternalErrorOut,
+};
+const sharedByJson = new Map(
+  Object.entries(sharedSchemas).map(([name, s]) => [
+    JSON.stringify(schema(s, 'output')),
+    { $ref: `#/components/schemas/${name}` },
+  ]),
+);
+
+function bodySchema(s: z.ZodMiniType): Record<string, unknown> {
+  const json = schema(s, 'output') as Record<string, unknown>;
+  return sharedByJson.get(JSON.stringify(json)) ?? json;
+}
+
+/** Response headers, each documented once under components.headers (one entry per name and requiredness). */
+const sharedHeaders: Record<string, HeaderSpec> = {};
+
+function headerRef(name: string, header: HeaderSpec): { $ref: string } {
+  const id = `${name.replaceAll('-', '')}${header.required ? '' : 'Optional'}`;
+  sharedHeaders[id] ??= header;
+  return { $ref: `#/components/headers/${id}` };
+}
+
+/** The operation's answers: the pipeline's (from its route row) merged with the handler's own. */
+function responsesOf(operation: Operation): Record<string, unknown> {
+  const merged = documentedResponses(pipelineSteps, shapeOf(operation), operation.spec.responses);
+  return Object.fromEntries(
+    Object.entries(merged).map(([status, r]) => {
+      const bodies = [
+        ...new Map(r.schemas.map((s) => bodySchema(s)).map((b) => [JSON.stringify(b), b])).values(),
+      ];
+      const headers = Object.entries(r.headers).sort(([a], [b]) => a.localeCompare(b));
+      return [
+        status,
+        {
+          description: r.description,
+          ...(headers.length
+            ? {
+                headers: Object.fromEntries(headers.map(([name, h]) => [name, headerRef(name, h)])),
+              }
+            : {}),
+          ...(bodies.length
+            ? {
+                content: {
+                  'application/json': { schema: bodies.length === 1 ? bodies[0] : { anyOf: bodies } },
+                },
+              }
+            : {}),
+        },
+      ];
+    }),
+  );
 }
 
 export async function buildOpenApi(): Promise<Record<string, unknown>> {
@@ -83,23 +148,7 @@ export async function buildOpenApi(): Promise<Record<string, unknown>> {
             },
           }
         : {}),
-      responses: Object.fromEntries([
-        ...Object.entries(spec.responses).map(([status, r]) => [
-          status,
-          {
-            description: r.description,
-            ...(r.schema ? { content: { 'application/json': { schema: schema(r.schema, 'output') } } } : {}),
-          },
-        ]),
-        [
-          '401',
-          { description: 'No API key, or an unknown, expired or revoked one (WWW-Authenticate: Bearer)' },
-        ],
-        ['403', { description: `The key lacks the scope ${describeRequirement(route.scope)}` }],
-        ...(writes ? [['402', { description: 'The subscription is read-only' }]] : []),
-        ['429', { description: 'A rate budget is spent; see Retry-After and the RateLimit headers' }],
-        ['503', { description: 'The account is suspended' }],
-      ]),
+      responses: responsesOf(operation),
     };
   }
   return {
@@ -107,6 +156,8 @@ export async function buildOpenApi(): Promise<Record<string, unknown>> {
     info: {
       title: 'Listings and Leads API',
       version: '1',
+      // No open-source licence: the API and its document are the operator's own.
+      license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
       description:
         'Multi-tenant listings and leads for real-estate agencies. Every request acts inside the Tenant of its API key. ' +
         'RateLimit headers follow the IETF draft; X-RateLimit-Reset is seconds until the window resets (not a timestamp). ' +
@@ -115,6 +166,14 @@ export async function buildOpenApi(): Promise<Record<string, unknown>> {
     servers: [{ url: '{base_url}', variables: { base_url: { default: 'http://127.0.0.1:3000' } } }],
     components: {
       securitySchemes: { apiKey: { type: 'http', scheme: 'bearer', description: 'Secret key svc_live_…' } },
+      headers: Object.fromEntries(
+        Object.entries(sharedHeaders)
+          .sort(([a], [b]) => a.localeCompare(b))
+          .map(([id, h]) => [id, { description: h.description, required: h.required, schema: h.schema }]),
+      ),
+      schemas: Object.fromEntries(
+        Object.entries(sharedSchemas).map(([name, s]) => [name, schema(s, 'output')]),
+      ),
     },
     paths,
   };

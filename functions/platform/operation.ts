@@ -3,26 +3,23 @@ import middy, { type Request } from '@middy/core';
 import type { Context } from 'aws-lambda';
 import type * as z from 'zod/mini';
 import { type OperationId, type RouteDefinition, routeFor } from '../routes.ts';
+import { ErrorOut, type OperationShape, type PipelineStep, type ResponseSpec } from './answers.ts';
 import { loadCursorSecret } from './cursor-secret.ts';
 import { type HttpEvent, type HttpResponse, jsonResponse } from './http.ts';
 import { logger } from './logger.ts';
 import { flushMetrics } from './metrics.ts';
-import { authenticate } from './middleware/authenticate.ts';
-import { checkAccess } from './middleware/check-access.ts';
-import { errorHandler } from './middleware/error-handler.ts';
-import { idempotency } from './middleware/idempotency.ts';
-import { rateLimit } from './middleware/rate-limit.ts';
-import { validateInput } from './middleware/validate-input.ts';
+import { authenticate, authenticateStep } from './middleware/authenticate.ts';
+import { checkAccess, checkAccessStep } from './middleware/check-access.ts';
+import { errorHandler, errorHandlerStep } from './middleware/error-handler.ts';
+import { idempotency, idempotencyStep } from './middleware/idempotency.ts';
+import { rateLimit, rateLimitStep } from './middleware/rate-limit.ts';
+import { validateInput, validateInputStep } from './middleware/validate-input.ts';
 import { attachState, type Caller, callerOf, type RequestState, stateOf } from './request-state.ts';
 
 type MiddyRequest = Request<HttpEvent, HttpResponse, Error, Context>;
 type Infer<S> = S extends z.ZodMiniType ? z.infer<S> : Record<string, never>;
 
-/** A response the operation documents (OpenAPI) and may return. */
-export interface ResponseSpec {
-  description: string;
-  schema?: z.ZodMiniType;
-}
+export type { ResponseSpec } from './answers.ts';
 
 export interface OperationSpec<P, Q, B> {
   params?: P;
@@ -49,6 +46,43 @@ export interface Operation {
   route: RouteDefinition;
   spec: OperationSpec<z.ZodMiniType | undefined, z.ZodMiniType | undefined, z.ZodMiniType | undefined>;
   handler: (event: HttpEvent, context: Context) => Promise<HttpResponse>;
+}
+
+/**
+ * The gateway in front of the function (API Gateway, or the local server) refuses an oversized body
+ * itself, before any step runs: such a 413 carries none of the chain's headers.
+ */
+const gatewayStep: PipelineStep = {
+  name: 'gateway',
+  answers: ({ hasBody }) =>
+    hasBody
+      ? { 413: { description: 'The gateway refused a body over its size limit', schema: ErrorOut } }
+      : {},
+};
+
+/**
+ * The chain as documentation, in the order it runs (see {@link defineOperation}): the OpenAPI
+ * generator merges these steps' answers into every operation (answers.ts `documentedResponses`).
+ */
+export const pipelineSteps: readonly PipelineStep[] = [
+  gatewayStep,
+  errorHandlerStep,
+  authenticateStep,
+  checkAccessStep,
+  rateLimitStep,
+  idempotencyStep,
+  validateInputStep,
+];
+
+/** The route row and input shape of an operation, as the pipeline's declarations need them. */
+export function shapeOf(operation: Operation): OperationShape {
+  const { spec, route } = operation;
+  return {
+    route,
+    hasParams: spec.params !== undefined || route.path.includes('{'),
+    hasQuery: spec.query !== undefined,
+    hasBody: spec.body !== undefined,
+  };
 }
 
 /**

@@ -1,4 +1,6 @@
+import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { routes } from '../../functions/routes.ts';
 import { buildOpenApi, readmeWithRoutes } from '../../scripts/openapi.ts';
@@ -23,4 +25,20 @@ describe('generated docs', () => {
     const readme = readFileSync('README.md', 'utf8');
     expect(readmeWithRoutes(readme)).toBe(readme);
   });
+
+  it("passes Redocly's recommended rules with no error and no warning (license included)", async () => {
+    // Act: the CLI as installed (offline: no telemetry, no update check, no remote config)
+    const { stdout } = await promisify(execFile)(
+      'node_modules/.bin/redocly',
+      ['lint', 'docs/openapi.json', '--format=json'],
+      { env: { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true' } },
+    );
+    // Assess
+    const report = JSON.parse(stdout) as {
+      totals: { errors: number; warnings: number };
+      problems: unknown[];
+    };
+    expect(report.problems).toEqual([]);
+    expect(report.totals).toMatchObject({ errors: 0, warnings: 0 });
+  }, 120_000);
 });

@@ -1,10 +1,14 @@
 import type { Server } from 'node:http';
 import { startApiServer } from '../../scripts/local/server.ts';
+import { checkResponse } from './contract.ts';
 
 export interface TestApi {
   url: string;
   close: () => Promise<void>;
-  /** fetch against the server with a Bearer key; JSON bodies are serialised. */
+  /**
+   * fetch against the server with a Bearer key; JSON bodies are serialised. Every answer is checked
+   * against docs/openapi.json (contract.ts): an undocumented status, header or body fails the call.
+   */
   call: (
     method: string,
     path: string,
@@ -35,6 +39,7 @@ export async function startTestApi(defaultKey?: string): Promise<TestApi> {
       } catch {
         parsed = undefined;
       }
+      checkResponse(method, path, response.status, response.headers, parsed ?? (text || undefined));
       return { status: response.status, headers: response.headers, body: parsed, text };
     },
   };

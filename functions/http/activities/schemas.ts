@@ -1,13 +1,25 @@
 import * as z from 'zod/mini';
 import type { ActivityRecord } from '../../data/activities.ts';
-import { ACTIVITY_KINDS } from '../../domain/activities.ts';
-import { OffsetDateTime, PageQuery, Uuid } from '../shared/schemas.ts';
+import { ACTIVITY_KINDS, DATED_KINDS } from '../../domain/activities.ts';
+import {
+  jsonSchemaIfThen,
+  OffsetDateTime,
+  PageQuery,
+  trimmedInputSchema,
+  trimmedLengthPattern,
+  Uuid,
+} from '../shared/schemas.ts';
 
 const Kind = z.enum(ACTIVITY_KINDS, { message: `Must be one of ${ACTIVITY_KINDS.join(', ')}` });
 
 const Title = z
   .string({ message: 'Must be a string' })
-  .check(z.trim(), z.minLength(1, 'Must not be empty'), z.maxLength(255, 'At most 255 characters'));
+  .check(
+    z.trim(),
+    z.minLength(1, 'Must not be empty'),
+    z.maxLength(255, 'At most 255 characters'),
+    trimmedInputSchema(trimmedLengthPattern(255)),
+  );
 
 /** Fields an ActivityCreate and an ActivityUpdate share (interface §2.3); null means none / clear. */
 const fields = {
@@ -19,10 +31,17 @@ const fields = {
 };
 
 /** POST /v1/leads/{lead_id}/activities. due_at is required for task, visit and meeting. */
-export const ActivityCreate = z.extend(
-  z.object({ kind: Kind, title: Title }),
-  z.partial(z.object(fields)).shape,
-);
+export const ActivityCreate = z
+  .extend(z.object({ kind: Kind, title: Title }), z.partial(z.object(fields)).shape)
+  .check(
+    // The handler's rule (domain/activities.ts), stated for clients: a dated kind needs due_at.
+    z.meta(
+      jsonSchemaIfThen(
+        { required: ['kind'], properties: { kind: { enum: [...DATED_KINDS] } } },
+        { required: ['due_at'], properties: { due_at: { type: 'string' } } },
+      ),
+    ),
+  );
 
 /**
  * PATCH /v1/activities/{activity_id}: fields present change, null clears, omitted stay. kind, title

@@ -17,6 +17,7 @@ import {
   AmenityCode,
   CurrencyCode,
   integerBetween,
+  jsonSchemaIfThen,
   Money,
   nonNegativeDecimal,
   setOf,
@@ -89,6 +90,18 @@ export const LeadCriteriaIn = z
     notes: z.nullish(z.string().check(z.maxLength(CRITERIA_LIMITS.notesLength))),
   })
   .check(
+    // A price bound needs a currency (criteriaProblems); max_price ≥ min_price needs the values.
+    z.meta(
+      jsonSchemaIfThen(
+        {
+          anyOf: [
+            { required: ['min_price'], properties: { min_price: { not: { type: 'null' } } } },
+            { required: ['max_price'], properties: { max_price: { not: { type: 'null' } } } },
+          ],
+        },
+        { required: ['currency'], properties: { currency: { type: 'string' } } },
+      ),
+    ),
     z.superRefine((c, ctx) => {
       for (const problem of criteriaProblems({
         minPrice: c.min_price,

@@ -8,7 +8,14 @@ import {
   SCORE_TIERS,
 } from '../../domain/leads.ts';
 import { INGEST_WARNING_CODES } from '../../services/lead-intake.ts';
-import { OffsetDateTime, PageQuery, QueryBoolean, trimmedText, Uuid } from '../shared/schemas.ts';
+import {
+  OffsetDateTime,
+  PageQuery,
+  QueryBoolean,
+  trimmedInputSchema,
+  trimmedText,
+  Uuid,
+} from '../shared/schemas.ts';
 
 /** Checked first, aborting: the address pattern is not worth running on a long string. */
 const MAX_EMAIL = 320;
@@ -20,6 +27,9 @@ export const EmailAddress = z.pipe(
     z.trim(),
     z.refine((v) => v.length <= MAX_EMAIL, { message: `At most ${MAX_EMAIL} characters`, abort: true }),
     z.regex(EMAIL_PATTERN, 'Must be an email address such as ana@example.com'),
+    // The same rules, stated of the untrimmed input: an address has no inner whitespace, so its
+    // trimmed length is the length of its non-space run.
+    trimmedInputSchema(`^\\s*(?=\\S{1,${MAX_EMAIL}}\\s*$)[^\\s@]+@[^\\s@]+\\.[^\\s@]+\\s*$`),
   ),
   z.transform((v) => v.toLowerCase()),
 );
@@ -29,6 +39,8 @@ export const PhoneText = z.string().check(
   z.trim(),
   z.refine((v) => v.length <= 50, { message: 'At most 50 characters', abort: true }),
   z.regex(/^\+?[\d\s().\-/]+$/, 'Must be a phone number: digits, spaces, + . - ( ) /'),
+  // The same rules, stated of the untrimmed input: 1–50 characters once trimmed.
+  trimmedInputSchema('^\\s*(?=\\S(?:[\\s\\S]{0,48}\\S)?\\s*$)\\+?[\\d\\s().\\-/]+$'),
 );
 
 const Name = trimmedText(255, 'Must not be empty');
@@ -151,6 +163,13 @@ const IngestPersonIn = z
     locale: z.nullish(trimmedText(35)),
   })
   .check(
+    z.meta({
+      description: 'At least one of email or phone',
+      anyOf: [
+        { required: ['email'], properties: { email: { type: 'string' } } },
+        { required: ['phone'], properties: { phone: { type: 'string' } } },
+      ],
+    }),
     z.superRefine((person, ctx) => {
       if (!person.email && !person.phone) {
         ctx.addIssue({ code: 'custom', message: 'At least one of email or phone is required', path: [] });
@@ -175,9 +194,26 @@ export const LeadIngestIn = z
       .nullish(trimmedText(255))
       .check(z.describe("A listing's slug (retired slugs too) or the agency's own reference (internal_ref)")),
     agent_id: z.nullish(Uuid),
-    agent_email: z.nullish(z.string().check(z.trim(), z.maxLength(MAX_EMAIL))),
+    agent_email: z
+      .nullish(
+        z
+          .string()
+          .check(
+            z.trim(),
+            z.maxLength(MAX_EMAIL),
+            trimmedInputSchema(`^\\s*(?:\\S(?:[\\s\\S]{0,${MAX_EMAIL - 2}}\\S)?)?\\s*$`),
+          ),
+      )
+      .check(z.describe('Not with agent_id')),
   })
   .check(
+    z.meta({
+      // agent_id and a non-blank agent_email are not both sent.
+      not: {
+        required: ['agent_id', 'agent_email'],
+        properties: { agent_id: { type: 'string' }, agent_email: { type: 'string', pattern: '\\S' } },
+      },
+    }),
     z.superRefine((event, ctx) => {
       if (event.agent_id && event.agent_email) {
         ctx.addIssue({

@@ -18,9 +18,44 @@ import { coercedNumber } from '../../platform/zod.ts';
 
 export const Uuid = z.uuid({ message: 'Must be a UUID' });
 
+/**
+ * A JSON Schema pattern for text that is trimmed, then must be 1–`max` characters: the document
+ * states the length of what is left after trimming, so it neither refuses the surrounding
+ * whitespace the API accepts nor accepts blank text the API refuses. `\s` is what `trim()` removes.
+ */
+export function trimmedLengthPattern(max: number): string {
+  return max < 2 ? `^\\s*\\S?\\s*$` : `^\\s*\\S(?:[\\s\\S]{0,${max - 2}}\\S)?\\s*$`;
+}
+
+/**
+ * What the document says of a trimmed string, replacing the lengths zod derives from the checks
+ * (which it would state of the untrimmed input).
+ */
+export function trimmedInputSchema(pattern: string) {
+  return z.meta({ pattern, minLength: undefined, maxLength: undefined });
+}
+
+/**
+ * JSON Schema's `if`/`then` for `z.meta`: a rule across fields the document states (zod's checks
+ * cannot be translated). Built from entries because an object literal with `then` reads as a thenable.
+ */
+export function jsonSchemaIfThen(condition: object, consequence: object): Record<string, object> {
+  return Object.fromEntries([
+    ['if', condition],
+    ['then', consequence],
+  ]);
+}
+
 /** Text that is trimmed, then must be 1–`max` characters; `emptyMessage` replaces zod's "Too small". */
 export function trimmedText(max: number, emptyMessage?: string) {
-  return z.string().check(z.trim(), z.minLength(1, emptyMessage), z.maxLength(max));
+  return z
+    .string()
+    .check(
+      z.trim(),
+      z.minLength(1, emptyMessage),
+      z.maxLength(max),
+      trimmedInputSchema(trimmedLengthPattern(max)),
+    );
 }
 
 /** A JSON integer from `min` to `max`. */
@@ -108,9 +143,5 @@ export function pageOf<T extends z.ZodMiniType>(item: T) {
   return z.object({ data: z.array(item), next_cursor: z.nullable(z.string()) });
 }
 
-export const ErrorOut = z.object({ detail: z.string() });
-export const ValidationErrorOut = z.object({
-  detail: z.array(
-    z.object({ loc: z.array(z.union([z.string(), z.number()])), msg: z.string(), type: z.string() }),
-  ),
-});
+/** The error bodies are the pipeline's (platform/answers.ts): one schema object each, one component. */
+export { ErrorOut, ValidationErrorOut } from '../../platform/answers.ts';

@@ -3,6 +3,7 @@ import type { Context } from 'aws-lambda';
 import { findApiKeyByHash } from '../../data/api-keys.ts';
 import { getTenant } from '../../data/tenants.ts';
 import { hashSecretKey, SECRET_KEY_PREFIX } from '../../domain/api-key-secret.ts';
+import { ErrorOut, type PipelineStep } from '../answers.ts';
 import { config } from '../config.ts';
 import { UnauthorizedError } from '../errors.ts';
 import { type HttpEvent, header } from '../http.ts';
@@ -66,3 +67,21 @@ export function authenticate(): MiddlewareObj<HttpEvent, unknown, Error, Context
     },
   };
 }
+
+/** What step 2 can answer (documented on every operation). */
+export const authenticateStep: PipelineStep = {
+  name: 'authenticate',
+  answers: () => ({
+    401: {
+      description: 'No API key, or an unknown, expired or revoked one',
+      schema: ErrorOut,
+      headers: {
+        'WWW-Authenticate': {
+          description: 'Always `Bearer`: the scheme to authenticate with',
+          schema: { type: 'string' },
+          required: true,
+        },
+      },
+    },
+  }),
+};

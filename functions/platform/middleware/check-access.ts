@@ -2,6 +2,7 @@ import type { MiddlewareObj } from '@middy/core';
 import type { Context } from 'aws-lambda';
 import { describeRequirement, satisfies } from '../../domain/scopes.ts';
 import { isWrite } from '../../routes.ts';
+import { ErrorOut, type PipelineStep } from '../answers.ts';
 import { ForbiddenError, PaymentRequiredError, ServiceUnavailableError } from '../errors.ts';
 import type { HttpEvent } from '../http.ts';
 import { callerOf, stateOf } from '../request-state.ts';
@@ -27,3 +28,15 @@ export function checkAccess(): MiddlewareObj<HttpEvent, unknown, Error, Context>
     },
   };
 }
+
+/** What steps 3 and 4 can answer: 503 for all, 402 for writes, 403 naming the missing scope. */
+export const checkAccessStep: PipelineStep = {
+  name: 'checkAccess',
+  answers: ({ route }) => ({
+    ...(isWrite(route)
+      ? { 402: { description: 'The subscription is read-only: writes are disabled', schema: ErrorOut } }
+      : {}),
+    403: { description: `The key lacks the scope ${describeRequirement(route.scope)}`, schema: ErrorOut },
+    503: { description: 'The account is suspended', schema: ErrorOut },
+  }),
+};

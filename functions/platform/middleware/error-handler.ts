@@ -1,5 +1,6 @@
 import type { MiddlewareObj } from '@middy/core';
 import type { Context } from 'aws-lambda';
+import { InternalErrorOut, type PipelineStep } from '../answers.ts';
 import { RequestValidationError, ServiceError } from '../errors.ts';
 import { type HttpEvent, type HttpResponse, jsonResponse } from '../http.ts';
 import { logger } from '../logger.ts';
@@ -29,3 +30,20 @@ export function errorHandler(): MiddlewareObj<HttpEvent, unknown, Error, Context
     },
   };
 }
+
+/**
+ * What the chain's frame answers: 500 for a bug (with the request id), and `X-Request-Id` on every
+ * answer (operation.ts `finish`, which runs for every answer the function produces).
+ */
+export const errorHandlerStep: PipelineStep = {
+  name: 'errorHandler',
+  answers: () => ({
+    500: { description: 'A bug: quote request_id when reporting it', schema: InternalErrorOut },
+  }),
+  everyAnswerHeaders: () => ({
+    'X-Request-Id': {
+      description: 'The id of this request in the service logs',
+      schema: { type: 'string' },
+    },
+  }),
+};

@@ -8,6 +8,7 @@ import {
   releaseIdempotencyKey,
 } from '../../data/idempotency.ts';
 import { isWrite } from '../../routes.ts';
+import { ErrorOut, type PipelineStep, ValidationErrorOut } from '../answers.ts';
 import { ConflictError, RequestValidationError } from '../errors.ts';
 import { type HttpEvent, type HttpResponse, header } from '../http.ts';
 import { callerOf, stateOf } from '../request-state.ts';
@@ -95,3 +96,32 @@ export function idempotency(): MiddlewareObj<HttpEvent, unknown, Error, Context>
     },
   };
 }
+
+/** What step 6 can answer on writes: 409 while the first request runs, 422 for a reused key. */
+export const idempotencyStep: PipelineStep = {
+  name: 'idempotency',
+  answers: ({ route }) =>
+    isWrite(route)
+      ? {
+          409: {
+            description: 'A request with this Idempotency-Key is still being processed',
+            schema: ErrorOut,
+          },
+          422: {
+            description: 'The Idempotency-Key is not 1 to 255 characters, or was used with another body',
+            schema: ValidationErrorOut,
+          },
+        }
+      : {},
+  everyAnswerHeaders: ({ route }) =>
+    isWrite(route)
+      ? {
+          'Idempotent-Replayed': {
+            description:
+              '`true` when this is the stored answer to an earlier request with the same Idempotency-Key',
+            schema: { type: 'string' },
+            onlySometimes: true,
+          },
+        }
+      : {},
+};

@@ -2,6 +2,7 @@ import type { MiddlewareObj } from '@middy/core';
 import type { Context } from 'aws-lambda';
 import { countRequest } from '../../data/rate-limits.ts';
 import { judge, windowStart } from '../../domain/rate-limit.ts';
+import { ErrorOut, type HeaderSpec, type PipelineStep } from '../answers.ts';
 import { config } from '../config.ts';
 import { RateLimitedError } from '../errors.ts';
 import type { HttpEvent } from '../http.ts';
@@ -43,3 +44,45 @@ export function rateLimit(): MiddlewareObj<HttpEvent, unknown, Error, Context> {
     },
   };
 }
+
+const RATE_LIMIT_HEADERS: Record<string, Omit<HeaderSpec, 'required'>> = {
+  RateLimit: {
+    description: 'IETF draft: the tightest budget, e.g. `"key-minute";r=57;t=42`',
+    schema: { type: 'string' },
+  },
+  'RateLimit-Policy': {
+    description: 'IETF draft: every budget, e.g. `"key-minute";q=600;w=60, "tenant-minute";q=3000;w=60`',
+    schema: { type: 'string' },
+  },
+  'X-RateLimit-Limit': {
+    description: 'Requests the tightest budget allows per window',
+    schema: { type: 'integer', minimum: 0 },
+  },
+  'X-RateLimit-Remaining': {
+    description: 'Requests left in that budget',
+    schema: { type: 'integer', minimum: 0 },
+  },
+  'X-RateLimit-Reset': {
+    description: 'Seconds until the window resets (not a timestamp)',
+    schema: { type: 'integer', minimum: 0 },
+  },
+};
+
+/** What step 5 can answer (429), and the budget headers it puts on every answer from here on. */
+export const rateLimitStep: PipelineStep = {
+  name: 'rateLimit',
+  answers: () => ({
+    429: {
+      description: 'A rate budget is spent; retry after Retry-After seconds',
+      schema: ErrorOut,
+      headers: {
+        'Retry-After': {
+          description: 'Seconds to wait before retrying',
+          schema: { type: 'integer', minimum: 0 },
+          required: true,
+        },
+      },
+    },
+  }),
+  everyAnswerHeaders: () => RATE_LIMIT_HEADERS,
+};

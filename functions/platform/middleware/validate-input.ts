@@ -6,6 +6,7 @@ import { PayloadTooLargeError, RequestValidationError, type ValidationIssue } fr
 import { type HttpEvent, pathParameterProblem } from '../http.ts';
 import { stateOf } from '../request-state.ts';
 import '../zod.ts';
+import { ErrorOut, type PipelineStep, ValidationErrorOut } from '../answers.ts';
 
 export const MAX_BODY_BYTES = 1024 * 1024;
 
@@ -111,3 +112,19 @@ export function validateInput(schemas: InputSchemas): MiddlewareObj<HttpEvent, u
     },
   };
 }
+
+/** What step 7 can answer: 413 for a body over 1 MB, 422 for input its schemas refuse. */
+export const validateInputStep: PipelineStep = {
+  name: 'validateInput',
+  answers: ({ hasParams, hasQuery, hasBody }) => ({
+    ...(hasBody ? { 413: { description: 'The request body is larger than 1 MB', schema: ErrorOut } } : {}),
+    ...(hasParams || hasQuery || hasBody
+      ? {
+          422: {
+            description: `The ${[hasParams && 'path', hasQuery && 'query', hasBody && 'body'].filter(Boolean).join(', ')} failed validation: one item per problem`,
+            schema: ValidationErrorOut,
+          },
+        }
+      : {}),
+  }),
+};
