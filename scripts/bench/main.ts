@@ -205,6 +205,19 @@ async function main(): Promise<BenchReport> {
     leads = await measureLeads(leadsFixture, samples, dynamoLocal.endpoint, log);
   }
 
+  let events: BenchReport['events'] = null;
+  if (sections.has('events')) {
+    log(`${step('events')} Events: the consumer's throughput and webhook arrival…`);
+    const { measureEventsSection } = await import('./event-delivery.ts');
+    events = await measureEventsSection({
+      dynamoEndpoint: dynamoLocal.endpoint,
+      tableName: BENCH_TABLE,
+      tenantId: fixture.tenantId,
+      samples: 30,
+      log,
+    });
+  }
+
   return {
     startedAt: startedAt.toISOString(),
     elapsedSeconds: Math.round((performance.now() - t0) / 1000),
@@ -217,6 +230,7 @@ async function main(): Promise<BenchReport> {
     costs,
     load: loadFigures,
     leads,
+    events,
     notes: [
       ...(coldStart ? COLD_START_NOTES : []),
       ...(costs || loadFigures || leads ? NOTES : []),

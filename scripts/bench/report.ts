@@ -1,6 +1,7 @@
 import type { BundleResult, PackageShare } from './bundles.ts';
 import type { ColdFigures } from './cold-start.ts';
 import type { CostResult } from './dynamo-costs.ts';
+import type { EventsSection } from './event-delivery.ts';
 import type { LeadsRow, LeadsSection } from './leads.ts';
 import type { LoadFigures } from './load.ts';
 import { ratio, round, type Summary, withinRatio } from './stats.ts';
@@ -16,6 +17,8 @@ export const TARGETS = {
   getByIdWriteUnits: 1,
   /** Issue 4: a filtered Leads page costs at most this many times the unfiltered page's RCU. */
   filteredLeadsPageRcuRatio: 5,
+  /** Issue 10: API write → webhook receiver, p50 on the local stack. */
+  webhookArrivalP50Ms: 1000,
 } as const;
 
 /** Median and p90 of one timing over `runs` fresh processes, ms. */
@@ -100,6 +103,8 @@ export interface BenchReport {
   load: LoadSection | null;
   /** The leads section (issue 4); null when run with --leads 0. */
   leads: LeadsSection | null;
+  /** Events per second through the consumer and webhook arrival latency (issue 10). */
+  events: EventsSection | null;
   notes: string[];
 }
 
@@ -265,6 +270,7 @@ export function renderReport(r: BenchReport): string {
   if (r.costs) out.push(...renderCosts(r.costs), '');
   if (r.load) out.push(...renderLoad(r.load), '');
   if (r.leads) out.push(...renderLeads(r.leads), '');
+  if (r.events) out.push(...renderEvents(r.events, r.targets), '');
   out.push('Notes:');
   for (const note of r.notes) out.push(`  - ${note}`);
   return out.join('\n');
@@ -520,4 +526,14 @@ export function renderLeads(l: LeadsSection): string[] {
     );
   }
   return out;
+}
+
+/** The events section: consumer throughput, and webhook arrival against its target. */
+export function renderEvents(e: EventsSection, targets: typeof TARGETS): string[] {
+  const { throughput: t, webhook: w } = e;
+  return [
+    'Events and webhooks (local stack pieces in-process)',
+    `  consumer: ${t.records} records in ${t.batches} batches → ${t.events} events in ${fixed(t.seconds, 1)} s: ${fixed(t.eventsPerSecond, 1)} events/s`,
+    `  webhook test delivery, API call → receiver (${w.samples} samples): p50 ${fixed(w.p50Ms, 0)} ms, p99 ${fixed(w.p99Ms, 0)} ms, max ${fixed(w.maxMs, 0)} ms  ${mark(w.p50Ms <= targets.webhookArrivalP50Ms)} p50 ≤ ${targets.webhookArrivalP50Ms} ms`,
+  ];
 }
