@@ -133,6 +133,32 @@ function stringArbitrary(schema: JsonSchema): fc.Arbitrary<string> {
 function patternArbitrary(pattern: string): fc.Arbitrary<string> {
   const regex = new RegExp(pattern);
   if (!/\(\?[=!<]/.test(pattern)) return fc.stringMatching(regex);
-  const withoutLookarounds = pattern.replace(/\(\?<?[=!][^()]*\)/g, '');
-  return fc.stringMatching(new RegExp(withoutLookarounds)).filter((s) => regex.test(s));
+  return fc.stringMatching(new RegExp(withoutLookarounds(pattern))).filter((s) => regex.test(s));
+}
+
+/** `pattern` without its lookaround groups, nested parentheses and escapes included. */
+function withoutLookarounds(pattern: string): string {
+  let out = '';
+  for (let i = 0; i < pattern.length; i++) {
+    if (pattern[i] === '\\') {
+      out += pattern.slice(i, i + 2);
+      i++;
+      continue;
+    }
+    if (!/^\(\?<?[=!]/.test(pattern.slice(i))) {
+      out += pattern[i];
+      continue;
+    }
+    // Skip to the parenthesis that closes this group.
+    let depth = 0;
+    for (; i < pattern.length; i++) {
+      if (pattern[i] === '\\') i++;
+      else if (pattern[i] === '[') {
+        // A character class: its parentheses are literal.
+        for (i++; i < pattern.length && pattern[i] !== ']'; i++) if (pattern[i] === '\\') i++;
+      } else if (pattern[i] === '(') depth++;
+      else if (pattern[i] === ')' && --depth === 0) break;
+    }
+  }
+  return out;
 }
