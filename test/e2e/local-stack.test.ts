@@ -10,6 +10,7 @@ import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../../scripts/local/dynamo-local.ts';
 import { runAdminCli } from '../support/cli.ts';
+import { checkResponse } from '../support/contract.ts';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const READY = /API ready on (http:\/\/127\.0\.0\.1:\d+)/;
@@ -88,7 +89,10 @@ async function adminJson(...args: string[]): Promise<Record<string, unknown>> {
 async function get(url: string, key: string) {
   const res = await fetch(url, { headers: { authorization: `Bearer ${key}` } });
   const text = await res.text();
-  return { status: res.status, headers: res.headers, body: text ? JSON.parse(text) : undefined };
+  const body = text ? JSON.parse(text) : undefined;
+  // Every answer is checked against docs/openapi.json, as the in-process client does.
+  checkResponse('GET', new URL(url).pathname, res.status, res.headers, body);
+  return { status: res.status, headers: res.headers, body };
 }
 
 /** True when nothing accepts connections on the URL's port any more. */
@@ -197,8 +201,10 @@ describe('admin CLI against the running stack', () => {
       headers: { authorization: `Bearer ${liveKey}`, 'content-type': 'application/json' },
       body: JSON.stringify({ title: 'Survives a restart', place_code: 'ES-MA-MAR' }),
     });
+    const created201 = await post.json();
+    checkResponse('POST', '/v1/properties', post.status, post.headers, created201);
     expect(post.status).toBe(201);
-    listingId = ((await post.json()) as { id: string }).id;
+    listingId = (created201 as { id: string }).id;
 
     // Act
     const revoked = await adminJson('key', 'revoke', '--tenant', slug, '--id', created.id as string);

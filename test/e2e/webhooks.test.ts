@@ -18,6 +18,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../../scripts/local/dynamo-local.ts';
 import { readStackInfo } from '../../scripts/local/stack-file.ts';
 import { runAdminCli } from '../support/cli.ts';
+import { checkResponse } from '../support/contract.ts';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const READY = /API ready on (http:\/\/127\.0\.0\.1:\d+)/;
@@ -95,7 +96,10 @@ async function api(method: string, path: string, body?: unknown, withKey = key) 
     ...(body ? { body: JSON.stringify(body) } : {}),
   });
   const text = await res.text();
-  return { status: res.status, body: text ? JSON.parse(text) : undefined };
+  const parsed = text ? JSON.parse(text) : undefined;
+  // Every answer is checked against docs/openapi.json, as the in-process client does.
+  checkResponse(method, path, res.status, res.headers, parsed);
+  return { status: res.status, body: parsed };
 }
 
 async function until<T>(
