@@ -110,7 +110,7 @@ export async function createEndpoint(input: NewEndpointInput): Promise<WebhookEn
 /** The endpoint, or 404 (another Tenant's, unknown, or unsubscribed). */
 export async function requireEndpoint(tenantId: string, id: string): Promise<WebhookEndpointRecord> {
   const endpoint = await getEndpoint(tenantId, id);
-  if (!endpoint || endpoint.deletedAt) throw new NotFoundError(`No webhook endpoint ${id} in this tenant`);
+  if (!endpoint || endpoint.deletedAt) throw new NotFoundError('No webhook endpoint with this id');
   return endpoint;
 }
 
@@ -167,7 +167,7 @@ export async function listAllEndpoints(tenantId: string): Promise<WebhookEndpoin
 export async function unsubscribeEndpoint(tenantId: string, id: string, apiKeyId: string): Promise<void> {
   const endpoint = await requireEndpoint(tenantId, id);
   if (endpoint.createdByKeyId !== apiKeyId) {
-    throw new NotFoundError(`No webhook endpoint ${id} subscribed by this key`);
+    throw new NotFoundError('No webhook endpoint with this id subscribed by this key');
   }
   await updateEndpoint(tenantId, id, { deletedAt: new Date().toISOString(), enabled: false });
 }
@@ -298,7 +298,7 @@ export async function requireDelivery(
   const endpoint = await requireEndpoint(tenantId, endpointId);
   const delivery = await getDelivery(tenantId, deliveryId);
   if (!delivery || delivery.endpointId !== endpointId) {
-    throw new NotFoundError(`No delivery ${deliveryId} for webhook endpoint ${endpointId}`);
+    throw new NotFoundError('No delivery with this id for this webhook endpoint');
   }
   return { endpoint, delivery };
 }

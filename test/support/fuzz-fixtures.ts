@@ -19,7 +19,7 @@ async function created(api: TestApi, key: string, method: string, path: string, 
 
 /**
  * Makes a Property (with an internal_ref), an Agent, a Lead (with an Inquiry, an Activity, a linked
- * Property and criteria) for the Tenant whose full-scope key is `key`.
+ * Property and criteria), a webhook endpoint and its test delivery for the Tenant whose full-scope key is `key`.
  */
 export async function createTenantObjects(
   api: TestApi,
@@ -56,6 +56,14 @@ export async function createTenantObjects(
   });
   await created(api, key, 'PUT', `/v1/leads/${leadId}/criteria`, { listing_type: 'sale', min_beds: 1 });
   if (!ingested.inquiry_id) throw new Error(`fixture ingest made no inquiry: ${JSON.stringify(ingested)}`);
+  // A public IP literal: creation checks the address without a DNS lookup, and nothing is ever sent
+  // (no delivery worker runs in these tests), so the test delivery stays pending.
+  const endpoint = await created(api, key, 'POST', '/v1/webhooks/subscriptions', {
+    url: `https://93.184.216.34/hooks/${tag}`,
+    events: ['lead.created', 'property.updated'],
+  });
+  const delivery = await api.call('POST', `/v1/webhooks/${endpoint.id}/test`, { key });
+  if (delivery.status !== 202) throw new Error(`fixture test delivery → ${delivery.status} ${delivery.text}`);
   return {
     property_id: property.id,
     internal_ref: property.internal_ref,
@@ -63,5 +71,7 @@ export async function createTenantObjects(
     inquiry_id: ingested.inquiry_id,
     activity_id: activity.id,
     agent_id: agent.id,
+    endpoint_id: endpoint.id,
+    delivery_id: delivery.body.id,
   };
 }
