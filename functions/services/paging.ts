@@ -2,42 +2,69 @@ import { decodeCursor, encodeCursor } from '../domain/cursor.ts';
 import { cursorSecret } from '../platform/cursor-secret.ts';
 import { RequestValidationError } from '../platform/errors.ts';
 
-/** Position of a (updated_at, id) ordered list: the last item already returned. */
-export interface UpdatedPosition {
-  updatedAt: string;
-  id: string;
-}
+/** The time field a list is ordered by, with `id` breaking ties. */
+type OrderField = 'updatedAt' | 'createdAt';
 
-/** Reads a cursor of this list (`scope` names the list and its filters); edited or foreign → 422. */
-export function readCursor(cursor: string | undefined, scope: string): UpdatedPosition | undefined {
+/** Position of an (`field`, id) ordered list: the last item already returned. */
+export type Position<F extends OrderField> = { [K in F]: string } & { id: string };
+
+/** Position of a (updated_at, id) ordered list: the last item already returned. */
+export type UpdatedPosition = Position<'updatedAt'>;
+
+/**
+ * Reads a cursor of the list `scope` (which names the list and its filters) ordered by `field`;
+ * an edited or foreign cursor → 422.
+ */
+export function readCursorBy<F extends OrderField>(
+  cursor: string | undefined,
+  scope: string,
+  field: F,
+): Position<F> | undefined {
   if (cursor === undefined) return undefined;
   const payload = decodeCursor(cursor, scope, cursorSecret());
-  const position = payload?.position as Partial<UpdatedPosition> | undefined;
-  if (typeof position?.updatedAt !== 'string' || typeof position.id !== 'string') {
+  const position = payload?.position as Record<string, unknown> | undefined;
+  const at = position?.[field];
+  if (typeof at !== 'string' || typeof position?.id !== 'string') {
     throw RequestValidationError.single(
       ['query', 'cursor'],
       'Invalid cursor: pass next_cursor unchanged, with the same filters',
       'cursor_invalid',
     );
   }
-  return { updatedAt: position.updatedAt, id: position.id };
+  return { [field]: at, id: position.id } as Position<F>;
 }
 
 /**
- * A page from `limit + 1` fetched items: the extra one only tells that another page exists, and
- * the cursor points after the last item returned.
+ * A page from `limit + 1` fetched items ordered by `field`: the extra one only tells that another
+ * page exists, and the cursor points after the last item returned.
  */
-export function pageFrom<T extends { updatedAt: string; id: string }, O>(
+export function pageBy<F extends OrderField, T extends Position<F>, O>(
   items: T[],
   limit: number,
   scope: string,
+  field: F,
   present: (item: T) => O,
 ): { data: O[]; next_cursor: string | null } {
   const page = items.slice(0, limit);
   const last = page.at(-1);
   const next_cursor =
     items.length > limit && last
-      ? encodeCursor({ scope, position: { updatedAt: last.updatedAt, id: last.id } }, cursorSecret())
+      ? encodeCursor({ scope, position: { [field]: last[field], id: last.id } }, cursorSecret())
       : null;
   return { data: page.map(present), next_cursor };
+}
+
+/** Reads a cursor of a list ordered by (updated_at, id), as every CRM list is. */
+export function readCursor(cursor: string | undefined, scope: string): UpdatedPosition | undefined {
+  return readCursorBy(cursor, scope, 'updatedAt');
+}
+
+/** A page of a list ordered by (updated_at, id). */
+export function pageFrom<T extends UpdatedPosition, O>(
+  items: T[],
+  limit: number,
+  scope: string,
+  present: (item: T) => O,
+): { data: O[]; next_cursor: string | null } {
+  return pageBy(items, limit, scope, 'updatedAt', present);
 }

@@ -1,6 +1,5 @@
 import { createHash, randomUUID } from 'node:crypto';
 import {
-  type CreatedPosition,
   getDelivery,
   getEndpoint,
   insertDeliveryOnce,
@@ -13,7 +12,6 @@ import {
   type WebhookDeliveryRecord,
   type WebhookEndpointRecord,
 } from '../data/webhooks.ts';
-import { decodeCursor, encodeCursor } from '../domain/cursor.ts';
 import { grants } from '../domain/scopes.ts';
 import {
   generateWebhookSecret,
@@ -21,8 +19,6 @@ import {
   PING_EVENT_TYPE,
   readScopeForEventType,
 } from '../domain/webhooks.ts';
-import { config } from '../platform/config.ts';
-import { cursorSecret } from '../platform/cursor-secret.ts';
 import {
   ConflictError,
   ForbiddenError,
@@ -31,6 +27,7 @@ import {
   type ValidationIssue,
 } from '../platform/errors.ts';
 import { checkPublicUrl, privateUrlsAllowed } from '../platform/net/public-dispatcher.ts';
+import { pageBy, readCursorBy } from './paging.ts';
 
 export interface NewEndpointInput {
   tenantId: string;
@@ -114,36 +111,6 @@ export async function requireEndpoint(tenantId: string, id: string): Promise<Web
   return endpoint;
 }
 
-function readPosition(cursor: string | undefined, scope: string): CreatedPosition | undefined {
-  if (cursor === undefined) return undefined;
-  const position = decodeCursor(cursor, scope, cursorSecret())?.position as
-    | Partial<CreatedPosition>
-    | undefined;
-  if (typeof position?.createdAt !== 'string' || typeof position.id !== 'string') {
-    throw RequestValidationError.single(
-      ['query', 'cursor'],
-      'Invalid cursor: pass next_cursor unchanged',
-      'cursor_invalid',
-    );
-  }
-  return { createdAt: position.createdAt, id: position.id };
-}
-
-function pageOfCreated<T extends CreatedPosition, O>(
-  items: T[],
-  limit: number,
-  scope: string,
-  present: (item: T) => O,
-) {
-  const page = items.slice(0, limit);
-  const last = page.at(-1);
-  const next_cursor =
-    items.length > limit && last
-      ? encodeCursor({ scope, position: { createdAt: last.createdAt, id: last.id } }, cursorSecret())
-      : null;
-  return { data: page.map(present), next_cursor };
-}
-
 /** A page of the Tenant's endpoints, oldest first by (created_at, id). */
 export async function listEndpoints<O>(
   tenantId: string,
@@ -151,8 +118,8 @@ export async function listEndpoints<O>(
   present: (e: WebhookEndpointRecord) => O,
 ) {
   const scope = `${tenantId}:webhooks`;
-  const after = readPosition(query.cursor, scope);
-  return pageOfCreated(await queryEndpoints(tenantId, query.limit, after), query.limit, scope, present);
+  const after = readCursorBy(query.cursor, scope, 'createdAt');
+  return pageBy(await queryEndpoints(tenantId, query.limit, after), query.limit, scope, 'createdAt', present);
 }
 
 /** Every live endpoint of a Tenant (the admin CLI's `webhook list`). */
@@ -323,11 +290,12 @@ export async function listDeliveries<O>(
 ) {
   await requireEndpoint(tenantId, endpointId);
   const scope = `${tenantId}:webhook-deliveries:${endpointId}`;
-  const before = readPosition(query.cursor, scope);
-  return pageOfCreated(
+  const before = readCursorBy(query.cursor, scope, 'createdAt');
+  return pageBy(
     await queryDeliveries(tenantId, endpointId, query.limit, before),
     query.limit,
     scope,
+    'createdAt',
     present,
   );
 }
