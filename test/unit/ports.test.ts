@@ -3,6 +3,7 @@ import { resetConfig } from '../../functions/platform/config.ts';
 import { enrichmentProvider, setEnrichmentProvider } from '../../functions/platform/ports/ai-provider.ts';
 import { BedrockEnrichmentProvider } from '../../functions/platform/ports/bedrock-ai.ts';
 import { emails, SesEmail, setEmails } from '../../functions/platform/ports/email.ts';
+import { photoStore } from '../../functions/platform/ports/photo-store.ts';
 import { queue, SqsQueue, setQueue } from '../../functions/platform/ports/queue.ts';
 import {
   BedrockScoringProvider,
@@ -69,11 +70,14 @@ describe('ports outside Lambda', () => {
 });
 
 describe('ports inside Lambda', () => {
-  it('throw on first use, naming the missing setting', () => {
+  it('throw on first use, naming the missing setting', async () => {
     // Prepare
     setEnv({ AWS_LAMBDA_FUNCTION_NAME: 'listings-leads-ai-worker' });
     // Act + Assess
-    expect(() => queue()).toThrow(/AI_QUEUE_URL is not set/);
+    // A function may send to some queues only: the queue's own setting is required when it sends there.
+    await expect(queue().send('ai', {})).rejects.toThrow(/AI_QUEUE_URL is not set/);
+    await expect(queue().send('images', {})).rejects.toThrow(/IMAGE_IMPORT_QUEUE_URL is not set/);
+    expect(() => photoStore()).toThrow(/PHOTO_BUCKET is not set/);
     expect(() => emails()).toThrow(/EMAIL_FROM is not set/);
     expect(() => enrichmentProvider()).toThrow(/AI_MODEL_ID is not set/);
     expect(() => scoringProvider()).toThrow(/AI_MODEL_ID is not set/);
