@@ -3,7 +3,7 @@ import { resetConfig } from '../../functions/platform/config.ts';
 import { enrichmentProvider, setEnrichmentProvider } from '../../functions/platform/ports/ai-provider.ts';
 import { BedrockEnrichmentProvider } from '../../functions/platform/ports/bedrock-ai.ts';
 import { emails, SesEmail, setEmails } from '../../functions/platform/ports/email.ts';
-import { photoStore } from '../../functions/platform/ports/photo-store.ts';
+import { photoStore, setPhotoStore } from '../../functions/platform/ports/photo-store.ts';
 import { queue, SqsQueue, setQueue } from '../../functions/platform/ports/queue.ts';
 import {
   BedrockScoringProvider,
@@ -32,6 +32,7 @@ function unbindAll(): void {
   setEmails(undefined);
   setEnrichmentProvider(undefined);
   setScoringProvider(undefined);
+  setPhotoStore(undefined);
 }
 
 beforeEach(unbindAll);
