@@ -23,7 +23,7 @@ export async function saveGallery(
 ): Promise<'ok' | 'stale'> {
   try {
     await Property.patch({ tenantId: current.tenantId, id: current.id })
-      .set({ images: images as PropertyRecord['images'], updatedAt: now, updatedBy })
+      .set({ images: [...images], updatedAt: now, updatedBy })
       .where(({ updatedAt }, { eq }) => eq(updatedAt, current.updatedAt))
       .go({ response: 'none' });
     return 'ok';

@@ -14,11 +14,11 @@ import {
   MAX_IMAGE_BYTES,
   MAX_IMPORT_REDIRECTS,
 } from '../domain/images.ts';
-import { NotFoundError, RequestValidationError } from '../platform/errors.ts';
-import { logger } from '../platform/logger.ts';
-import { checkPublicUrl, privateUrlsAllowed } from '../platform/net/public-dispatcher.ts';
-import { type FetchPublicFileOptions, fetchPublicFile } from '../platform/net/public-file-fetch.ts';
-import { queue } from '../platform/ports/queue.ts';
+import { NotFoundError, RequestValidationError } from '../kernel/errors.ts';
+import { logger } from '../kernel/logger.ts';
+import { checkPublicUrl, privateUrlsAllowed } from '../kernel/net/public-dispatcher.ts';
+import { type FetchPublicFileOptions, fetchPublicFile } from '../kernel/net/public-file-fetch.ts';
+import { queue } from '../kernel/ports/queue.ts';
 import { inspectImage } from './image-files.ts';
 import { addImportedImage } from './property-images.ts';
 

@@ -17,8 +17,8 @@ import {
   UPLOAD_URL_TTL_SECONDS,
   uploadKey,
 } from '../domain/images.ts';
-import { NotFoundError, RequestValidationError } from '../platform/errors.ts';
-import { type PresignedUpload, photoStore } from '../platform/ports/photo-store.ts';
+import { NotFoundError, RequestValidationError } from '../kernel/errors.ts';
+import { type PresignedUpload, photoStore } from '../kernel/ports/photo-store.ts';
 import { inspectImage } from './image-files.ts';
 
 /**

@@ -17,8 +17,9 @@ import type { CfnRole } from 'aws-cdk-lib/aws-iam';
 import type { CfnBucket } from 'aws-cdk-lib/aws-s3';
 import type { CfnQueue, Queue } from 'aws-cdk-lib/aws-sqs';
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { AwsOperation } from '../../functions/platform/aws-operations.ts';
-import { type RouteDefinition, type RouteUse, routes } from '../../functions/routes.ts';
+import type { RouteDefinition, RouteUse } from '../../functions/api/route.ts';
+import type { AwsOperation } from '../../functions/kernel/aws-operations.ts';
+import { routes } from '../../functions/routes.ts';
 import { buildApp } from '../../lib/app.ts';
 import {
   AWS_OPERATIONS_DIR,

@@ -1,5 +1,5 @@
 /**
- * The S3 photo store (functions/platform/ports/photo-store.ts) at the SDK edge: the presigned PUT
+ * The S3 photo store (functions/kernel/ports/photo-store.ts) at the SDK edge: the presigned PUT
  * signs Content-Type and Content-Length (the local S3 checks no signature, so it is proven here),
  * and each call sends the command and input S3 expects, with S3's answers and errors taken as meant.
  */
@@ -15,7 +15,7 @@ import {
 } from '@aws-sdk/client-s3';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import { S3PhotoStore } from '../../functions/platform/ports/photo-store.ts';
+import { S3PhotoStore } from '../../functions/kernel/ports/photo-store.ts';
 
 const s3 = mockClient(S3Client);
 const BUCKET = 'photos-bucket';

@@ -74,27 +74,9 @@ export const Property = lazyEntity(
           /**
            * The gallery (domain/images.ts `GalleryImage`), at most 100, kept on the listing so that a
            * read needs no other item and a gallery change is a listing change (property.updated).
+           * Written only by services/property-images.ts, from the domain's validated `GalleryImage`s.
            */
-          images: {
-            type: 'list',
-            items: {
-              type: 'map',
-              properties: {
-                id: { type: 'string', required: true },
-                key: { type: 'string', required: true },
-                url: { type: 'string', required: true },
-                width: { type: 'number', required: true },
-                height: { type: 'number', required: true },
-                contentType: { type: 'string', required: true },
-                sizeBytes: { type: 'number', required: true },
-                sortOrder: { type: 'number', required: true },
-                isPrimary: { type: 'boolean', required: true },
-                createdAt: { type: 'string', required: true },
-                importId: { type: 'string' },
-                uploadKey: { type: 'string' },
-              },
-            },
-          },
+          images: { type: 'any' },
           slug: { type: 'string', required: true },
           origin: { type: ['api', 'import', 'console'] as const, required: true, readOnly: true },
           archivedAt: { type: 'string' },

@@ -1,8 +1,8 @@
-import { defineOperation } from '../../platform/operation.ts';
+import { defineOperation } from '../../api/operation.ts';
+import { PropertyPath } from '../../contract/properties.ts';
+import { ImageConfirmIn, ImageOut, toImageOut } from '../../contract/property-images.ts';
+import { ErrorOut, ValidationErrorOut } from '../../contract/shared.ts';
 import { confirmUpload } from '../../services/property-images.ts';
-import { PropertyPath } from '../properties/schemas.ts';
-import { ErrorOut, ValidationErrorOut } from '../shared/schemas.ts';
-import { ImageConfirmIn, ImageOut, toImageOut } from './schemas.ts';
 
 export const operation = defineOperation(
   'confirmPropertyImage',

@@ -1,9 +1,9 @@
+import { defineOperation } from '../../api/operation.ts';
+import { ImageImportOut, ImportPath, toImageImportOut } from '../../contract/property-images.ts';
+import { ErrorOut } from '../../contract/shared.ts';
 import { requireProperty } from '../../data/properties.ts';
 import { galleryOf } from '../../data/property-images.ts';
-import { defineOperation } from '../../platform/operation.ts';
 import { readImport } from '../../services/image-imports.ts';
-import { ErrorOut } from '../shared/schemas.ts';
-import { ImageImportOut, ImportPath, toImageImportOut } from './schemas.ts';
 
 export const operation = defineOperation(
   'getPropertyImageImport',

@@ -1,10 +1,10 @@
+import { defineOperation } from '../../api/operation.ts';
+import { PropertyPath } from '../../contract/properties.ts';
+import { ImageImportIn, ImageImportOut, toImageImportOut } from '../../contract/property-images.ts';
+import { ErrorOut, ValidationErrorOut } from '../../contract/shared.ts';
 import { requireProperty } from '../../data/properties.ts';
 import { galleryOf } from '../../data/property-images.ts';
-import { defineOperation } from '../../platform/operation.ts';
 import { requestImport } from '../../services/image-imports.ts';
-import { PropertyPath } from '../properties/schemas.ts';
-import { ErrorOut, ValidationErrorOut } from '../shared/schemas.ts';
-import { ImageImportIn, ImageImportOut, toImageImportOut } from './schemas.ts';
 
 export const operation = defineOperation(
   'importPropertyImage',

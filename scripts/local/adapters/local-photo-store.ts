@@ -1,4 +1,4 @@
-import { S3PhotoStore } from '../../../functions/platform/ports/photo-store.ts';
+import { S3PhotoStore } from '../../../functions/kernel/ports/photo-store.ts';
 
 /**
  * s3rver's built-in account: it accepts SigV4-signed requests (presigned ones too) from this key
