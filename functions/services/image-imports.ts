@@ -67,9 +67,10 @@ export async function requestImport(
   propertyId: string,
   input: ImportRequest,
 ): Promise<{ record: ImageImportRecord; created: boolean }> {
+  // Another Tenant's listing is a 404 whatever the body says.
+  const property = await requireProperty(tenantId, propertyId);
   const problem = checkPublicUrl(input.url, { allowPrivate: privateUrlsAllowed() });
   if (problem) throw RequestValidationError.single(['body', 'url'], problem, 'invalid_url');
-  const property = await requireProperty(tenantId, propertyId);
   if ((property.images?.length ?? 0) >= MAX_GALLERY_IMAGES) {
     throw RequestValidationError.single(
       ['body', 'url'],
