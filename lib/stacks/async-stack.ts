@@ -225,6 +225,7 @@ export class AsyncStack extends Stack {
       photoBucket: props.photoBucket,
       photoBaseUrl: props.photoBaseUrl,
     });
+    this.imageImport.worker.bindSecret(props.cursorSecret, 'CURSOR_SECRET_ARN');
 
     this.aiWorker = new ServiceFunction(this, 'AiWorker', {
       entry: join(repoRoot, 'functions', 'workers', 'ai.ts'),

@@ -8,7 +8,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { SQSEvent } from 'aws-lambda';
 import { Dispatcher, MockAgent } from 'undici';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { MAX_IMAGE_BYTES } from '../../functions/domain/images.ts';
 import { publicDispatcher, type Resolver } from '../../functions/kernel/net/public-dispatcher.ts';
 import type { QueueName, QueuePort } from '../../functions/kernel/ports/queue.ts';
@@ -46,6 +46,9 @@ class ByOrigin extends Dispatcher {
     return (this.#routes[origin] ?? this.#fallback).dispatch(options, handler);
   }
 }
+
+// Each test runs several fetches, S3 writes and worker passes: on a busy shared machine that can take a while.
+vi.setConfig({ testTimeout: 120_000 });
 
 let api: TestApi;
 let tenant: TestTenant;
