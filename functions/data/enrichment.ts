@@ -3,6 +3,7 @@ import type { ListingTexts } from '../domain/listing-text.ts';
 import { Property } from './entities/property.ts';
 import { isConditionalFailure } from './errors.ts';
 import type { PropertyRecord } from './properties.ts';
+import { nextTimestamp } from './timestamps.ts';
 
 export interface EnrichmentUpdate {
   status: EnrichmentStatus;
@@ -23,7 +24,7 @@ export async function recordEnrichment(
   requestId: string,
   update: EnrichmentUpdate,
 ): Promise<boolean> {
-  const now = new Date(Math.max(Date.now(), Date.parse(listing.updatedAt) + 1)).toISOString();
+  const now = nextTimestamp(listing.updatedAt);
   try {
     let op = Property.patch({ tenantId: listing.tenantId, id: listing.id }).set({
       enrichmentStatus: update.status,

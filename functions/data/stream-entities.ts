@@ -20,11 +20,16 @@ export const STREAM_IGNORED_ENTITIES = [
   'assignmentCounter',
   'localQueueMessage',
   'outboxEmail',
+  // Receipts of the stream reactions' own effects: written by the consumer, read by it only.
+  'reactionReceipt',
   // Endpoint settings: nothing reacts to them (deliveries read the endpoint when they run).
   'webhookEndpoint',
 ] as const;
 
-/** Entities whose changes reach the stream consumer (events, enrichment outbox, webhook fan-out). */
+/**
+ * Entities whose changes reach the stream consumer (events, the reactions of functions/streams/reactions:
+ * owner notices, scoring and enrichment requests; webhook fan-out).
+ */
 export const STREAM_ENTITIES = [
   'tenant',
   'apiKey',

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { chargeSpendOnce, spentThisMonthUsd } from '../data/ai-spend.ts';
 import { recordEnrichment } from '../data/enrichment.ts';
+import { EDIT_ATTEMPTS, RETRY, withOptimisticRetry } from '../data/optimistic.ts';
 import { getProperty, type PropertyRecord, queryAllProperties } from '../data/properties.ts';
 import { getTenant, listTenants, type TenantRecord } from '../data/tenants.ts';
 import {
@@ -15,16 +16,9 @@ import {
 import { clientWritten, type ListingTexts } from '../domain/listing-text.ts';
 import { config } from '../kernel/config.ts';
 import { logger } from '../kernel/logger.ts';
+import type { EnrichMessage } from '../kernel/messages/ai-queue.ts';
 import { enrichmentProvider } from '../kernel/ports/ai-provider.ts';
 import { queue } from '../kernel/ports/queue.ts';
-
-export interface EnrichMessage {
-  type: 'enrich';
-  tenantId: string;
-  propertyId: string;
-  requestId: string;
-  attempt: number;
-}
 
 function requestFor(listing: PropertyRecord, tenant: TenantRecord): EnrichmentRequest {
   const placeNames = listing.placePath?.map((p) => p.name) ?? [];
@@ -106,25 +100,31 @@ async function writeEnrichment(
   listing: PropertyRecord,
   output: EnrichmentOutput,
 ): Promise<boolean> {
-  let current: PropertyRecord | undefined = listing;
-  for (let i = 0; i < 5; i++) {
-    if (current?.enrichmentRequestId !== message.requestId || current.enrichmentStatus !== 'pending')
-      return false;
-    const texts = mergeEnrichment(
-      (current.texts as ListingTexts | undefined) ?? {},
-      current.sourceLanguage,
-      output,
-    );
-    const done = await recordEnrichment(current, message.requestId, {
-      status: 'enriched',
-      texts,
-      attempts: message.attempt,
-    });
-    if (done) return true;
-    current = await getProperty(message.tenantId, message.propertyId);
-  }
-  logger.warn('could not record an enrichment: the listing kept changing', { propertyId: listing.id });
-  return false;
+  return withOptimisticRetry(
+    async (attempt) => {
+      const current = attempt === 1 ? listing : await getProperty(message.tenantId, message.propertyId);
+      if (current?.enrichmentRequestId !== message.requestId || current.enrichmentStatus !== 'pending')
+        return false;
+      const texts = mergeEnrichment(
+        (current.texts as ListingTexts | undefined) ?? {},
+        current.sourceLanguage,
+        output,
+      );
+      const done = await recordEnrichment(current, message.requestId, {
+        status: 'enriched',
+        texts,
+        attempts: message.attempt,
+      });
+      return done ? true : RETRY;
+    },
+    {
+      attempts: EDIT_ATTEMPTS,
+      exhausted: () => {
+        logger.warn('could not record an enrichment: the listing kept changing', { propertyId: listing.id });
+        return false;
+      },
+    },
+  );
 }
 
 /** A failed provider run: retried with backoff (30 s, 2 min, 10 min), then the request fails. */
@@ -171,19 +171,19 @@ export async function resumeHeldEnrichments(tenantId: string): Promise<{ resumed
   return { resumed };
 }
 
-/** The stream consumer's part: a listing that now waits for a new request gets it queued. */
-export async function queueRequestedEnrichment(
-  oldImage: Record<string, unknown> | undefined,
-  newImage: Record<string, unknown> | undefined,
+/**
+ * Queues a listing's enrichment request (its first attempt) on the AI queue: sent by the stream
+ * reaction functions/streams/reactions/enrichment-request.ts once the write that asked committed.
+ */
+export async function requestEnrichment(
+  tenantId: string,
+  propertyId: string,
+  requestId: string,
 ): Promise<void> {
-  if (newImage?.__edb_e__ !== 'property') return;
-  if (newImage.enrichmentStatus !== 'pending') return;
-  const requestId = newImage.enrichmentRequestId as string | undefined;
-  if (!requestId || requestId === oldImage?.enrichmentRequestId) return;
   await queue().send('ai', {
     type: 'enrich',
-    tenantId: String(newImage.tenantId),
-    propertyId: String(newImage.id),
+    tenantId,
+    propertyId,
     requestId,
     attempt: 1,
   } satisfies EnrichMessage);

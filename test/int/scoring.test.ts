@@ -6,6 +6,7 @@ import { costUsd, spendMonth } from '../../functions/domain/enrichment.ts';
 import { tierOf } from '../../functions/domain/leads.ts';
 import type { Score, ScoringInput } from '../../functions/domain/scoring.ts';
 import { config } from '../../functions/kernel/config.ts';
+import type { ScoreMessage } from '../../functions/kernel/messages/ai-queue.ts';
 import { ProviderError } from '../../functions/kernel/ports/ai.ts';
 import { type QueueName, type QueuePort, setQueue } from '../../functions/kernel/ports/queue.ts';
 import {
@@ -14,7 +15,6 @@ import {
   setScoringProvider,
 } from '../../functions/kernel/ports/scoring.ts';
 import { scoreLead } from '../../functions/services/scoring.ts';
-import type { ScoreMessage } from '../../functions/services/scoring-requests.ts';
 import { handler as aiWorkerHandler } from '../../functions/workers/ai.ts';
 import { bindLocalAdapters } from '../../scripts/local/adapters/index.ts';
 import { asFunction, WORKER_ENTRIES } from '../support/aws-operations.ts';
