@@ -8,7 +8,9 @@ import {
   requireActivity,
 } from '../data/activities.ts';
 import { getLead, requireLead } from '../data/leads.ts';
+import { EDIT_ATTEMPTS, RETRY, withOptimisticRetry } from '../data/optimistic.ts';
 import { getProperty } from '../data/properties.ts';
+import { nextTimestamp } from '../data/timestamps.ts';
 import {
   type ActivityPatch,
   type ActivityRuleBroken,
@@ -80,10 +82,6 @@ function toPatch(input: ActivityUpdateInput): ActivityPatch {
   };
 }
 
-/** Concurrent edits of one Activity retry on a fresh read, with a little jitter, before 409. */
-const EDIT_ATTEMPTS = 8;
-const pause = (attempt: number) => new Promise((r) => setTimeout(r, Math.random() * 15 * attempt));
-
 /**
  * PATCH /v1/activities/{activity_id} by the rules of domain/activities.ts: completed true completes,
  * false reopens, null clears, omitted fields stay. A request that changes nothing writes nothing
@@ -96,23 +94,29 @@ export async function editActivity(
 ): Promise<ActivityRecord> {
   const patch = toPatch(input);
   let listingChecked = false;
-  for (let attempt = 1; attempt <= EDIT_ATTEMPTS; attempt++) {
-    const current = await requireActivity(tenantId, id);
-    const now = new Date(Math.max(Date.now(), Date.parse(current.updatedAt) + 1)).toISOString();
-    const plan = planActivityUpdate(current, patch, now);
-    if (!plan.ok) throw ruleBroken(plan.broken);
-    const { change } = plan;
-    if (change.set.propertyId !== undefined && !listingChecked) {
-      if (!(await getProperty(tenantId, change.set.propertyId))) throw unknownListing();
-      listingChecked = true;
-    }
-    if (isEmptyChange(change)) return current;
-    const write: ActivityWrite = { set: change.set, clear: change.clear };
-    const outcome = await applyActivityChange(current, write, now);
-    if (outcome !== 'stale') return outcome;
-    await pause(attempt);
-  }
-  throw new ConflictError('The activity changed while it was being edited; retry');
+  return withOptimisticRetry(
+    async () => {
+      const current = await requireActivity(tenantId, id);
+      const now = nextTimestamp(current.updatedAt);
+      const plan = planActivityUpdate(current, patch, now);
+      if (!plan.ok) throw ruleBroken(plan.broken);
+      const { change } = plan;
+      if (change.set.propertyId !== undefined && !listingChecked) {
+        if (!(await getProperty(tenantId, change.set.propertyId))) throw unknownListing();
+        listingChecked = true;
+      }
+      if (isEmptyChange(change)) return current;
+      const write: ActivityWrite = { set: change.set, clear: change.clear };
+      const outcome = await applyActivityChange(current, write, now);
+      return outcome === 'stale' ? RETRY : outcome;
+    },
+    {
+      attempts: EDIT_ATTEMPTS,
+      exhausted: () => {
+        throw new ConflictError('The activity changed while it was being edited; retry');
+      },
+    },
+  );
 }
 
 export interface ListActivitiesInput {
