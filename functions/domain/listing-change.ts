@@ -54,6 +54,7 @@ export interface ListingState {
   manualFields?: string[] | undefined;
   enrichmentStatus?: string | undefined;
   enrichmentError?: string | undefined;
+  [attribute: string]: unknown;
 }
 
 /** Who writes: their name goes into the price history; an import leaves hand-edited fields alone. */

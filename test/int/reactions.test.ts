@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { ScoreMessage } from '../../functions/kernel/messages/ai-queue.ts';
 import { type Email, setEmails } from '../../functions/kernel/ports/email.ts';
 import { setQueue } from '../../functions/kernel/ports/queue.ts';
+import { scoringRequest } from '../../functions/streams/reactions/scoring-request.ts';
 import { bindLocalAdapters } from '../../scripts/local/adapters/index.ts';
 import { listOutbox, OutboxEmailPort } from '../../scripts/local/adapters/outbox-email.ts';
 import { createTestAgent, createTestTenant, type TestTenant, unique } from '../support/factories.ts';
@@ -102,5 +103,64 @@ describe('owner notification: a stream reaction, retried by the consumer, sent o
     expect((await listOutbox(tenant.tenantId)).filter((m) => m.text.includes(leadId))).toHaveLength(1);
     expect(scores.filter((s) => s.leadId === leadId)).toHaveLength(1);
     expect(consumer.parked).toEqual([]);
+  });
+});
+
+describe('the scoring-request reaction', () => {
+  it('asks for scoring on a new Inquiry and a criteria write, with their own times, not on other changes', async () => {
+    // Prepare
+    const ids = { tenantId: tenant.tenantId, leadId: `lead-${unique('s')}` };
+    const change = (entity: string, kind: 'INSERT' | 'MODIFY', image: Record<string, unknown>) => ({
+      eventId: unique('e'),
+      kind,
+      entity,
+      oldImage: kind === 'MODIFY' ? image : undefined,
+      newImage: image,
+    });
+    // Act
+    await scoringRequest(change('inquiry', 'INSERT', { ...ids, createdAt: '2026-01-01T00:00:00.000Z' }));
+    await scoringRequest(change('inquiry', 'MODIFY', { ...ids, createdAt: '2026-01-02T00:00:00.000Z' }));
+    await scoringRequest(
+      change('activity', 'INSERT', { ...ids, kind: 'note', createdAt: '2026-01-03T00:00:00.000Z' }),
+    );
+    await scoringRequest(change('leadCriteria', 'MODIFY', { ...ids, updatedAt: '2026-01-04T00:00:00.000Z' }));
+    // Assess
+    expect(scores.filter((m) => m.leadId === ids.leadId)).toEqual([
+      { type: 'score', ...ids, requestedAt: '2026-01-01T00:00:00.000Z' },
+      { type: 'score', ...ids, requestedAt: '2026-01-04T00:00:00.000Z' },
+    ]);
+  });
+});
+
+describe('the assignment notice', () => {
+  it('emails the Agent the rule picked for a walk-in add once, and nobody for an Owner the client named', async () => {
+    // Act
+    const picked = await api.call('POST', '/v1/leads', {
+      body: { name: 'Walk In', email: `${unique('w')}@example.com` },
+    });
+    const named = await api.call('POST', '/v1/leads', {
+      body: { name: 'Named Owner', email: `${unique('w')}@example.com`, assigned_agent_id: agent.id },
+    });
+    // Then an Inquiry of the named one: its notice comes after the walk-in's in the stream
+    const after = await api.call('POST', '/v1/leads:ingest', {
+      body: { source: 'web', type: 'inquiry', person: { name: 'Named Owner', email: named.body.email } },
+    });
+    // Assess
+    expect([picked.status, named.status, after.status]).toEqual([201, 201, 200]);
+    const outbox = await vi.waitFor(
+      async () => {
+        const sent = await listOutbox(tenant.tenantId);
+        expect(sent.filter((m) => m.text.includes(picked.body.id))).not.toEqual([]);
+        expect(sent.filter((m) => m.text.includes(named.body.id))).not.toEqual([]);
+        return sent;
+      },
+      { timeout: 20_000, interval: 100 },
+    );
+    expect(outbox.filter((m) => m.text.includes(picked.body.id))).toEqual([
+      expect.objectContaining({ to: agent.email, subject: 'New lead assigned to you: Walk In' }),
+    ]);
+    expect(outbox.filter((m) => m.text.includes(named.body.id)).map((m) => m.subject)).toEqual([
+      'New inquiry from Named Owner',
+    ]);
   });
 });
