@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { type ActivityRecord, insertActivity } from '../../data/activities.ts';
+import { withoutUndefined } from '../../data/defined.ts';
 import { type InquiryRecord, insertInquiry } from '../../data/inquiries.ts';
 import { findLeadClaim, getLead, type LeadRecord, writeLead } from '../../data/leads.ts';
 import { CONTENDED_ATTEMPTS, RETRY, withOptimisticRetry } from '../../data/optimistic.ts';
@@ -41,7 +42,7 @@ export interface ContactLeadResult {
 /** A new Lead of `contact`, as the first write makes it. */
 function newLead(input: ContactLeadInput, id: string, owner: string | undefined, now: string): LeadRecord {
   const { contact } = input;
-  return {
+  return withoutUndefined({
     tenantId: input.tenant.tenantId,
     id,
     name: contact.name,
@@ -49,7 +50,7 @@ function newLead(input: ContactLeadInput, id: string, owner: string | undefined,
     phone: contact.phone,
     locale: contact.locale,
     notes: contact.notes?.trim() || undefined,
-    status: 'new',
+    status: 'new' as const,
     source: input.source,
     sourceDetail: input.sourceDetail,
     campaign: input.campaign,
@@ -61,7 +62,7 @@ function newLead(input: ContactLeadInput, id: string, owner: string | undefined,
     lastContactAt: input.firstSeenAt,
     createdAt: now,
     updatedAt: now,
-  };
+  });
 }
 
 /**

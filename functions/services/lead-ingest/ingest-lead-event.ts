@@ -1,13 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import type { LeadIngestInput } from '../../contract/leads.ts';
 import { newActivityRecord } from '../../data/activities.ts';
+import { withoutUndefined } from '../../data/defined.ts';
 import type { LeadRecord } from '../../data/leads.ts';
 import { INGEST_WARNING_CODES, type IngestWarning, isBackfill } from '../../domain/leads.ts';
 import { BusinessMetric, countMetric } from '../../kernel/metrics.ts';
 import type { Caller } from '../caller.ts';
 import { linkLeadProperty } from '../lead-properties.ts';
 import { contactOf } from './contact.ts';
-import { findOrCreateLead } from './find-or-create-lead.ts';
+import { findOrCreateLead, type LeadRecordWith } from './find-or-create-lead.ts';
 import { resolveListing, resolveNamedAgent } from './resolve.ts';
 
 export interface IngestResult {
@@ -53,7 +54,7 @@ export async function ingestLeadEvent(caller: Caller, input: LeadIngestInput): P
     sourceDetail: input.source,
     firstSeenAt: occurredAt,
     owner: { kind: 'rule', listingAgentId: listing?.agentId, namedAgent },
-    record: (leadId, at) =>
+    record: (leadId, at): LeadRecordWith =>
       type === 'note'
         ? {
             activity: newActivityRecord({
@@ -68,13 +69,13 @@ export async function ingestLeadEvent(caller: Caller, input: LeadIngestInput): P
             }),
           }
         : {
-            inquiry: {
+            inquiry: withoutUndefined({
               tenantId,
               id: inquiryId,
               leadId,
               propertyId: listing?.id,
               propertyKey: listing?.id ?? 'none',
-              channel: 'form',
+              channel: 'form' as const,
               type,
               message: input.message ?? undefined,
               source: input.source,
@@ -82,7 +83,7 @@ export async function ingestLeadEvent(caller: Caller, input: LeadIngestInput): P
               occurredAt,
               createdAt: at,
               updatedAt: at,
-            },
+            }),
           },
   });
   if (result.inquiry && listing) {
