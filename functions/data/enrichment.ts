@@ -2,7 +2,7 @@ import type { EnrichmentStatus } from '../domain/enrichment.ts';
 import type { ListingTexts } from '../domain/listing-text.ts';
 import { Property } from './entities/property.ts';
 import { isConditionalFailure } from './errors.ts';
-import type { PropertyRecord } from './properties.ts';
+import type { ListingRecord } from './listings.ts';
 import { nextTimestamp } from './timestamps.ts';
 
 export interface EnrichmentUpdate {
@@ -20,7 +20,7 @@ export interface EnrichmentUpdate {
  * the listing is unchanged since it was read. Returns false then.
  */
 export async function recordEnrichment(
-  listing: PropertyRecord,
+  listing: ListingRecord,
   requestId: string,
   update: EnrichmentUpdate,
 ): Promise<boolean> {

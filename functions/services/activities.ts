@@ -9,8 +9,8 @@ import {
 } from '../data/activities.ts';
 import { withoutUndefined } from '../data/defined.ts';
 import { getLead, requireLead } from '../data/leads.ts';
+import { getListing } from '../data/listings.ts';
 import { EDIT_ATTEMPTS, RETRY, withOptimisticRetry } from '../data/optimistic.ts';
-import { getProperty } from '../data/properties.ts';
 import { nextTimestamp } from '../data/timestamps.ts';
 import {
   type ActivityPatch,
@@ -48,7 +48,7 @@ export async function addActivity(
   if (broken) throw ruleBroken(broken);
   const [lead, property] = await Promise.all([
     getLead(writer.tenantId, leadId),
-    input.property_id ? getProperty(writer.tenantId, input.property_id) : undefined,
+    input.property_id ? getListing(writer.tenantId, input.property_id) : undefined,
   ]);
   if (!lead) throw new NotFoundError('No lead with this id');
   if (input.property_id && !property) throw unknownListing();
@@ -103,7 +103,7 @@ export async function editActivity(
       if (!plan.ok) throw ruleBroken(plan.broken);
       const { change } = plan;
       if (change.set.propertyId !== undefined && !listingChecked) {
-        if (!(await getProperty(tenantId, change.set.propertyId))) throw unknownListing();
+        if (!(await getListing(tenantId, change.set.propertyId))) throw unknownListing();
         listingChecked = true;
       }
       if (isEmptyChange(change)) return current;

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { chargeSpendOnce, spentThisMonthUsd } from '../data/ai-spend.ts';
 import { recordEnrichment } from '../data/enrichment.ts';
+import { getListing, type ListingRecord, queryAllListings } from '../data/listings.ts';
 import { EDIT_ATTEMPTS, RETRY, withOptimisticRetry } from '../data/optimistic.ts';
-import { getProperty, type PropertyRecord, queryAllProperties } from '../data/properties.ts';
 import { getTenant, listTenants, type TenantRecord } from '../data/tenants.ts';
 import {
   costUsd,
@@ -20,7 +20,7 @@ import type { EnrichMessage } from '../kernel/messages/ai-queue.ts';
 import { enrichmentProvider } from '../kernel/ports/ai-provider.ts';
 import { queue } from '../kernel/ports/queue.ts';
 
-function requestFor(listing: PropertyRecord, tenant: TenantRecord): EnrichmentRequest {
+function requestFor(listing: ListingRecord, tenant: TenantRecord): EnrichmentRequest {
   const placeNames = listing.placePath?.map((p) => p.name) ?? [];
   return {
     sourceLanguage: listing.sourceLanguage,
@@ -59,7 +59,7 @@ async function allowanceOf(tenant: TenantRecord) {
 export async function enrichListing(message: EnrichMessage): Promise<void> {
   const [tenant, listing] = await Promise.all([
     getTenant(message.tenantId),
-    getProperty(message.tenantId, message.propertyId),
+    getListing(message.tenantId, message.propertyId),
   ]);
   if (!tenant || !listing) return;
   if (listing.enrichmentRequestId !== message.requestId || listing.enrichmentStatus !== 'pending') return;
@@ -97,12 +97,12 @@ export async function enrichListing(message: EnrichMessage): Promise<void> {
  */
 async function writeEnrichment(
   message: EnrichMessage,
-  listing: PropertyRecord,
+  listing: ListingRecord,
   output: EnrichmentOutput,
 ): Promise<boolean> {
   return withOptimisticRetry(
     async (attempt) => {
-      const current = attempt === 1 ? listing : await getProperty(message.tenantId, message.propertyId);
+      const current = attempt === 1 ? listing : await getListing(message.tenantId, message.propertyId);
       if (current?.enrichmentRequestId !== message.requestId || current.enrichmentStatus !== 'pending')
         return false;
       const texts = mergeEnrichment(
@@ -128,7 +128,7 @@ async function writeEnrichment(
 }
 
 /** A failed provider run: retried with backoff (30 s, 2 min, 10 min), then the request fails. */
-async function retryOrFail(message: EnrichMessage, listing: PropertyRecord, provider: string, error: Error) {
+async function retryOrFail(message: EnrichMessage, listing: ListingRecord, provider: string, error: Error) {
   const delay = retryDelaySeconds(message.attempt);
   logger.warn('enrichment attempt failed', {
     propertyId: listing.id,
@@ -157,7 +157,7 @@ export async function resumeHeldEnrichments(tenantId: string): Promise<{ resumed
   if (!tenant) return { resumed: 0 };
   if (statusOnTrigger(await allowanceOf(tenant)) !== 'pending') return { resumed: 0 };
   let resumed = 0;
-  for (const listing of await queryAllProperties(tenantId)) {
+  for (const listing of await queryAllListings(tenantId)) {
     const status = listing.enrichmentStatus;
     if ((status !== 'off' && status !== 'paused') || !listing.enrichmentRequestId || listing.archivedAt)
       continue;

@@ -8,8 +8,8 @@ import {
   queryLeadPropertyLinks,
 } from '../data/lead-properties.ts';
 import { getLead } from '../data/leads.ts';
+import { getListing } from '../data/listings.ts';
 import { EDIT_ATTEMPTS, RETRY, withOptimisticRetry } from '../data/optimistic.ts';
-import { getProperty } from '../data/properties.ts';
 import { nextTimestamp } from '../data/timestamps.ts';
 import { type LeadPropertyRole, type LeadPropertySource, relinkRole } from '../domain/activities.ts';
 import { ConflictError, NotFoundError, RequestValidationError } from '../kernel/errors.ts';
@@ -73,7 +73,7 @@ export async function linkListingManually(
 ): Promise<LinkedListing & { created: boolean }> {
   const [lead, property] = await Promise.all([
     getLead(tenantId, leadId),
-    getProperty(tenantId, input.property_id),
+    getListing(tenantId, input.property_id),
   ]);
   if (!lead) throw new NotFoundError('No lead with this id');
   if (!property) {

@@ -3,8 +3,8 @@ import { alreadyCharged, chargeSpendOnce, spentThisMonthUsd } from '../data/ai-s
 import { listLeadInquiries } from '../data/inquiries.ts';
 import { getLeadCriteria } from '../data/lead-criteria.ts';
 import { getLead, type LeadRecord, writeLead } from '../data/leads.ts';
+import { getListing } from '../data/listings.ts';
 import { EDIT_ATTEMPTS, RETRY, withOptimisticRetry } from '../data/optimistic.ts';
-import { getProperty } from '../data/properties.ts';
 import { getTenant, type TenantRecord } from '../data/tenants.ts';
 import { nextTimestamp } from '../data/timestamps.ts';
 import { costUsd, spendMonth } from '../domain/enrichment.ts';
@@ -26,7 +26,7 @@ async function scoringInputOf(lead: LeadRecord): Promise<ScoringInput> {
     10,
   );
   const properties = new Map(
-    (await Promise.all(propertyIds.map((id) => getProperty(lead.tenantId, id))))
+    (await Promise.all(propertyIds.map((id) => getListing(lead.tenantId, id))))
       .filter((p) => p)
       .map((p) => [p!.id, p!]),
   );

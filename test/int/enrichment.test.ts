@@ -3,7 +3,7 @@ import type { DynamoDBRecord, DynamoDBStreamEvent, SQSEvent } from 'aws-lambda';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { PropertyCreateInput } from '../../functions/contract/properties.ts';
 import { chargeSpend, spentThisMonthUsd } from '../../functions/data/ai-spend.ts';
-import { getProperty, type PropertyRecord } from '../../functions/data/properties.ts';
+import { getListing, type ListingRecord } from '../../functions/data/listings.ts';
 import { getTenant, type TenantChanges } from '../../functions/data/tenants.ts';
 import { costUsd, spendMonth } from '../../functions/domain/enrichment.ts';
 import { type ListingTexts, viewTexts } from '../../functions/domain/listing-text.ts';
@@ -13,7 +13,7 @@ import { type EnrichmentProvider, ProviderError } from '../../functions/kernel/p
 import { setEnrichmentProvider } from '../../functions/kernel/ports/ai-provider.ts';
 import { type QueueName, type QueuePort, setQueue } from '../../functions/kernel/ports/queue.ts';
 import { enrichListing, resumeHeldEnrichments } from '../../functions/services/enrichment.ts';
-import { createListing, editListing, type ListingWriter } from '../../functions/services/properties.ts';
+import { createListing, editListing, type ListingWriter } from '../../functions/services/listings.ts';
 import { createTenantFromAdmin, updateTenantFromAdmin } from '../../functions/services/tenants.ts';
 import { handler as streamConsumerHandler, type TableChange } from '../../functions/streams/consumer.ts';
 import { enrichmentRequest } from '../../functions/streams/reactions/enrichment-request.ts';
@@ -76,14 +76,14 @@ async function newAgency(changes: TenantChanges = {}): Promise<Agency> {
   };
 }
 
-async function create(agency: Agency, input: PropertyCreateInput, lang?: string): Promise<PropertyRecord> {
+async function create(agency: Agency, input: PropertyCreateInput, lang?: string): Promise<ListingRecord> {
   return (await createListing(await agency.writer(), input, lang)).record;
 }
 
-const reread = async (p: { tenantId: string; id: string }) => (await getProperty(p.tenantId, p.id))!;
+const reread = async (p: { tenantId: string; id: string }) => (await getListing(p.tenantId, p.id))!;
 
 /** The message the stream consumer would queue for the listing's current request. */
-const messageFor = (p: PropertyRecord, attempt = 1): EnrichMessage => ({
+const messageFor = (p: ListingRecord, attempt = 1): EnrichMessage => ({
   type: 'enrich',
   tenantId: p.tenantId,
   propertyId: p.id,
@@ -91,7 +91,7 @@ const messageFor = (p: PropertyRecord, attempt = 1): EnrichMessage => ({
   attempt,
 });
 
-const texts = (p: PropertyRecord) => (p.texts ?? {}) as ListingTexts;
+const texts = (p: ListingRecord) => (p.texts ?? {}) as ListingTexts;
 
 const villa: PropertyCreateInput = {
   title: 'Sunny villa with sea views',
@@ -447,7 +447,7 @@ describe('enrichment: off and paused', () => {
 });
 
 /** The table image of a listing as the stream carries it. */
-const image = (p: PropertyRecord) =>
+const image = (p: ListingRecord) =>
   ({ ...p, __edb_e__: 'property', __edb_v__: '1' }) as Record<string, unknown>;
 
 /** The decoded table change of a listing image, as the stream consumer hands it to a reaction. */
@@ -503,7 +503,7 @@ describe('the enrichment-request reaction (the stream outbox)', () => {
     const resumed = await reread(held);
     recorder = new RecordingQueue();
     setQueue(recorder);
-    const record = (seq: string, oldImage: PropertyRecord, newImage: PropertyRecord): DynamoDBRecord => ({
+    const record = (seq: string, oldImage: ListingRecord, newImage: ListingRecord): DynamoDBRecord => ({
       eventID: seq,
       eventName: 'MODIFY',
       dynamodb: {

@@ -12,7 +12,7 @@ export const propertyRoutes = [
     tag: 'Listings',
   },
   {
-    operationId: 'listProperties',
+    operationId: 'listListings',
     method: 'GET',
     path: '/v1/properties',
     scope: 'properties:read',
@@ -21,7 +21,7 @@ export const propertyRoutes = [
     tag: 'Listings',
   },
   {
-    operationId: 'getProperty',
+    operationId: 'getListing',
     method: 'GET',
     path: '/v1/properties/{property_id}',
     scope: 'properties:read',

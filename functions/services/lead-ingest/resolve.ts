@@ -1,6 +1,6 @@
 import type { LeadIngestInput } from '../../contract/leads.ts';
 import { type AgentRecord, findAgentByEmail, getAgent } from '../../data/agents.ts';
-import { findPropertyClaim, getProperty, type PropertyRecord } from '../../data/properties.ts';
+import { findListingClaim, getListing, type ListingRecord } from '../../data/listings.ts';
 import { type IngestWarning, normalizeEmail } from '../../domain/leads.ts';
 
 /**
@@ -11,10 +11,10 @@ export async function resolveListing(
   tenantId: string,
   input: Pick<LeadIngestInput, 'property_id' | 'property_ref'>,
   warnings: IngestWarning[],
-): Promise<PropertyRecord | undefined> {
+): Promise<ListingRecord | undefined> {
   const ref = input.property_ref ?? undefined;
   if (input.property_id) {
-    const property = await getProperty(tenantId, input.property_id);
+    const property = await getListing(tenantId, input.property_id);
     if (!property) {
       warnings.push({
         code: 'property_not_found',
@@ -42,7 +42,7 @@ export async function resolveListing(
     });
     return undefined;
   }
-  const property = ids[0] ? await getProperty(tenantId, ids[0]) : undefined;
+  const property = ids[0] ? await getListing(tenantId, ids[0]) : undefined;
   if (!property) {
     warnings.push({
       code: 'property_ref_unmatched',
@@ -55,8 +55,8 @@ export async function resolveListing(
 /** The distinct listings a reference names: by slug (lowercased; retired slugs too) and by internal_ref. */
 async function refMatches(tenantId: string, ref: string): Promise<string[]> {
   const [bySlug, byRef] = await Promise.all([
-    findPropertyClaim(tenantId, 'property-slug', ref.toLowerCase()),
-    findPropertyClaim(tenantId, 'property-ref', ref),
+    findListingClaim(tenantId, 'property-slug', ref.toLowerCase()),
+    findListingClaim(tenantId, 'property-ref', ref),
   ]);
   return [...new Set([bySlug?.ownerId, byRef?.ownerId].filter((id): id is string => id !== undefined))];
 }

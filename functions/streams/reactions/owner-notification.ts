@@ -2,7 +2,7 @@ import { getAgent } from '../../data/agents.ts';
 import { Inquiry } from '../../data/entities/inquiry.ts';
 import { Lead } from '../../data/entities/lead.ts';
 import { getLead } from '../../data/leads.ts';
-import { getProperty } from '../../data/properties.ts';
+import { getListing } from '../../data/listings.ts';
 import { onceByReceipt } from '../../data/reaction-receipts.ts';
 import { assignmentNotice, inquiryNotice, type Notice } from '../../domain/owner-notices.ts';
 import { emails } from '../../kernel/ports/email.ts';
@@ -31,9 +31,7 @@ async function inquiryNoticeOf(change: TableChange): Promise<PendingNotice | und
     agentId: lead.assignedAgentId,
     receiptKey: `owner-notice#inquiry#${inquiry.id}`,
     notice: async () => {
-      const listing = inquiry.propertyId
-        ? await getProperty(inquiry.tenantId, inquiry.propertyId)
-        : undefined;
+      const listing = inquiry.propertyId ? await getListing(inquiry.tenantId, inquiry.propertyId) : undefined;
       return inquiryNotice(lead, inquiry, listing);
     },
   };

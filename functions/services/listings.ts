@@ -2,18 +2,18 @@ import { randomUUID } from 'node:crypto';
 import type { PropertyCreateInput, PropertyUpdateInput } from '../contract/properties.ts';
 import { findAgentByEmail, getAgent } from '../data/agents.ts';
 import { spentThisMonthUsd } from '../data/ai-spend.ts';
+import {
+  applyListingChange,
+  findListingClaim,
+  getListingWithAreas,
+  insertListing,
+  type ListingChange,
+  type ListingRecord,
+  queryListings,
+  requireListing,
+} from '../data/listings.ts';
 import { EDIT_ATTEMPTS, RETRY, withOptimisticRetry } from '../data/optimistic.ts';
 import { getPlace } from '../data/places.ts';
-import {
-  applyPropertyChange,
-  findPropertyClaim,
-  getPropertyWithAreas,
-  insertProperty,
-  type PropertyChange,
-  type PropertyRecord,
-  queryProperties,
-  requireProperty,
-} from '../data/properties.ts';
 import type { TenantRecord } from '../data/tenants.ts';
 import { nextTimestamp } from '../data/timestamps.ts';
 import { type AiAllowance, spendMonth, statusOnTrigger } from '../domain/enrichment.ts';
@@ -110,7 +110,7 @@ async function resolvePlace(placeCode: string | null | undefined) {
  */
 async function planWrite(
   writer: ListingWriter,
-  current: PropertyRecord | undefined,
+  current: ListingRecord | undefined,
   raw: WriteInput,
   language: string,
   sourceLanguage: string,
@@ -146,7 +146,7 @@ function slugFor(title: string, id: string, attempt: number): string {
 }
 
 export interface WriteResult {
-  record: PropertyRecord;
+  record: ListingRecord;
   language: string;
 }
 
@@ -174,8 +174,8 @@ export async function createListing(
       updatedBy: writer.name,
       createdAt: now,
       updatedAt: now,
-    } as PropertyRecord;
-    const outcome = await insertProperty(record);
+    } as ListingRecord;
+    const outcome = await insertListing(record);
     if (outcome === 'ref_taken') throw refTaken(record.internalRef);
     if (outcome === 'ok') {
       countMetric(BusinessMetric.ListingsWritten);
@@ -189,7 +189,7 @@ export async function createListing(
 async function slugChange(tenantId: string, id: string, title: string, currentSlug: string, attempt: number) {
   const slug = slugFor(title, id, attempt);
   if (slug === currentSlug) return undefined;
-  const claim = await findPropertyClaim(tenantId, 'property-slug', slug);
+  const claim = await findListingClaim(tenantId, 'property-slug', slug);
   return { value: slug, previous: currentSlug, reclaim: claim?.ownerId === id };
 }
 
@@ -204,20 +204,20 @@ export async function editListing(
   const requested = resolveLanguage(writer.tenant, lang);
   return withOptimisticRetry<WriteResult & { changed: boolean }>(
     async () => {
-      const current = await requireProperty(tenantId, id);
+      const current = await requireListing(tenantId, id);
       const language = requested ?? current.sourceLanguage;
       const now = nextTimestamp(current.updatedAt);
       const draft = await planWrite(writer, current, input, language, current.sourceLanguage, now);
       if (Object.keys(draft.set).length === 0 && draft.clear.size === 0)
         return { record: current, language, changed: false };
-      const change: PropertyChange = {
-        set: { ...draft.set, updatedBy: writer.name } as Partial<PropertyRecord>,
-        clear: [...draft.clear] as (keyof PropertyRecord)[],
+      const change: ListingChange = {
+        set: { ...draft.set, updatedBy: writer.name } as Partial<ListingRecord>,
+        clear: [...draft.clear] as (keyof ListingRecord)[],
       };
       if ('internalRef' in draft.set || draft.clear.has('internalRef')) {
         change.newRef = { value: draft.set.internalRef as string | undefined, previous: current.internalRef };
       }
-      let outcome: Awaited<ReturnType<typeof applyPropertyChange>> = 'stale';
+      let outcome: Awaited<ReturnType<typeof applyListingChange>> = 'stale';
       for (let slugAttempt = 1; slugAttempt <= SLUG_ATTEMPTS; slugAttempt++) {
         if (typeof draft.set.title === 'string') {
           const newSlug = await slugChange(tenantId, id, draft.set.title, current.slug, slugAttempt);
@@ -230,13 +230,13 @@ export async function editListing(
             delete change.set.slug;
           }
         }
-        outcome = await applyPropertyChange(current, change, now);
+        outcome = await applyListingChange(current, change, now);
         if (outcome !== 'slug_taken') break;
       }
       if (outcome === 'ref_taken') throw refTaken(change.newRef?.value);
       if (outcome !== 'ok') return RETRY;
       countMetric(BusinessMetric.ListingsWritten);
-      const record = await requireProperty(tenantId, id);
+      const record = await requireListing(tenantId, id);
       if (draft.placeChanged) await recomputeListing(tenantId, record);
       return { record, language, changed: true };
     },
@@ -264,7 +264,7 @@ export async function upsertListingByRef(
     );
   }
   for (let attempt = 1; attempt <= 3; attempt++) {
-    const claim = await findPropertyClaim(writer.tenant.tenantId, 'property-ref', ref);
+    const claim = await findListingClaim(writer.tenant.tenantId, 'property-ref', ref);
     if (claim) {
       const { internal_ref: _ref, ...edit } = input;
       return { ...(await editListing(writer, claim.ownerId, edit, lang)), created: false };
@@ -287,10 +287,10 @@ export async function archiveListing(writer: ListingWriter, id: string): Promise
   const tenantId = writer.tenant.tenantId;
   await withOptimisticRetry<void>(
     async () => {
-      const current = await requireProperty(tenantId, id);
+      const current = await requireListing(tenantId, id);
       if (current.archivedAt) return;
       const now = nextTimestamp(current.updatedAt);
-      const outcome = await applyPropertyChange(
+      const outcome = await applyListingChange(
         current,
         { set: { archivedAt: now, updatedBy: writer.name }, clear: [] },
         now,
@@ -308,26 +308,26 @@ export async function archiveListing(writer: ListingWriter, id: string): Promise
 
 /** A listing with its Areas (one Query), or 404. */
 export async function readListing(tenantId: string, id: string) {
-  const found = await getPropertyWithAreas(tenantId, id);
+  const found = await getListingWithAreas(tenantId, id);
   if (!found) throw new NotFoundError('No listing with this id');
   return found;
 }
 
-export interface ListPropertiesInput {
+export interface ListListingsInput {
   limit: number;
   cursor?: string | undefined;
   updated_since?: string | undefined;
   include_archived: boolean;
 }
 
-export async function listProperties<O>(
+export async function listListings<O>(
   tenantId: string,
-  q: ListPropertiesInput,
-  present: (p: PropertyRecord) => O,
+  q: ListListingsInput,
+  present: (p: ListingRecord) => O,
 ) {
   const scope = `${tenantId}:properties:${q.include_archived}:${q.updated_since ?? ''}`;
   const after: UpdatedPosition | undefined = readCursor(q.cursor, scope);
-  const items = await queryProperties({
+  const items = await queryListings({
     tenantId,
     limit: q.limit,
     includeArchived: q.include_archived,
