@@ -274,7 +274,7 @@ function checksFor(c: CostCase, r: Omit<CostResult, 'checks'>): Check[] {
   if (r.method === 'GET') {
     checks.push({ label: 'seq RT ≤ 2', ok: r.sequentialRoundTrips <= 2 });
   }
-  if (c.operationId === 'getListing') {
+  if (c.operationId === 'getProperty') {
     checks.push({ label: 'RCU ≤ 0.5', ok: r.readUnits <= 0.5 });
     checks.push({ label: 'WCU ≤ 1 (rate limit)', ok: r.writeUnits <= 1 });
   }
@@ -413,14 +413,14 @@ export async function measureCosts(
       request: (i) => ({ query: { lang: 'es' }, body: fullListing(i) }),
     },
     {
-      label: 'getListing',
-      operationId: 'getListing',
+      label: 'getProperty',
+      operationId: 'getProperty',
       status: 200,
       request: () => ({ pathParameters: { property_id: propertyId } }),
     },
     {
-      label: 'listListings (default limit)',
-      operationId: 'listListings',
+      label: 'listProperties (default limit)',
+      operationId: 'listProperties',
       status: 200,
       request: () => ({}),
     },

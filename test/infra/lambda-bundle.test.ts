@@ -17,7 +17,7 @@ const BUNDLED_SDK = ['@aws-sdk/client-dynamodb', '@aws-sdk/lib-dynamodb'];
 
 const HANDLERS = {
   createProperty: 'functions/http/properties/create-property.ts',
-  getListing: 'functions/http/properties/get-property.ts',
+  getProperty: 'functions/http/properties/get-property.ts',
 } as const satisfies Partial<Record<OperationId, string>>;
 type Bundled = keyof typeof HANDLERS;
 
@@ -114,13 +114,13 @@ describe('Lambda bundles', () => {
     },
   );
 
-  it('creates a listing through the bundled createProperty and reads it through the bundled getListing', async () => {
+  it('creates a listing through the bundled createProperty and reads it through the bundled getProperty', async () => {
     // Prepare
     const tenant = await createTestTenant();
     const { key } = await tenant.newKey(['properties:write', 'properties:read']);
     // Act
     const created = await invoke('createProperty', key, { body: { title: 'Bundled Villa' } });
-    const read = await invoke('getListing', key, {
+    const read = await invoke('getProperty', key, {
       pathParameters: { property_id: String(created.body.id) },
     });
     // Assess

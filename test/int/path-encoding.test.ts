@@ -5,13 +5,13 @@
  */
 import { describe, expect, it } from 'vitest';
 import { handler as getAgent } from '../../functions/http/agents/get-agent.ts';
-import { handler as getListing } from '../../functions/http/properties/get-property.ts';
+import { handler as getProperty } from '../../functions/http/properties/get-property.ts';
 import { handler as upsertByRef } from '../../functions/http/properties/upsert-property-by-ref.ts';
 import { routeFor } from '../../functions/routes.ts';
 import { httpEvent, lambdaContext } from '../../scripts/local/lambda-events.ts';
 import { createTestTenant } from '../support/factories.ts';
 
-type Handler = typeof getListing;
+type Handler = typeof getProperty;
 
 async function invoke(
   handler: Handler,
@@ -54,7 +54,7 @@ describe('a path parameter that is not text, invoked as Lambda', () => {
     // Prepare
     const tenant = await createTestTenant();
     // Act
-    const read = await invoke(getListing, 'getListing', tenant.key, { property_id: value });
+    const read = await invoke(getProperty, 'getProperty', tenant.key, { property_id: value });
     const agent = await invoke(getAgent, 'getAgent', tenant.key, { agent_id: value });
     const upsert = await invoke(
       upsertByRef,

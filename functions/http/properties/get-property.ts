@@ -4,7 +4,7 @@ import { ErrorOut, ValidationErrorOut } from '../../contract/shared.ts';
 import { readListing, resolveLanguage } from '../../services/listings.ts';
 
 export const operation = defineOperation(
-  'getListing',
+  'getProperty',
   {
     params: PropertyPath,
     query: LanguageQuery,

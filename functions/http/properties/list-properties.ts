@@ -4,7 +4,7 @@ import { pageOf, ValidationErrorOut } from '../../contract/shared.ts';
 import { listListings, resolveLanguage } from '../../services/listings.ts';
 
 export const operation = defineOperation(
-  'listListings',
+  'listProperties',
   {
     query: PropertyListQuery,
     responses: {

@@ -12,7 +12,7 @@ export const propertyRoutes = [
     tag: 'Listings',
   },
   {
-    operationId: 'listListings',
+    operationId: 'listProperties',
     method: 'GET',
     path: '/v1/properties',
     scope: 'properties:read',
@@ -21,7 +21,7 @@ export const propertyRoutes = [
     tag: 'Listings',
   },
   {
-    operationId: 'getListing',
+    operationId: 'getProperty',
     method: 'GET',
     path: '/v1/properties/{property_id}',
     scope: 'properties:read',
