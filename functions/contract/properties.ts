@@ -1,6 +1,6 @@
 import * as z from 'zod/mini';
 import type { AreaMembershipRecord } from '../data/areas.ts';
-import type { PropertyRecord } from '../data/properties.ts';
+import type { ListingRecord } from '../data/listings.ts';
 import { AMENITY_CODES } from '../domain/amenities.ts';
 import { ENRICHMENT_STATUSES, MAX_HIGHLIGHTS } from '../domain/enrichment.ts';
 import { type GalleryImage, orderGallery } from '../domain/images.ts';
@@ -177,7 +177,7 @@ export type PropertyOutput = z.infer<typeof PropertyOut>;
 
 /** Storage record → the public listing, in `language` (its own language when omitted). */
 export function toPropertyOut(
-  p: PropertyRecord,
+  p: ListingRecord,
   options: { language?: string | undefined; areas?: AreaMembershipRecord[] } = {},
 ): PropertyOutput {
   const text = viewTexts(p, options.language);

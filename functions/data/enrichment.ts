@@ -2,7 +2,8 @@ import type { EnrichmentStatus } from '../domain/enrichment.ts';
 import type { ListingTexts } from '../domain/listing-text.ts';
 import { Property } from './entities/property.ts';
 import { isConditionalFailure } from './errors.ts';
-import type { PropertyRecord } from './properties.ts';
+import type { ListingRecord } from './listings.ts';
+import { nextTimestamp } from './timestamps.ts';
 
 export interface EnrichmentUpdate {
   status: EnrichmentStatus;
@@ -19,11 +20,11 @@ export interface EnrichmentUpdate {
  * the listing is unchanged since it was read. Returns false then.
  */
 export async function recordEnrichment(
-  listing: PropertyRecord,
+  listing: ListingRecord,
   requestId: string,
   update: EnrichmentUpdate,
 ): Promise<boolean> {
-  const now = new Date(Math.max(Date.now(), Date.parse(listing.updatedAt) + 1)).toISOString();
+  const now = nextTimestamp(listing.updatedAt);
   try {
     let op = Property.patch({ tenantId: listing.tenantId, id: listing.id }).set({
       enrichmentStatus: update.status,

@@ -7,9 +7,14 @@ import { Lead } from './entities/lead.ts';
 import { UniqueClaim } from './entities/unique-claim.ts';
 import type { InquiryRecord } from './inquiries.ts';
 import { searchIndexOf, tokensOf } from './lead-search.ts';
+import { CONTENDED_ATTEMPTS, RETRY, withOptimisticRetry } from './optimistic.ts';
 import { db } from './service.ts';
+import { nextTimestamp } from './timestamps.ts';
 
 export type LeadRecord = EntityItem<typeof Lead>;
+
+/** The one timestamp rule (data/timestamps.ts), where Lead writers have always found it. */
+export { nextTimestamp } from './timestamps.ts';
 
 /** `consistent`: a strongly consistent read, for read-modify-write (it sees the latest write). */
 export async function getLead(
@@ -56,12 +61,6 @@ export function withDerivedKeys(lead: LeadRecord): LeadRecord {
     tierKey: lead.scoreTier ?? 'unscored',
     searchPrefixes: searchIndexOf(lead).prefixes,
   });
-}
-
-/** A strictly later timestamp than `previous`: a Lead's versions are ordered, and token keys differ. */
-export function nextTimestamp(previous?: string): string {
-  const floor = previous ? Date.parse(previous) + 1 : 0;
-  return new Date(Math.max(Date.now(), floor)).toISOString();
 }
 
 export interface LeadWrite {
@@ -159,11 +158,6 @@ export async function writeLead(write: LeadWrite): Promise<{ outcome: LeadWriteO
   return { outcome: kinds[rejected] === 'claim' ? 'claim_taken' : 'stale', lead: next };
 }
 
-/** Concurrent writers of one Lead retry on a fresh read, with growing jitter. */
-export const WRITE_ATTEMPTS = 40;
-export const pause = (attempt: number) =>
-  new Promise((r) => setTimeout(r, Math.random() * Math.min(100, 5 * attempt)));
-
 /**
  * Read-modify-write of one Lead with optimistic retries: `change` gets the current Lead and the
  * timestamp of this write and returns the whole next Lead, or undefined when nothing changes.
@@ -175,16 +169,22 @@ export async function modifyLead(
   id: string,
   change: (current: LeadRecord, now: string) => LeadRecord | undefined | Promise<LeadRecord | undefined>,
 ): Promise<{ lead: LeadRecord; changed: boolean; previous: LeadRecord }> {
-  for (let attempt = 1; attempt <= WRITE_ATTEMPTS; attempt++) {
-    const current = await requireLead(tenantId, id, { consistent: true });
-    const now = nextTimestamp(current.updatedAt);
-    const next = await change(current, now);
-    if (!next) return { lead: current, changed: false, previous: current };
-    const { outcome, lead } = await writeLead({ previous: current, next: { ...next, updatedAt: now } });
-    if (outcome === 'ok') return { lead, changed: true, previous: current };
-    await pause(attempt);
-  }
-  throw new ConflictError('The lead changed while it was being written; retry');
+  return withOptimisticRetry(
+    async () => {
+      const current = await requireLead(tenantId, id, { consistent: true });
+      const now = nextTimestamp(current.updatedAt);
+      const next = await change(current, now);
+      if (!next) return { lead: current, changed: false, previous: current };
+      const { outcome, lead } = await writeLead({ previous: current, next: { ...next, updatedAt: now } });
+      return outcome === 'ok' ? { lead, changed: true, previous: current } : RETRY;
+    },
+    {
+      attempts: CONTENDED_ATTEMPTS,
+      exhausted: () => {
+        throw new ConflictError('The lead changed while it was being written; retry');
+      },
+    },
+  );
 }
 
 export interface LeadPageQuery {

@@ -20,13 +20,18 @@ export const STREAM_IGNORED_ENTITIES = [
   'assignmentCounter',
   'localQueueMessage',
   'outboxEmail',
+  // Receipts of the stream reactions' own effects: written by the consumer, read by it only.
+  'reactionReceipt',
   // Endpoint settings: nothing reacts to them (deliveries read the endpoint when they run).
   'webhookEndpoint',
   // A photo import's progress: the gallery change it ends in is a change of the listing itself.
   'imageImport',
 ] as const;
 
-/** Entities whose changes reach the stream consumer (events, enrichment outbox, webhook fan-out). */
+/**
+ * Entities whose changes reach the stream consumer (events, the reactions of functions/streams/reactions:
+ * owner notices, scoring and enrichment requests; webhook fan-out).
+ */
 export const STREAM_ENTITIES = [
   'tenant',
   'apiKey',

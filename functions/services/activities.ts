@@ -9,7 +9,9 @@ import {
 } from '../data/activities.ts';
 import { withoutUndefined } from '../data/defined.ts';
 import { getLead, requireLead } from '../data/leads.ts';
-import { getProperty } from '../data/properties.ts';
+import { getListing } from '../data/listings.ts';
+import { EDIT_ATTEMPTS, RETRY, withOptimisticRetry } from '../data/optimistic.ts';
+import { nextTimestamp } from '../data/timestamps.ts';
 import {
   type ActivityPatch,
   type ActivityRuleBroken,
@@ -46,7 +48,7 @@ export async function addActivity(
   if (broken) throw ruleBroken(broken);
   const [lead, property] = await Promise.all([
     getLead(writer.tenantId, leadId),
-    input.property_id ? getProperty(writer.tenantId, input.property_id) : undefined,
+    input.property_id ? getListing(writer.tenantId, input.property_id) : undefined,
   ]);
   if (!lead) throw new NotFoundError('No lead with this id');
   if (input.property_id && !property) throw unknownListing();
@@ -81,10 +83,6 @@ function toPatch(input: ActivityUpdateInput): ActivityPatch {
   };
 }
 
-/** Concurrent edits of one Activity retry on a fresh read, with a little jitter, before 409. */
-const EDIT_ATTEMPTS = 8;
-const pause = (attempt: number) => new Promise((r) => setTimeout(r, Math.random() * 15 * attempt));
-
 /**
  * PATCH /v1/activities/{activity_id} by the rules of domain/activities.ts: completed true completes,
  * false reopens, null clears, omitted fields stay. A request that changes nothing writes nothing
@@ -97,23 +95,29 @@ export async function editActivity(
 ): Promise<ActivityRecord> {
   const patch = toPatch(input);
   let listingChecked = false;
-  for (let attempt = 1; attempt <= EDIT_ATTEMPTS; attempt++) {
-    const current = await requireActivity(tenantId, id);
-    const now = new Date(Math.max(Date.now(), Date.parse(current.updatedAt) + 1)).toISOString();
-    const plan = planActivityUpdate(current, patch, now);
-    if (!plan.ok) throw ruleBroken(plan.broken);
-    const { change } = plan;
-    if (change.set.propertyId !== undefined && !listingChecked) {
-      if (!(await getProperty(tenantId, change.set.propertyId))) throw unknownListing();
-      listingChecked = true;
-    }
-    if (isEmptyChange(change)) return current;
-    const write: ActivityWrite = { set: withoutUndefined(change.set), clear: change.clear };
-    const outcome = await applyActivityChange(current, write, now);
-    if (outcome !== 'stale') return outcome;
-    await pause(attempt);
-  }
-  throw new ConflictError('The activity changed while it was being edited; retry');
+  return withOptimisticRetry(
+    async () => {
+      const current = await requireActivity(tenantId, id);
+      const now = nextTimestamp(current.updatedAt);
+      const plan = planActivityUpdate(current, patch, now);
+      if (!plan.ok) throw ruleBroken(plan.broken);
+      const { change } = plan;
+      if (change.set.propertyId !== undefined && !listingChecked) {
+        if (!(await getListing(tenantId, change.set.propertyId))) throw unknownListing();
+        listingChecked = true;
+      }
+      if (isEmptyChange(change)) return current;
+      const write: ActivityWrite = { set: withoutUndefined(change.set), clear: change.clear };
+      const outcome = await applyActivityChange(current, write, now);
+      return outcome === 'stale' ? RETRY : outcome;
+    },
+    {
+      attempts: EDIT_ATTEMPTS,
+      exhausted: () => {
+        throw new ConflictError('The activity changed while it was being edited; retry');
+      },
+    },
+  );
 }
 
 export interface ListActivitiesInput {

@@ -10,13 +10,13 @@ import {
   removeMemberships,
   setMembership,
 } from '../data/areas.ts';
+import { getListing, type ListingRecord, queryAllListings } from '../data/listings.ts';
 import { getPlace } from '../data/places.ts';
-import { getProperty, type PropertyRecord, queryAllProperties } from '../data/properties.ts';
 import { AREA_KINDS, type AreaKind, type AreaVia, planMemberships } from '../domain/areas.ts';
 import { NotFoundError } from '../kernel/errors.ts';
 import { AdminInputError } from './tenants.ts';
 
-const placePathCodes = (p: Pick<PropertyRecord, 'placePath'>) => (p.placePath ?? []).map((e) => e.code);
+const placePathCodes = (p: Pick<ListingRecord, 'placePath'>) => (p.placePath ?? []).map((e) => e.code);
 
 export async function createArea(input: {
   tenantId: string;
@@ -55,8 +55,8 @@ async function requireArea(tenantId: string, areaId: string): Promise<AreaRecord
   return area;
 }
 
-async function requireListing(tenantId: string, propertyId: string): Promise<PropertyRecord> {
-  const listing = await getProperty(tenantId, propertyId);
+async function requireListing(tenantId: string, propertyId: string): Promise<ListingRecord> {
+  const listing = await getListing(tenantId, propertyId);
   if (!listing) throw new NotFoundError(`No listing ${propertyId} in this tenant`);
   return listing;
 }
@@ -77,7 +77,7 @@ export async function setManualMembership(
 /** Recomputes one listing's rule memberships against every Area (after its Place changed). */
 export async function recomputeListing(
   tenantId: string,
-  listing: Pick<PropertyRecord, 'id' | 'placePath'>,
+  listing: Pick<ListingRecord, 'id' | 'placePath'>,
   areas?: AreaRecord[],
 ) {
   const all = areas ?? (await listAreas(tenantId));
@@ -98,7 +98,7 @@ export async function recomputeArea(tenantId: string, areaId: string) {
   const members = new Map((await membersOfArea(tenantId, areaId)).map((m) => [m.propertyId, m.via]));
   let added = 0;
   let removed = 0;
-  for (const listing of await queryAllProperties(tenantId)) {
+  for (const listing of await queryAllListings(tenantId)) {
     const current = new Map<string, AreaVia>();
     const via = members.get(listing.id);
     if (via) current.set(areaId, via);

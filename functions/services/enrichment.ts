@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { chargeSpendOnce, spentThisMonthUsd } from '../data/ai-spend.ts';
 import { recordEnrichment } from '../data/enrichment.ts';
-import { getProperty, type PropertyRecord, queryAllProperties } from '../data/properties.ts';
+import { getListing, type ListingRecord, queryAllListings } from '../data/listings.ts';
+import { EDIT_ATTEMPTS, RETRY, withOptimisticRetry } from '../data/optimistic.ts';
 import { getTenant, listTenants, type TenantRecord } from '../data/tenants.ts';
 import {
   costUsd,
@@ -15,18 +16,11 @@ import {
 import { clientWritten, type ListingTexts } from '../domain/listing-text.ts';
 import { config } from '../kernel/config.ts';
 import { logger } from '../kernel/logger.ts';
+import type { EnrichMessage } from '../kernel/messages/ai-queue.ts';
 import { enrichmentProvider } from '../kernel/ports/ai-provider.ts';
 import { queue } from '../kernel/ports/queue.ts';
 
-export interface EnrichMessage {
-  type: 'enrich';
-  tenantId: string;
-  propertyId: string;
-  requestId: string;
-  attempt: number;
-}
-
-function requestFor(listing: PropertyRecord, tenant: TenantRecord): EnrichmentRequest {
+function requestFor(listing: ListingRecord, tenant: TenantRecord): EnrichmentRequest {
   const placeNames = listing.placePath?.map((p) => p.name) ?? [];
   return {
     sourceLanguage: listing.sourceLanguage,
@@ -65,7 +59,7 @@ async function allowanceOf(tenant: TenantRecord) {
 export async function enrichListing(message: EnrichMessage): Promise<void> {
   const [tenant, listing] = await Promise.all([
     getTenant(message.tenantId),
-    getProperty(message.tenantId, message.propertyId),
+    getListing(message.tenantId, message.propertyId),
   ]);
   if (!tenant || !listing) return;
   if (listing.enrichmentRequestId !== message.requestId || listing.enrichmentStatus !== 'pending') return;
@@ -103,32 +97,38 @@ export async function enrichListing(message: EnrichMessage): Promise<void> {
  */
 async function writeEnrichment(
   message: EnrichMessage,
-  listing: PropertyRecord,
+  listing: ListingRecord,
   output: EnrichmentOutput,
 ): Promise<boolean> {
-  let current: PropertyRecord | undefined = listing;
-  for (let i = 0; i < 5; i++) {
-    if (current?.enrichmentRequestId !== message.requestId || current.enrichmentStatus !== 'pending')
-      return false;
-    const texts = mergeEnrichment(
-      (current.texts as ListingTexts | undefined) ?? {},
-      current.sourceLanguage,
-      output,
-    );
-    const done = await recordEnrichment(current, message.requestId, {
-      status: 'enriched',
-      texts,
-      attempts: message.attempt,
-    });
-    if (done) return true;
-    current = await getProperty(message.tenantId, message.propertyId);
-  }
-  logger.warn('could not record an enrichment: the listing kept changing', { propertyId: listing.id });
-  return false;
+  return withOptimisticRetry(
+    async (attempt) => {
+      const current = attempt === 1 ? listing : await getListing(message.tenantId, message.propertyId);
+      if (current?.enrichmentRequestId !== message.requestId || current.enrichmentStatus !== 'pending')
+        return false;
+      const texts = mergeEnrichment(
+        (current.texts as ListingTexts | undefined) ?? {},
+        current.sourceLanguage,
+        output,
+      );
+      const done = await recordEnrichment(current, message.requestId, {
+        status: 'enriched',
+        texts,
+        attempts: message.attempt,
+      });
+      return done ? true : RETRY;
+    },
+    {
+      attempts: EDIT_ATTEMPTS,
+      exhausted: () => {
+        logger.warn('could not record an enrichment: the listing kept changing', { propertyId: listing.id });
+        return false;
+      },
+    },
+  );
 }
 
 /** A failed provider run: retried with backoff (30 s, 2 min, 10 min), then the request fails. */
-async function retryOrFail(message: EnrichMessage, listing: PropertyRecord, provider: string, error: Error) {
+async function retryOrFail(message: EnrichMessage, listing: ListingRecord, provider: string, error: Error) {
   const delay = retryDelaySeconds(message.attempt);
   logger.warn('enrichment attempt failed', {
     propertyId: listing.id,
@@ -157,7 +157,7 @@ export async function resumeHeldEnrichments(tenantId: string): Promise<{ resumed
   if (!tenant) return { resumed: 0 };
   if (statusOnTrigger(await allowanceOf(tenant)) !== 'pending') return { resumed: 0 };
   let resumed = 0;
-  for (const listing of await queryAllProperties(tenantId)) {
+  for (const listing of await queryAllListings(tenantId)) {
     const status = listing.enrichmentStatus;
     if ((status !== 'off' && status !== 'paused') || !listing.enrichmentRequestId || listing.archivedAt)
       continue;
@@ -171,19 +171,19 @@ export async function resumeHeldEnrichments(tenantId: string): Promise<{ resumed
   return { resumed };
 }
 
-/** The stream consumer's part: a listing that now waits for a new request gets it queued. */
-export async function queueRequestedEnrichment(
-  oldImage: Record<string, unknown> | undefined,
-  newImage: Record<string, unknown> | undefined,
+/**
+ * Queues a listing's enrichment request (its first attempt) on the AI queue: sent by the stream
+ * reaction functions/streams/reactions/enrichment-request.ts once the write that asked committed.
+ */
+export async function requestEnrichment(
+  tenantId: string,
+  propertyId: string,
+  requestId: string,
 ): Promise<void> {
-  if (newImage?.__edb_e__ !== 'property') return;
-  if (newImage.enrichmentStatus !== 'pending') return;
-  const requestId = newImage.enrichmentRequestId as string | undefined;
-  if (!requestId || requestId === oldImage?.enrichmentRequestId) return;
   await queue().send('ai', {
     type: 'enrich',
-    tenantId: String(newImage.tenantId),
-    propertyId: String(newImage.id),
+    tenantId,
+    propertyId,
     requestId,
     attempt: 1,
   } satisfies EnrichMessage);

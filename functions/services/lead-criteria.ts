@@ -11,7 +11,6 @@ import { requireLead } from '../data/leads.ts';
 import type { PlaceRecord } from '../data/places.ts';
 import type { Criteria } from '../domain/criteria.ts';
 import { RequestValidationError } from '../kernel/errors.ts';
-import { requestScoring } from './scoring-requests.ts';
 
 export interface CriteriaView {
   criteria: LeadCriteriaRecord | undefined;
@@ -89,8 +88,8 @@ async function requireOwnAreas(tenantId: string, areaIds: readonly string[]): Pr
 }
 
 /**
- * PUT /v1/leads/{lead_id}/criteria: replaces the Lead's whole criteria in one write, then queues
- * rescoring (criteria specificity is a scoring signal). Validation happens before anything is
+ * PUT /v1/leads/{lead_id}/criteria: replaces the Lead's whole criteria in one write; the write
+ * then asks for rescoring off the request path (criteria specificity is a scoring signal). Validation happens before anything is
  * written; an unknown Lead → 404, an Area the Tenant does not have → 422, with nothing written.
  */
 export async function saveLeadCriteria(
@@ -105,8 +104,8 @@ export async function saveLeadCriteria(
   ]);
   for (const check of checks) if (check.status === 'rejected') throw check.reason;
   const record = toRecord(tenantId, leadId, input, new Date().toISOString());
+  // Rescoring is requested by a stream reaction of this write (functions/streams/reactions).
   const saved = await putLeadCriteria(record);
-  await requestScoring(tenantId, leadId);
   return labelsOf(tenantId, saved);
 }
 

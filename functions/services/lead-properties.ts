@@ -8,7 +8,9 @@ import {
   queryLeadPropertyLinks,
 } from '../data/lead-properties.ts';
 import { getLead } from '../data/leads.ts';
-import { getProperty } from '../data/properties.ts';
+import { getListing } from '../data/listings.ts';
+import { EDIT_ATTEMPTS, RETRY, withOptimisticRetry } from '../data/optimistic.ts';
+import { nextTimestamp } from '../data/timestamps.ts';
 import { type LeadPropertyRole, type LeadPropertySource, relinkRole } from '../domain/activities.ts';
 import { ConflictError, NotFoundError, RequestValidationError } from '../kernel/errors.ts';
 
@@ -34,26 +36,33 @@ export interface LinkOutcome {
  * (source match) call this.
  */
 export async function linkLeadProperty(input: LinkLeadPropertyInput): Promise<LinkOutcome> {
-  for (let attempt = 1; attempt <= 5; attempt++) {
-    const now = new Date().toISOString();
-    const record: LeadPropertyRecord = {
-      tenantId: input.tenantId,
-      leadId: input.leadId,
-      propertyId: input.propertyId,
-      role: input.role,
-      source: input.source,
-      createdAt: now,
-      updatedAt: now,
-    };
-    if ((await insertLeadPropertyLink(record)) === 'ok') return { link: record, created: true };
-    const existing = await getLeadPropertyLink(input.tenantId, input.leadId, input.propertyId);
-    if (!existing) continue;
-    const role = relinkRole(existing, input);
-    if (role === undefined) return { link: existing, created: false };
-    const updated = await changeLeadPropertyRole(existing, role, now);
-    if (updated !== 'stale') return { link: updated, created: false };
-  }
-  throw new ConflictError('The link changed while it was being written; retry');
+  return withOptimisticRetry<LinkOutcome>(
+    async () => {
+      const now = new Date().toISOString();
+      const record: LeadPropertyRecord = {
+        tenantId: input.tenantId,
+        leadId: input.leadId,
+        propertyId: input.propertyId,
+        role: input.role,
+        source: input.source,
+        createdAt: now,
+        updatedAt: now,
+      };
+      if ((await insertLeadPropertyLink(record)) === 'ok') return { link: record, created: true };
+      const existing = await getLeadPropertyLink(input.tenantId, input.leadId, input.propertyId);
+      if (!existing) return RETRY; // removed in between: insert again
+      const role = relinkRole(existing, input);
+      if (role === undefined) return { link: existing, created: false };
+      const updated = await changeLeadPropertyRole(existing, role, nextTimestamp(existing.updatedAt));
+      return updated === 'stale' ? RETRY : { link: updated, created: false };
+    },
+    {
+      attempts: EDIT_ATTEMPTS,
+      exhausted: () => {
+        throw new ConflictError('The link changed while it was being written; retry');
+      },
+    },
+  );
 }
 
 /** POST /v1/leads/{lead_id}/properties: an unknown Lead → 404, a listing the Tenant lacks → 422. */
@@ -64,7 +73,7 @@ export async function linkListingManually(
 ): Promise<LinkedListing & { created: boolean }> {
   const [lead, property] = await Promise.all([
     getLead(tenantId, leadId),
-    getProperty(tenantId, input.property_id),
+    getListing(tenantId, input.property_id),
   ]);
   if (!lead) throw new NotFoundError('No lead with this id');
   if (!property) {

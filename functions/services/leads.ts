@@ -5,9 +5,11 @@ import { searchLeadTokens, searchPlan } from '../data/lead-search.ts';
 import { getLead, type LeadRecord, modifyLead, queryLeads, requireLead } from '../data/leads.ts';
 import type { TenantRecord } from '../data/tenants.ts';
 import { allowedMoves, canMove, normalizePhone } from '../domain/leads.ts';
+import type { OwnerChoice } from '../domain/owner-rule.ts';
 import { RequestValidationError } from '../kernel/errors.ts';
 import type { Caller } from './caller.ts';
-import { contactOf, notifyOwnerOfAssignment, type OwnerChoice, takeInContact } from './lead-intake.ts';
+import { contactOf } from './lead-ingest/contact.ts';
+import { findOrCreateLead } from './lead-ingest/find-or-create-lead.ts';
 import { pageFrom, readCursor } from './paging.ts';
 
 /** An Agent a client names as Owner must be an active Agent of the Tenant → else 422 at `loc`. */
@@ -44,8 +46,8 @@ export async function createLeadManually(
     };
   }
   const now = new Date().toISOString();
-  const result = await takeInContact({ tenant, contact, source: 'manual', firstSeenAt: now, owner });
-  if (result.assignedByRule) await notifyOwnerOfAssignment(tenant.tenantId, result.lead);
+  // An Owner the rule picks is emailed by a stream reaction (functions/streams/reactions).
+  const result = await findOrCreateLead({ tenant, contact, source: 'manual', firstSeenAt: now, owner });
   return { lead: result.lead, created: result.created };
 }
 

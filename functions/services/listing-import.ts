@@ -2,7 +2,7 @@ import { PropertyCreate } from '../contract/properties.ts';
 import { toValidationIssues } from '../contract/validation.ts';
 import type { TenantRecord } from '../data/tenants.ts';
 import { ConflictError, RequestValidationError } from '../kernel/errors.ts';
-import { upsertListingByRef } from './properties.ts';
+import { upsertListingByRef } from './listings.ts';
 
 export interface ImportSummary {
   total: number;

@@ -1,5 +1,6 @@
 import { getLeadCriteria } from '../data/lead-criteria.ts';
 import { requireLead } from '../data/leads.ts';
+import { getListingWithAreas, type ListingRecord } from '../data/listings.ts';
 import {
   type MatchListing,
   membersOfAreas,
@@ -7,7 +8,6 @@ import {
   recordSent,
   sentAtByProperty,
 } from '../data/matches.ts';
-import { getPropertyWithAreas, type PropertyRecord } from '../data/properties.ts';
 import type { TenantRecord } from '../data/tenants.ts';
 import {
   type Criteria,
@@ -63,12 +63,12 @@ export interface SentMatch {
 }
 
 /** "Marbella, Málaga, Andalusia, Spain": the Place's path, most specific first. */
-function placeLine(listing: PropertyRecord): string | undefined {
+function placeLine(listing: ListingRecord): string | undefined {
   const names = (listing.placePath ?? []).map((p) => p.name).reverse();
   return names.length ? names.join(', ') : undefined;
 }
 
-function describeListing(listing: PropertyRecord, index: number): string {
+function describeListing(listing: ListingRecord, index: number): string {
   const rent = listing.listingType === 'rent';
   const amount = rent ? listing.rentPrice : listing.price;
   const facts = [
@@ -85,7 +85,7 @@ function describeListing(listing: PropertyRecord, index: number): string {
   return lines.join('\n');
 }
 
-function composeEmail(tenant: TenantRecord, leadName: string, listings: PropertyRecord[]) {
+function composeEmail(tenant: TenantRecord, leadName: string, listings: ListingRecord[]) {
   const count = listings.length === 1 ? 'a listing' : `${listings.length} listings`;
   const text = [
     `Hello ${leadName},`,
@@ -133,10 +133,10 @@ export async function sendLeadMatches(
   propertyIds.forEach((id, index) => {
     if (!wanted.has(id)) wanted.set(id, index);
   });
-  const found = await Promise.all([...wanted.keys()].map((id) => getPropertyWithAreas(tenantId, id)));
+  const found = await Promise.all([...wanted.keys()].map((id) => getListingWithAreas(tenantId, id)));
 
   const issues: ValidationIssue[] = [];
-  const listings: PropertyRecord[] = [];
+  const listings: ListingRecord[] = [];
   [...wanted].forEach(([id, index], i) => {
     const hit = found[i];
     const loc = ['body', 'property_ids', index];

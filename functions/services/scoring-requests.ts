@@ -1,22 +1,12 @@
+import type { ScoreMessage } from '../kernel/messages/ai-queue.ts';
 import { queue } from '../kernel/ports/queue.ts';
 
-/** The AI queue message that asks for a Lead to be (re)scored. */
-export interface ScoreMessage {
-  type: 'score';
-  tenantId: string;
-  leadId: string;
-  requestedAt: string;
-}
-
 /**
- * Queues (re)scoring of a Lead: after an inquiry, a registration or a criteria change. Scoring runs
- * in the AI worker (functions/workers/ai.ts), never on the request path.
+ * Queues (re)scoring of a Lead: after an inquiry, a registration or a criteria change (the stream
+ * reaction functions/streams/reactions/scoring-request.ts). Scoring runs in the AI worker
+ * (functions/workers/ai.ts), never on the request path. `requestedAt` is the time of the change
+ * that asks for it, so a retried stream record sends the very same request (charged once).
  */
-export async function requestScoring(tenantId: string, leadId: string): Promise<void> {
-  await queue().send('ai', {
-    type: 'score',
-    tenantId,
-    leadId,
-    requestedAt: new Date().toISOString(),
-  } satisfies ScoreMessage);
+export async function requestScoring(tenantId: string, leadId: string, requestedAt: string): Promise<void> {
+  await queue().send('ai', { type: 'score', tenantId, leadId, requestedAt } satisfies ScoreMessage);
 }

@@ -2,15 +2,17 @@ import { queryActivities } from '../data/activities.ts';
 import { alreadyCharged, chargeSpendOnce, spentThisMonthUsd } from '../data/ai-spend.ts';
 import { listLeadInquiries } from '../data/inquiries.ts';
 import { getLeadCriteria } from '../data/lead-criteria.ts';
-import { getLead, type LeadRecord, nextTimestamp, writeLead } from '../data/leads.ts';
-import { getProperty } from '../data/properties.ts';
+import { getLead, type LeadRecord, writeLead } from '../data/leads.ts';
+import { getListing } from '../data/listings.ts';
+import { EDIT_ATTEMPTS, RETRY, withOptimisticRetry } from '../data/optimistic.ts';
 import { getTenant, type TenantRecord } from '../data/tenants.ts';
+import { nextTimestamp } from '../data/timestamps.ts';
 import { costUsd, spendMonth } from '../domain/enrichment.ts';
 import type { Score, ScoringInput } from '../domain/scoring.ts';
 import { config } from '../kernel/config.ts';
 import { logger } from '../kernel/logger.ts';
+import type { ScoreMessage } from '../kernel/messages/ai-queue.ts';
 import { LocalScoringProvider, scoringProvider } from '../kernel/ports/scoring.ts';
-import type { ScoreMessage } from './scoring-requests.ts';
 
 /** What the scorer sees of a Lead: contact, inquiries (with the asked listings' prices), activity, criteria. */
 async function scoringInputOf(lead: LeadRecord): Promise<ScoringInput> {
@@ -24,7 +26,7 @@ async function scoringInputOf(lead: LeadRecord): Promise<ScoringInput> {
     10,
   );
   const properties = new Map(
-    (await Promise.all(propertyIds.map((id) => getProperty(lead.tenantId, id))))
+    (await Promise.all(propertyIds.map((id) => getListing(lead.tenantId, id))))
       .filter((p) => p)
       .map((p) => [p!.id, p!]),
   );
@@ -68,8 +70,6 @@ async function scoringInputOf(lead: LeadRecord): Promise<ScoringInput> {
   };
 }
 
-const WRITE_ATTEMPTS = 5;
-
 /** The Tenant's AI off-switch and AI Spend Ceiling (as for enrichment): false → the local rules. */
 async function aiAllowed(tenant: TenantRecord): Promise<boolean> {
   if (!tenant.aiEnabled) return false;
@@ -107,27 +107,38 @@ export async function scoreLead(message: ScoreMessage): Promise<void> {
   }
 }
 
-/** Writes the score on the latest Lead (re-read when a concurrent write moved it); false if it never settled. */
+/**
+ * Writes the score on the latest Lead (re-read when a concurrent write moved it); false if the Lead
+ * is gone or never settled (a later request scores it again).
+ */
 async function writeScore(message: ScoreMessage, first: LeadRecord, score: Score): Promise<boolean> {
-  let lead: LeadRecord | undefined = first;
-  for (let attempt = 1; attempt <= WRITE_ATTEMPTS && lead; attempt++) {
-    const now = nextTimestamp(lead.updatedAt);
-    const { outcome } = await writeLead({
-      previous: lead,
-      next: {
-        ...lead,
-        score: score.score,
-        scoreTier: score.tier,
-        buyerType: score.buyer_type,
-        recommendedAction: score.recommended_action,
-        scoreReasons: score.reasons,
-        scoredAt: now,
-        updatedAt: now,
+  return withOptimisticRetry(
+    async (attempt) => {
+      const lead =
+        attempt === 1 ? first : await getLead(message.tenantId, message.leadId, { consistent: true });
+      if (!lead) return false;
+      const now = nextTimestamp(lead.updatedAt);
+      const { outcome } = await writeLead({
+        previous: lead,
+        next: {
+          ...lead,
+          score: score.score,
+          scoreTier: score.tier,
+          buyerType: score.buyer_type,
+          recommendedAction: score.recommended_action,
+          scoreReasons: score.reasons,
+          scoredAt: now,
+          updatedAt: now,
+        },
+      });
+      return outcome === 'ok' ? true : RETRY;
+    },
+    {
+      attempts: EDIT_ATTEMPTS,
+      exhausted: () => {
+        logger.warn('could not record a score: the Lead kept changing', { leadId: message.leadId });
+        return false;
       },
-    });
-    if (outcome === 'ok') return true;
-    lead = await getLead(message.tenantId, message.leadId);
-  }
-  logger.warn('could not record a score: the Lead kept changing', { leadId: message.leadId });
-  return false;
+    },
+  );
 }

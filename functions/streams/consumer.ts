@@ -3,11 +3,13 @@ import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
 import { isStreamIgnored } from '../data/stream-entities.ts';
 import { logger } from '../kernel/logger.ts';
-import { queueRequestedEnrichment } from '../services/enrichment.ts';
 import { recordEvents } from './events.ts';
-import type { TableChange } from './table-change.ts';
+import { enrichmentRequest } from './reactions/enrichment-request.ts';
+import { ownerNotification } from './reactions/owner-notification.ts';
+import { scoringRequest } from './reactions/scoring-request.ts';
+import type { ChangeProcessor, TableChange } from './table-change.ts';
 
-export type { TableChange } from './table-change.ts';
+export type { ChangeProcessor, TableChange } from './table-change.ts';
 
 type RawImage = Record<string, AttributeValue> | undefined;
 
@@ -30,14 +32,20 @@ function decode(record: DynamoDBRecord, entity: string | undefined): TableChange
   };
 }
 
-/** What the consumer does with each change; later capabilities (events, webhooks) plug in here. */
-export type ChangeProcessor = (change: TableChange) => Promise<void>;
-
+/**
+ * What the consumer does with each change, in order. A processor that throws fails the record: it
+ * is retried with everything after it, so every processor is safe to run again on the same change.
+ */
 const processors: ChangeProcessor[] = [
   // The events log (interface §6): every change of a public resource, as the events it emits.
   recordEvents,
-  // Outbox for AI enrichment: the write that requested it committed, so the request cannot be lost.
-  (change) => queueRequestedEnrichment(change.oldImage, change.newImage),
+  // Reactions (functions/streams/reactions): what follows from a write, off the request path.
+  // The Owner's email about a new Inquiry or an assignment by the rule (once per notice).
+  ownerNotification,
+  // (Re)scoring after an Inquiry or a criteria change, on the AI queue.
+  scoringRequest,
+  // AI enrichment of a listing that asks for it (an outbox: the write committed, so it cannot be lost).
+  enrichmentRequest,
   // Webhooks: fan-out of new events, and queued redeliveries. Loaded on first use: the delivery
   // module brings undici and the signer, which a batch without events or deliveries never needs.
   (change) => import('./webhook-fanout.ts').then((m) => m.webhookFanout(change)),

@@ -9,7 +9,7 @@ import { Lead } from '../data/entities/lead.ts';
 import { Property } from '../data/entities/property.ts';
 import { type EventRecord, putEvent } from '../data/events.ts';
 import { getLead } from '../data/leads.ts';
-import { getPropertyWithAreas } from '../data/properties.ts';
+import { getListingWithAreas } from '../data/listings.ts';
 import { getTenant } from '../data/tenants.ts';
 import {
   type DerivedEvent,
@@ -53,7 +53,7 @@ const SUBJECTS: Record<SubjectKind, { entity: string; present: Presenter }> = {
 function areasReader(): AreasReader {
   let read: Promise<AreaMembershipRecord[]> | undefined;
   return (tenantId, propertyId) => {
-    read ??= getPropertyWithAreas(tenantId, propertyId).then((found) => found?.areas ?? []);
+    read ??= getListingWithAreas(tenantId, propertyId).then((found) => found?.areas ?? []);
     return read;
   };
 }
@@ -105,7 +105,7 @@ async function pendingEvents(change: TableChange): Promise<PendingEvents | undef
   if (!part || !image || part.kind !== 'property') return undefined;
   // A part's change shows in the resource as it is now: read it whole, as GET does.
   const tenantId = String(image.tenantId);
-  const current = await getPropertyWithAreas(tenantId, String(image[part.ownerIdAttribute]));
+  const current = await getListingWithAreas(tenantId, String(image[part.ownerIdAttribute]));
   if (!current) return undefined;
   return {
     tenantId,

@@ -1,23 +1,9 @@
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
-import * as z from 'zod/mini';
 import { logger } from '../kernel/logger.ts';
+import { AiMessage } from '../kernel/messages/ai-queue.ts';
 import { withMetrics } from '../kernel/metrics.ts';
-import '../kernel/zod.ts';
 import { enrichListing } from '../services/enrichment.ts';
 import { scoreLead } from '../services/scoring.ts';
-
-/** What the AI queue carries: listing enrichment and Lead (re)scoring requests. */
-export const AiMessage = z.discriminatedUnion('type', [
-  z.object({ type: z.literal('score'), tenantId: z.string(), leadId: z.string(), requestedAt: z.string() }),
-  z.object({
-    type: z.literal('enrich'),
-    tenantId: z.string(),
-    propertyId: z.string(),
-    requestId: z.string(),
-    attempt: z.number().check(z.int(), z.gte(1)),
-  }),
-]);
-export type AiMessage = z.infer<typeof AiMessage>;
 
 /**
  * The AI worker (SQS in AWS, the local queue in `npm start`). A malformed message is logged and

@@ -219,6 +219,8 @@ export class AsyncStack extends Stack {
       ...(props.emailFrom ? { emailFrom: props.emailFrom } : {}),
     });
     this.webhookLadder.worker.bindSecret(props.cursorSecret, 'CURSOR_SECRET_ARN');
+    // The owner-notification reaction emails a Lead's Owner (functions/streams/reactions).
+    if (props.emailFrom) this.streamConsumer.bindEmailSender(props.emailFrom);
 
     this.imageImport = new ImageImportPipeline(this, 'ImageImport', {
       table: props.table,

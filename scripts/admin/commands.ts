@@ -11,8 +11,8 @@ import { issueApiKey, parseScopes, revokeApiKeyById } from '../../functions/serv
 import { createArea, recomputeAreas, setManualMembership } from '../../functions/services/areas.ts';
 import { resumeHeldEnrichments } from '../../functions/services/enrichment.ts';
 import { importListings } from '../../functions/services/listing-import.ts';
+import { readListing } from '../../functions/services/listings.ts';
 import { orderByDepth, type PlaceInput, savePlace } from '../../functions/services/places.ts';
-import { readListing } from '../../functions/services/properties.ts';
 import {
   AdminInputError,
   createTenantFromAdmin,

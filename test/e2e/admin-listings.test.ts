@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { getProperty } from '../../functions/data/properties.ts';
+import { getListing } from '../../functions/data/listings.ts';
 import { parseArgs } from '../../scripts/admin/args.ts';
 import { commands } from '../../scripts/admin/commands.ts';
 import { runAdminCli } from '../support/cli.ts';
@@ -395,7 +395,7 @@ describe('tenant update --ai and --ai-monthly-limit-usd', () => {
     expect(capped).toMatchObject({ ai: 'on', ai_monthly_limit_usd: 0 });
     expect(paused.enrichment_status).toBe('paused');
     expect(raised).toMatchObject({ ai_monthly_limit_usd: 25.5, enrichments_resumed: 1 });
-    const stored = await getProperty(t.tenantId, paused.id);
+    const stored = await getListing(t.tenantId, paused.id);
     expect(stored?.enrichmentStatus).toBe('pending');
     expect(stored?.enrichmentRequestId).not.toBeUndefined();
   });

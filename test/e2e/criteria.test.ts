@@ -1,21 +1,28 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { insertArea } from '../../functions/data/areas.ts';
 import { LocalQueueMessage } from '../../functions/data/entities/local-queue-message.ts';
 import { createArea } from '../../functions/services/areas.ts';
 import { createTestLead, createTestPlaces, createTestTenant, type TestTenant } from '../support/factories.ts';
 import { startTestApi, type TestApi } from '../support/http.ts';
+import { startTestStreamConsumer, type TestStreamConsumer } from '../support/stream.ts';
 
 let api: TestApi;
 let tenant: TestTenant;
 let other: TestTenant;
 let places: Awaited<ReturnType<typeof createTestPlaces>>;
+let consumer: TestStreamConsumer;
 
 beforeAll(async () => {
   [tenant, other, places] = await Promise.all([createTestTenant(), createTestTenant(), createTestPlaces()]);
   api = await startTestApi(tenant.key);
+  // Rescoring is requested by a stream reaction of the criteria write.
+  consumer = await startTestStreamConsumer([tenant.tenantId]);
 });
-afterAll(async () => api.close());
+afterAll(async () => {
+  consumer.stop();
+  await api.close();
+});
 
 const createLead = (tenantId = tenant.tenantId) => createTestLead(tenantId);
 
@@ -167,14 +174,20 @@ describe('PUT /v1/leads/{lead_id}/criteria', () => {
     expect(res.body).toEqual({ ...EMPTY, updated_at: expect.any(String) });
   });
 
-  it('queues rescoring of the Lead', async () => {
+  it('queues rescoring of the Lead (a stream reaction of the write)', async () => {
     // Prepare
     const leadId = await createLead();
     // Act
     const res = await api.call('PUT', path(leadId), { body: { min_beds: 3 } });
     // Assess
     expect(res.status).toBe(200);
-    expect(await scoreRequests(leadId)).toEqual([expect.objectContaining({ tenantId: tenant.tenantId })]);
+    await vi.waitFor(
+      async () =>
+        expect(await scoreRequests(leadId)).toEqual([
+          { type: 'score', tenantId: tenant.tenantId, leadId, requestedAt: res.body.updated_at },
+        ]),
+      { timeout: 20_000, interval: 100 },
+    );
   });
 
   it('accepts the bounds themselves', async () => {

@@ -4,7 +4,7 @@
  * nothing is stored that links to the other Tenant's object. One test per reference.
  */
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createArea } from '../../functions/services/areas.ts';
 import { listOutbox } from '../../scripts/local/adapters/outbox-email.ts';
 import {
@@ -15,6 +15,7 @@ import {
   unique,
 } from '../support/factories.ts';
 import { startTestApi, type TestApi } from '../support/http.ts';
+import { startTestStreamConsumer, type TestStreamConsumer } from '../support/stream.ts';
 
 type Call = Awaited<ReturnType<TestApi['call']>>;
 
@@ -46,8 +47,27 @@ beforeAll(async () => {
   their.listing = listing.body;
   their.areaId = area.area.id;
   myAgentId = own.id;
+  reactions = await startTestStreamConsumer([mine.tenantId, theirs.tenantId]);
 });
-afterAll(async () => api.close());
+afterAll(async () => {
+  reactions.stop();
+  await api.close();
+});
+
+/** The Owner's emails are a stream reaction: the real consumer runs it for this tenant. */
+let reactions: TestStreamConsumer;
+
+/** This tenant's outbox once the Owner's email about `leadId` went out (the reaction ran). */
+async function outboxAfterNotice(leadId: string) {
+  return vi.waitFor(
+    async () => {
+      const outbox = await listOutbox(mine.tenantId);
+      expect(outbox.filter((m) => m.text.includes(leadId))).not.toEqual([]);
+      return outbox;
+    },
+    { timeout: 20_000, interval: 100 },
+  );
+}
 
 /** A 422's items with every id replaced, so an unknown id's answer and a foreign id's compare equal. */
 function normalised(res: Call, ids: string[]) {
@@ -299,7 +319,7 @@ describe('POST /v1/leads:ingest', () => {
   it("another tenant's agent_id gives agent_unmatched; the Owner is one of this tenant's, never theirs", async () => {
     // Act
     const res = await sameWarningAsUnknown('agent_id', their.agent.id, randomUUID(), 'agent_unmatched');
-    const outbox = await listOutbox(mine.tenantId);
+    const outbox = await outboxAfterNotice(res.body.lead.id);
     // Assess
     expect(res.body.lead.assigned_agent_id).toBe(myAgentId);
     expect(outbox.filter((m) => m.to === their.agent.email)).toEqual([]);
@@ -313,7 +333,7 @@ describe('POST /v1/leads:ingest', () => {
       `${unique('nobody')}@example.com`,
       'agent_unmatched',
     );
-    const outbox = await listOutbox(mine.tenantId);
+    const outbox = await outboxAfterNotice(res.body.lead.id);
     // Assess
     expect(res.body.lead.assigned_agent_id).toBe(myAgentId);
     expect(outbox.filter((m) => m.to === their.agent.email)).toEqual([]);

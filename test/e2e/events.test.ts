@@ -8,7 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { PutItemCommand, QueryCommand } from '@aws-sdk/client-dynamodb';
 import type { SQSEvent } from 'aws-lambda';
 import { Webhook } from 'standardwebhooks';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
 import { EVENT_TYPES } from '../../functions/domain/events.ts';
 import { type QueuePort, setQueue } from '../../functions/kernel/ports/queue.ts';
 import { createEndpoint } from '../../functions/services/webhook-endpoints.ts';
@@ -194,8 +194,15 @@ describe('Lead events', () => {
     const inquiryId = ingest.body.inquiry_id as string;
     // Act
     const inquiryEvent = await eventFor('inquiry.created', inquiryId);
-    const scoreMessages = queue.sent.filter((m) => (m as { leadId?: string }).leadId === leadId);
-    expect(scoreMessages.length).toBeGreaterThan(0);
+    // The scoring request is a reaction of the same stream record, after its events.
+    const scoreMessages = await vi.waitFor(
+      () => {
+        const sent = queue.sent.filter((m) => (m as { leadId?: string }).leadId === leadId);
+        expect(sent.length).toBeGreaterThan(0);
+        return sent;
+      },
+      { timeout: 20_000, interval: 100 },
+    );
     const worker = await aiWorker({
       Records: scoreMessages.map((m, i) => ({ messageId: `m${i}`, body: JSON.stringify(m) })),
     } as SQSEvent);

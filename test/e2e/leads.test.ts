@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { Agent } from '../../functions/data/entities/agent.ts';
 import { Tenant } from '../../functions/data/entities/tenant.ts';
 import { modifyLead } from '../../functions/data/leads.ts';
@@ -7,6 +7,7 @@ import { tierOf } from '../../functions/domain/leads.ts';
 import { listOutbox } from '../../scripts/local/adapters/outbox-email.ts';
 import { createTestAgent, createTestTenant, type TestTenant, unique } from '../support/factories.ts';
 import { startTestApi, type TestApi } from '../support/http.ts';
+import { startTestStreamConsumer } from '../support/stream.ts';
 
 /** The Lead as the API answers it. */
 interface LeadOut {
@@ -224,9 +225,10 @@ describe('POST /v1/leads', () => {
   });
 
   it('omitted assigned_agent_id: an API key has no linked Agent, so the owner rule picks one and emails them', async () => {
-    // Prepare: a tenant with one active Agent
+    // Prepare: a tenant with one active Agent; the email is a stream reaction of the write
     const solo = await createTestTenant();
     const agent = await createTestAgent(solo.tenantId, 'Solo Agent');
+    const reactions = await startTestStreamConsumer([solo.tenantId]);
     // Act
     const res = await api.call('POST', '/v1/leads', {
       key: solo.key,
@@ -235,10 +237,20 @@ describe('POST /v1/leads', () => {
     // Assess
     expect(res.status).toBe(201);
     expect(res.body.assigned_agent_id).toBe(agent.id);
-    const outbox = await listOutbox(solo.tenantId);
-    expect(outbox).toHaveLength(1);
-    expect(outbox[0]).toMatchObject({ to: agent.email, subject: 'New lead assigned to you: Walk In' });
-    expect(outbox[0]?.text).toContain('+34633444555');
+    try {
+      const outbox = await vi.waitFor(
+        async () => {
+          const sent = await listOutbox(solo.tenantId);
+          expect(sent).toHaveLength(1);
+          return sent;
+        },
+        { timeout: 20_000, interval: 100 },
+      );
+      expect(outbox[0]).toMatchObject({ to: agent.email, subject: 'New lead assigned to you: Walk In' });
+      expect(outbox[0]?.text).toContain('+34633444555');
+    } finally {
+      reactions.stop();
+    }
   });
 
   it('names the field of every bound it breaks (422), and accepts the bounds themselves', async () => {

@@ -5,7 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { findPropertyClaim, getProperty } from '../../functions/data/properties.ts';
+import { findListingClaim, getListing } from '../../functions/data/listings.ts';
 import { ProviderError } from '../../functions/kernel/ports/ai.ts';
 import { setEnrichmentProvider } from '../../functions/kernel/ports/ai-provider.ts';
 import { setQueue } from '../../functions/kernel/ports/queue.ts';
@@ -405,8 +405,8 @@ describe('PUT /v1/properties/by-ref/{internal_ref}', () => {
     expect(locs(differs.body)).toEqual([['body', 'internal_ref']]);
     expect(untitled.status).toBe(422);
     expect(locs(untitled.body)).toEqual([['body', 'title']]);
-    expect(await findPropertyClaim(tenant.tenantId, 'property-ref', ref)).toBeUndefined();
-    expect(await findPropertyClaim(tenant.tenantId, 'property-ref', `${ref}-other`)).toBeUndefined();
+    expect(await findListingClaim(tenant.tenantId, 'property-ref', ref)).toBeUndefined();
+    expect(await findListingClaim(tenant.tenantId, 'property-ref', `${ref}-other`)).toBeUndefined();
   });
 
   it('lets exactly one of 10 concurrent PUTs of a new reference create it; the rest update it', async () => {
@@ -557,7 +557,7 @@ describe('languages', () => {
       { lang: 'en' },
     );
     await patch(created.id, { title: 'Sonnige Villa', highlights: ['Unser Pool'] }, '?lang=de');
-    const stored = await getProperty(tenant.tenantId, created.id);
+    const stored = await getListing(tenant.tenantId, created.id);
     // Act
     await enrichListing({
       type: 'enrich',
@@ -592,7 +592,7 @@ describe('slugs', () => {
     const created = await create({ title: 'Casa Azul', place_code: places.town.code }, { key: fresh.key });
     // Act
     const renamed = await patch(created.id, { title: 'Casa Verde' }, '', fresh.key);
-    const retired = await findPropertyClaim(fresh.tenantId, 'property-slug', 'casa-azul');
+    const retired = await findListingClaim(fresh.tenantId, 'property-slug', 'casa-azul');
     const lookalike = await create({ title: 'Casa Azul' }, { key: fresh.key });
     const back = await patch(created.id, { title: 'Casa Azul' }, '', fresh.key);
     // Assess
@@ -601,11 +601,11 @@ describe('slugs', () => {
     expect(retired).toEqual({ ownerId: created.id, retired: true });
     expect(lookalike.slug).toBe('casa-azul-2');
     expect(back.body.slug).toBe('casa-azul');
-    expect(await findPropertyClaim(fresh.tenantId, 'property-slug', 'casa-azul')).toEqual({
+    expect(await findListingClaim(fresh.tenantId, 'property-slug', 'casa-azul')).toEqual({
       ownerId: created.id,
       retired: false,
     });
-    expect(await findPropertyClaim(fresh.tenantId, 'property-slug', 'casa-verde')).toEqual({
+    expect(await findListingClaim(fresh.tenantId, 'property-slug', 'casa-verde')).toEqual({
       ownerId: created.id,
       retired: true,
     });
@@ -622,7 +622,7 @@ describe('slugs', () => {
     expect([first.slug, second.slug]).toEqual(['casa-roja', 'casa-roja-2']);
     expect(recased.status, recased.text).toBe(200);
     expect(recased.body).toMatchObject({ title: 'CASA roja', slug: 'casa-roja-2' });
-    expect(await findPropertyClaim(fresh.tenantId, 'property-slug', 'casa-roja-2')).toEqual({
+    expect(await findListingClaim(fresh.tenantId, 'property-slug', 'casa-roja-2')).toEqual({
       ownerId: second.id,
       retired: false,
     });
@@ -644,7 +644,7 @@ describe('slugs', () => {
     expect(res.status).toBe(204);
     const archived = await read(created.id);
     expect(archived).toMatchObject({ status: 'archived', slug: created.slug });
-    expect(await findPropertyClaim(tenant.tenantId, 'property-slug', created.slug)).toEqual({
+    expect(await findListingClaim(tenant.tenantId, 'property-slug', created.slug)).toEqual({
       ownerId: created.id,
       retired: false,
     });
@@ -748,7 +748,7 @@ describe('enrichment_status over HTTP', () => {
     await off.update({ aiEnabled: false });
     await capped.update({ aiMonthlyLimitUsd: 0 });
     const run = async (id: string, tenantId: string, attempt = 1) => {
-      const stored = await getProperty(tenantId, id);
+      const stored = await getListing(tenantId, id);
       await enrichListing({
         type: 'enrich',
         tenantId,

@@ -14,7 +14,7 @@ import {
   editListing,
   type ListingWriter,
   readListing,
-} from '../../functions/services/properties.ts';
+} from '../../functions/services/listings.ts';
 import { AdminInputError, createTenantFromAdmin } from '../../functions/services/tenants.ts';
 import { createTestPlaces, unique } from '../support/factories.ts';
 

@@ -3,23 +3,20 @@ import type { DynamoDBRecord, DynamoDBStreamEvent, SQSEvent } from 'aws-lambda';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { PropertyCreateInput } from '../../functions/contract/properties.ts';
 import { chargeSpend, spentThisMonthUsd } from '../../functions/data/ai-spend.ts';
-import { getProperty, type PropertyRecord } from '../../functions/data/properties.ts';
+import { getListing, type ListingRecord } from '../../functions/data/listings.ts';
 import { getTenant, type TenantChanges } from '../../functions/data/tenants.ts';
 import { costUsd, spendMonth } from '../../functions/domain/enrichment.ts';
 import { type ListingTexts, viewTexts } from '../../functions/domain/listing-text.ts';
 import { config } from '../../functions/kernel/config.ts';
+import type { EnrichMessage } from '../../functions/kernel/messages/ai-queue.ts';
 import { type EnrichmentProvider, ProviderError } from '../../functions/kernel/ports/ai.ts';
 import { setEnrichmentProvider } from '../../functions/kernel/ports/ai-provider.ts';
 import { type QueueName, type QueuePort, setQueue } from '../../functions/kernel/ports/queue.ts';
-import {
-  type EnrichMessage,
-  enrichListing,
-  queueRequestedEnrichment,
-  resumeHeldEnrichments,
-} from '../../functions/services/enrichment.ts';
-import { createListing, editListing, type ListingWriter } from '../../functions/services/properties.ts';
+import { enrichListing, resumeHeldEnrichments } from '../../functions/services/enrichment.ts';
+import { createListing, editListing, type ListingWriter } from '../../functions/services/listings.ts';
 import { createTenantFromAdmin, updateTenantFromAdmin } from '../../functions/services/tenants.ts';
-import { handler as streamConsumerHandler } from '../../functions/streams/consumer.ts';
+import { handler as streamConsumerHandler, type TableChange } from '../../functions/streams/consumer.ts';
+import { enrichmentRequest } from '../../functions/streams/reactions/enrichment-request.ts';
 import { handler as aiWorkerHandler } from '../../functions/workers/ai.ts';
 import { bindLocalAdapters } from '../../scripts/local/adapters/index.ts';
 import { LocalEnrichmentProvider } from '../../scripts/local/adapters/local-ai.ts';
@@ -79,14 +76,14 @@ async function newAgency(changes: TenantChanges = {}): Promise<Agency> {
   };
 }
 
-async function create(agency: Agency, input: PropertyCreateInput, lang?: string): Promise<PropertyRecord> {
+async function create(agency: Agency, input: PropertyCreateInput, lang?: string): Promise<ListingRecord> {
   return (await createListing(await agency.writer(), input, lang)).record;
 }
 
-const reread = async (p: { tenantId: string; id: string }) => (await getProperty(p.tenantId, p.id))!;
+const reread = async (p: { tenantId: string; id: string }) => (await getListing(p.tenantId, p.id))!;
 
 /** The message the stream consumer would queue for the listing's current request. */
-const messageFor = (p: PropertyRecord, attempt = 1): EnrichMessage => ({
+const messageFor = (p: ListingRecord, attempt = 1): EnrichMessage => ({
   type: 'enrich',
   tenantId: p.tenantId,
   propertyId: p.id,
@@ -94,7 +91,7 @@ const messageFor = (p: PropertyRecord, attempt = 1): EnrichMessage => ({
   attempt,
 });
 
-const texts = (p: PropertyRecord) => (p.texts ?? {}) as ListingTexts;
+const texts = (p: ListingRecord) => (p.texts ?? {}) as ListingTexts;
 
 const villa: PropertyCreateInput = {
   title: 'Sunny villa with sea views',
@@ -450,10 +447,22 @@ describe('enrichment: off and paused', () => {
 });
 
 /** The table image of a listing as the stream carries it. */
-const image = (p: PropertyRecord) =>
+const image = (p: ListingRecord) =>
   ({ ...p, __edb_e__: 'property', __edb_v__: '1' }) as Record<string, unknown>;
 
-describe('queueRequestedEnrichment (the stream outbox)', () => {
+/** The decoded table change of a listing image, as the stream consumer hands it to a reaction. */
+const change = (
+  oldImage: Record<string, unknown> | undefined,
+  newImage: Record<string, unknown> | undefined,
+): TableChange => ({
+  eventId: 'e1',
+  kind: oldImage ? (newImage ? 'MODIFY' : 'REMOVE') : 'INSERT',
+  entity: String((newImage ?? oldImage)?.__edb_e__),
+  oldImage,
+  newImage,
+});
+
+describe('the enrichment-request reaction (the stream outbox)', () => {
   it('queues exactly one message for a new pending request, and nothing for the same request again', async () => {
     // Prepare
     const agency = await newAgency();
@@ -461,9 +470,9 @@ describe('queueRequestedEnrichment (the stream outbox)', () => {
     recorder = new RecordingQueue();
     setQueue(recorder);
     // Act
-    await queueRequestedEnrichment(undefined, image(created));
-    await queueRequestedEnrichment(image(created), image(created));
-    await queueRequestedEnrichment(image(created), { ...image(created), price: '1' });
+    await enrichmentRequest(change(undefined, image(created)));
+    await enrichmentRequest(change(image(created), image(created)));
+    await enrichmentRequest(change(image(created), { ...image(created), price: '1' }));
     // Assess
     expect(recorder.sent).toEqual([{ queue: 'ai', message: messageFor(created), delaySeconds: undefined }]);
   });
@@ -476,11 +485,11 @@ describe('queueRequestedEnrichment (the stream outbox)', () => {
     setQueue(recorder);
     // Act
     for (const status of ['off', 'paused', 'enriched', 'failed', undefined]) {
-      await queueRequestedEnrichment(undefined, { ...image(created), enrichmentStatus: status });
+      await enrichmentRequest(change(undefined, { ...image(created), enrichmentStatus: status }));
     }
-    await queueRequestedEnrichment(undefined, { ...image(created), enrichmentRequestId: undefined });
-    await queueRequestedEnrichment(undefined, { ...image(created), __edb_e__: 'areaMembership' });
-    await queueRequestedEnrichment(image(created), undefined);
+    await enrichmentRequest(change(undefined, { ...image(created), enrichmentRequestId: undefined }));
+    await enrichmentRequest(change(undefined, { ...image(created), __edb_e__: 'areaMembership' }));
+    await enrichmentRequest(change(image(created), undefined));
     // Assess
     expect(recorder.sent).toEqual([]);
   });
@@ -494,7 +503,7 @@ describe('queueRequestedEnrichment (the stream outbox)', () => {
     const resumed = await reread(held);
     recorder = new RecordingQueue();
     setQueue(recorder);
-    const record = (seq: string, oldImage: PropertyRecord, newImage: PropertyRecord): DynamoDBRecord => ({
+    const record = (seq: string, oldImage: ListingRecord, newImage: ListingRecord): DynamoDBRecord => ({
       eventID: seq,
       eventName: 'MODIFY',
       dynamodb: {
@@ -519,7 +528,7 @@ describe('the AI worker on the local queue', () => {
     // Prepare
     const agency = await newAgency();
     const created = await create(agency, { ...villa, place_code: placeCode });
-    await queueRequestedEnrichment(undefined, image(created));
+    await enrichmentRequest(change(undefined, image(created)));
     const malformed: SQSEvent = {
       Records: [{ messageId: 'm1', body: '{"type":"enrich"}' } as SQSEvent['Records'][number]],
     };

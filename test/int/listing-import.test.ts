@@ -1,8 +1,8 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { findPropertyClaim, getProperty, queryAllProperties } from '../../functions/data/properties.ts';
+import { findListingClaim, getListing, queryAllListings } from '../../functions/data/listings.ts';
 import { getTenant, type TenantRecord } from '../../functions/data/tenants.ts';
 import { importListings } from '../../functions/services/listing-import.ts';
-import { editListing, type ListingWriter } from '../../functions/services/properties.ts';
+import { editListing, type ListingWriter } from '../../functions/services/listings.ts';
 import { createTenantFromAdmin } from '../../functions/services/tenants.ts';
 import { createTestAgent, createTestPlaces, unique } from '../support/factories.ts';
 
@@ -23,9 +23,9 @@ async function newTenant(): Promise<TenantRecord> {
 const keyWriter = (tenant: TenantRecord): ListingWriter => ({ tenant, name: 'crm-key', via: 'api' });
 
 async function byRef(tenant: TenantRecord, ref: string) {
-  const claim = await findPropertyClaim(tenant.tenantId, 'property-ref', ref);
+  const claim = await findListingClaim(tenant.tenantId, 'property-ref', ref);
   expect(claim, `no listing holds ${ref}`).toBeDefined();
-  return (await getProperty(tenant.tenantId, claim!.ownerId))!;
+  return (await getListing(tenant.tenantId, claim!.ownerId))!;
 }
 
 function feed(refs: string[], over: Record<string, unknown> = {}) {
@@ -75,7 +75,7 @@ describe('importListings', () => {
       expect.objectContaining({ price: '100000', currency: 'EUR', changed_by: 'import:feed.json' }),
       expect.objectContaining({ price: '125000', currency: 'EUR', changed_by: 'import:feed-2.json' }),
     ]);
-    expect((await queryAllProperties(tenant.tenantId)).length).toBe(3);
+    expect((await queryAllListings(tenant.tenantId)).length).toBe(3);
     expect(lines).toEqual([]);
   });
 
@@ -134,9 +134,9 @@ describe('importListings', () => {
     expect(summary.failures[0]?.error).toMatch(/internal_ref/);
     expect(summary.failures[1]?.error).toMatch(/bedrooms/);
     expect(summary.failures[2]?.error).toMatch(/place_code/);
-    const all = await queryAllProperties(tenant.tenantId);
+    const all = await queryAllListings(tenant.tenantId);
     expect(all.map((p) => p.internalRef).sort()).toEqual([good1, good2].sort());
-    expect(await findPropertyClaim(tenant.tenantId, 'property-ref', bad1)).toBeUndefined();
+    expect(await findListingClaim(tenant.tenantId, 'property-ref', bad1)).toBeUndefined();
   });
 
   it('resolves agent_email in a feed and reports an unknown Agent', async () => {

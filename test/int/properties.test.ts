@@ -2,17 +2,17 @@ import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { PropertyCreateInput, PropertyUpdateInput } from '../../functions/contract/properties.ts';
 import { UniqueClaim } from '../../functions/data/entities/unique-claim.ts';
-import { getProperty } from '../../functions/data/properties.ts';
+import { getListing } from '../../functions/data/listings.ts';
 import { ConflictError, NotFoundError, RequestValidationError } from '../../functions/kernel/errors.ts';
 import type { Caller } from '../../functions/services/caller.ts';
 import {
   archiveListing,
   createListing,
   editListing,
-  listProperties as listListings,
+  listListings as listTenantListings,
   readListing,
   writerOf,
-} from '../../functions/services/properties.ts';
+} from '../../functions/services/listings.ts';
 import { createTenantFromAdmin } from '../../functions/services/tenants.ts';
 import { createTestPlaces, unique } from '../support/factories.ts';
 
@@ -23,11 +23,11 @@ const updateProperty = async (c: Caller, id: string, input: PropertyUpdateInput)
   (await editListing(writerOf(c), id, input, undefined)).record;
 const archiveProperty = (c: Caller, id: string) => archiveListing(writerOf(c), id);
 const getPropertyFor = async (c: Caller, id: string) => (await readListing(c.tenant.tenantId, id)).property;
-const listProperties = <O>(
+const listListings = <O>(
   c: Caller,
-  q: Parameters<typeof listListings>[1],
-  present: Parameters<typeof listListings<O>>[2],
-) => listListings(c.tenant.tenantId, q, present);
+  q: Parameters<typeof listTenantListings>[1],
+  present: Parameters<typeof listTenantListings<O>>[2],
+) => listTenantListings(c.tenant.tenantId, q, present);
 
 /** A caller as the middleware would establish it, for a brand-new tenant. */
 async function newCaller(keyName = 'int-key'): Promise<Caller> {
@@ -65,7 +65,7 @@ describe('createProperty', () => {
       place_code: placeCode,
     });
     // Assess
-    const stored = await getProperty(caller.tenant.tenantId, created.id);
+    const stored = await getListing(caller.tenant.tenantId, created.id);
     expect(stored).toMatchObject({
       title: 'Casa Blanca',
       slug: 'casa-blanca',
@@ -92,7 +92,7 @@ describe('createProperty', () => {
       createProperty(caller, { title: 'Lost', place_code: 'NOT-A-PLACE', internal_ref: 'LOST-1' }),
     );
     // Assess
-    const stored = await getProperty(caller.tenant.tenantId, created.id);
+    const stored = await getListing(caller.tenant.tenantId, created.id);
     expect(stored && 'description' in stored).toBe(false);
     expect(stored && 'price' in stored).toBe(false);
     expect(refused).toBeInstanceOf(RequestValidationError);
@@ -114,7 +114,7 @@ describe('createProperty', () => {
     expect(third.slug.startsWith('loft-')).toBe(true);
     expect(duplicate).toBeInstanceOf(ConflictError);
     expect(await claim(caller, 'property-slug', 'other')).toBeNull();
-    const page = await listProperties(caller, { limit: 10, include_archived: true }, (p) => p.title);
+    const page = await listListings(caller, { limit: 10, include_archived: true }, (p) => p.title);
     expect(page.data.sort()).toEqual(['Loft', 'Loft', 'Loft']);
   });
 });
@@ -184,7 +184,7 @@ describe('updateProperty', () => {
     );
     // Assess
     expect(attempt).toBeInstanceOf(ConflictError);
-    expect(await getProperty(caller.tenant.tenantId, other.id)).toEqual(other);
+    expect(await getListing(caller.tenant.tenantId, other.id)).toEqual(other);
     expect(await claim(caller, 'property-ref', 'H-1')).toMatchObject({ ownerId: holder.id });
     expect(await claim(caller, 'property-ref', 'O-1')).toMatchObject({ ownerId: other.id });
     expect(await claim(caller, 'property-slug', 'renamed')).toBeNull();
@@ -205,7 +205,7 @@ describe('updateProperty', () => {
     expect(results[1]).toMatchObject({ price: '100000', currency: 'EUR' });
     expect(results[2]).toMatchObject({ bedrooms: 2 });
     for (const r of results) expect(r.updatedAt > created.updatedAt).toBe(true);
-    const stored = await getProperty(caller.tenant.tenantId, created.id);
+    const stored = await getListing(caller.tenant.tenantId, created.id);
     expect(stored).toMatchObject({
       description: 'Sunny',
       price: '100000',
@@ -247,7 +247,7 @@ describe('updateProperty', () => {
     expect(read).toBeInstanceOf(NotFoundError);
     expect(edit).toBeInstanceOf(NotFoundError);
     expect(archive).toBeInstanceOf(NotFoundError);
-    expect(await getProperty(owner.tenant.tenantId, created.id)).toEqual(created);
+    expect(await getListing(owner.tenant.tenantId, created.id)).toEqual(created);
   });
 });
 
@@ -262,16 +262,16 @@ describe('archiveProperty', () => {
     });
     // Act
     await archiveProperty(caller, created.id);
-    const first = await getProperty(caller.tenant.tenantId, created.id);
+    const first = await getListing(caller.tenant.tenantId, created.id);
     await archiveProperty(caller, created.id);
-    const second = await getProperty(caller.tenant.tenantId, created.id);
+    const second = await getListing(caller.tenant.tenantId, created.id);
     // Assess
     expect(first).toMatchObject({ slug: 'gone-villa', placeCode, updatedBy: 'archiver' });
     expect(first?.archivedAt).toBe(first?.updatedAt);
     expect(second).toEqual(first);
     expect(await claim(caller, 'property-slug', 'gone-villa')).toMatchObject({ ownerId: created.id });
-    const live = await listProperties(caller, { limit: 10, include_archived: false }, (p) => p.id);
-    const all = await listProperties(caller, { limit: 10, include_archived: true }, (p) => p.id);
+    const live = await listListings(caller, { limit: 10, include_archived: false }, (p) => p.id);
+    const all = await listListings(caller, { limit: 10, include_archived: true }, (p) => p.id);
     expect(live.data).toEqual([]);
     expect(all.data).toEqual([created.id]);
   });

@@ -1,11 +1,12 @@
 import type { SQSEvent } from 'aws-lambda';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { chargeSpend, spentThisMonthUsd } from '../../functions/data/ai-spend.ts';
 import { getLead } from '../../functions/data/leads.ts';
 import { costUsd, spendMonth } from '../../functions/domain/enrichment.ts';
 import { tierOf } from '../../functions/domain/leads.ts';
 import type { Score, ScoringInput } from '../../functions/domain/scoring.ts';
 import { config } from '../../functions/kernel/config.ts';
+import type { ScoreMessage } from '../../functions/kernel/messages/ai-queue.ts';
 import { ProviderError } from '../../functions/kernel/ports/ai.ts';
 import { type QueueName, type QueuePort, setQueue } from '../../functions/kernel/ports/queue.ts';
 import {
@@ -14,12 +15,12 @@ import {
   setScoringProvider,
 } from '../../functions/kernel/ports/scoring.ts';
 import { scoreLead } from '../../functions/services/scoring.ts';
-import type { ScoreMessage } from '../../functions/services/scoring-requests.ts';
 import { handler as aiWorkerHandler } from '../../functions/workers/ai.ts';
 import { bindLocalAdapters } from '../../scripts/local/adapters/index.ts';
 import { asFunction, WORKER_ENTRIES } from '../support/aws-operations.ts';
 import { createTestTenant, type TestTenant, unique } from '../support/factories.ts';
 import { startTestApi, type TestApi } from '../support/http.ts';
+import { type FollowingStreamConsumer, startFollowingStreamConsumer } from '../support/reactions.ts';
 
 /** Run as its function, so that what it does on AWS is checked against its role (permissions.test.ts). */
 const aiWorker = asFunction(WORKER_ENTRIES.aiWorker, aiWorkerHandler);
@@ -58,13 +59,36 @@ let api: TestApi;
 let tenant: TestTenant;
 let recorder: RecordingQueue;
 
+/** Scoring requests are a stream reaction: the real consumer runs it for this file's Tenants. */
+let reactions: FollowingStreamConsumer;
+
+/** A Tenant whose changes the stream consumer follows. */
+async function followedTenant(): Promise<TestTenant> {
+  const made = await createTestTenant();
+  reactions.follow(made.tenantId);
+  return made;
+}
+
 beforeAll(async () => {
-  tenant = await createTestTenant();
+  reactions = await startFollowingStreamConsumer();
+  tenant = await followedTenant();
   api = await startTestApi(tenant.key);
 });
 afterAll(async () => {
+  reactions.stop();
   await api.close();
 });
+
+/** Waits until the reaction queued the scoring request of `leadId` asked at `requestedAt`. */
+async function scoringQueued(leadId: string, requestedAt: string): Promise<void> {
+  await vi.waitFor(
+    () =>
+      expect(
+        recorder.scores().filter((m) => m.leadId === leadId && m.requestedAt === requestedAt),
+      ).toHaveLength(1),
+    { timeout: 20_000, interval: 100 },
+  );
+}
 beforeEach(() => {
   recorder = new RecordingQueue();
   setQueue(recorder);
@@ -101,7 +125,13 @@ function sqsEvent(...messages: unknown[]): SQSEvent {
 async function ingest(body: Record<string, unknown>, key = tenant.key) {
   const res = await api.call('POST', '/v1/leads:ingest', { key, body });
   expect([200, 201], res.text).toContain(res.status);
-  return res.body as { lead: { id: string; updated_at: string }; inquiry_id: string | null };
+  const ingested = res.body as { lead: { id: string; updated_at: string }; inquiry_id: string | null };
+  if (ingested.inquiry_id) {
+    // An Inquiry asks for scoring, with its own time: wait for the reaction to queue it.
+    const inquiry = await api.call('GET', `/v1/inquiries/${ingested.inquiry_id}`, { key });
+    await scoringQueued(ingested.lead.id, inquiry.body.created_at);
+  }
+  return ingested;
 }
 
 async function lead(id: string, key = tenant.key) {
@@ -200,8 +230,9 @@ describe('scoring: queued on the request path, run by the AI worker', () => {
         property_types: ['villa'],
       },
     });
-    // Assess: rescoring queued, not run
+    // Assess: rescoring queued (by the criteria write's reaction), not run
     expect(put.status, put.text).toBe(200);
+    await scoringQueued(id, put.body.updated_at);
     expect(recorder.scores()).toEqual([
       { type: 'score', tenantId: tenant.tenantId, leadId: id, requestedAt: expect.any(String) },
     ]);
@@ -324,7 +355,7 @@ describe('scoring: failures', () => {
 
   it("does not score a Lead of another Tenant's message", async () => {
     // Prepare
-    const other = await createTestTenant();
+    const other = await followedTenant();
     const ingested = await ingest({ source: 'web', type: 'inquiry', person: { name: 'Ed', email: email() } });
     // Act
     await scoreLead({ ...recorder.scores()[0]!, tenantId: other.tenantId });
@@ -343,7 +374,7 @@ describe('scoring: AI spend', () => {
 
   it("charges a provider's token usage to the Tenant's AI spend and writes its answer", async () => {
     // Prepare
-    const agency = await createTestTenant();
+    const agency = await followedTenant();
     const ingested = await ingest(
       {
         source: 'web',
@@ -377,7 +408,7 @@ describe('scoring: AI spend', () => {
 
   it('charges a message once: its redelivery neither calls the provider nor charges again', async () => {
     // Prepare
-    const agency = await createTestTenant();
+    const agency = await followedTenant();
     const ingested = await ingest(
       { source: 'web', type: 'inquiry', person: { name: 'Hal', email: email() } },
       agency.key,
@@ -399,7 +430,7 @@ describe('scoring: AI spend', () => {
 
   it('charges two deliveries that run at once only once, for the one result written', async () => {
     // Prepare
-    const agency = await createTestTenant();
+    const agency = await followedTenant();
     await ingest({ source: 'web', type: 'inquiry', person: { name: 'Ida', email: email() } }, agency.key);
     const message = recorder.scores()[0]!;
     const fixed = new FixedProvider(answer, { inputTokens: 1000, outputTokens: 100 });
@@ -426,7 +457,7 @@ describe('scoring: AI spend', () => {
 
   it('charges nothing when the result cannot be written, and SQS retries the message', async () => {
     // Prepare
-    const agency = await createTestTenant();
+    const agency = await followedTenant();
     const ingested = await ingest(
       { source: 'web', type: 'inquiry', person: { name: 'Jo', email: email() } },
       agency.key,
@@ -448,7 +479,7 @@ describe('scoring: AI spend', () => {
 
   it('charges nothing for the local rules (0 tokens)', async () => {
     // Prepare
-    const agency = await createTestTenant();
+    const agency = await followedTenant();
     const ingested = await ingest(
       { source: 'web', type: 'inquiry', person: { name: 'Gil', email: email() } },
       agency.key,
@@ -462,9 +493,9 @@ describe('scoring: AI spend', () => {
 
   it('scores by the local rules, charging nothing, when the Tenant switched AI off or is at its ceiling', async () => {
     // Prepare
-    const off = await createTestTenant();
+    const off = await followedTenant();
     await off.update({ aiEnabled: false });
-    const capped = await createTestTenant();
+    const capped = await followedTenant();
     await capped.update({ aiMonthlyLimitUsd: 1 });
     await chargeSpend(capped.tenantId, month(), 1, { inputTokens: 1, outputTokens: 1 });
     const leads = [];
@@ -491,7 +522,7 @@ describe('scoring: AI spend', () => {
 
   it('uses the provider again under the ceiling', async () => {
     // Prepare
-    const agency = await createTestTenant();
+    const agency = await followedTenant();
     await agency.update({ aiMonthlyLimitUsd: 5 });
     await chargeSpend(agency.tenantId, month(), 1, { inputTokens: 1, outputTokens: 1 });
     const ingested = await ingest(

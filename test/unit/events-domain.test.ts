@@ -6,7 +6,7 @@ import { toPropertyOut } from '../../functions/contract/properties.ts';
 import type { ActivityRecord } from '../../functions/data/activities.ts';
 import type { InquiryRecord } from '../../functions/data/inquiries.ts';
 import type { LeadRecord } from '../../functions/data/leads.ts';
-import type { PropertyRecord } from '../../functions/data/properties.ts';
+import type { ListingRecord } from '../../functions/data/listings.ts';
 import {
   changedFields,
   deriveEvents,
@@ -40,7 +40,7 @@ function lead(fields: Partial<LeadRecord> = {}) {
   } as LeadRecord);
 }
 
-function listing(fields: Partial<PropertyRecord> = {}) {
+function listing(fields: Partial<ListingRecord> = {}) {
   return toPropertyOut({
     tenantId: 't1',
     id: 'p-1',
@@ -56,7 +56,7 @@ function listing(fields: Partial<PropertyRecord> = {}) {
     createdAt: T0,
     updatedAt: T0,
     ...fields,
-  } as PropertyRecord);
+  } as ListingRecord);
 }
 
 const placed = { placeCode: 'ES-MA', placePath: [{ code: 'ES-MA', name: 'Marbella', kind: 'municipality' }] };

@@ -7,6 +7,7 @@ import {
 } from '../../functions/data/lead-search.ts';
 import type { LeadRecord } from '../../functions/data/leads.ts';
 import { withDerivedKeys } from '../../functions/data/leads.ts';
+import { appendNotes, mergeContact } from '../../functions/domain/lead-contact.ts';
 import {
   allowedMoves,
   BACKFILL_THRESHOLD_DAYS,
@@ -20,7 +21,6 @@ import {
   searchWords,
   tierOf,
 } from '../../functions/domain/leads.ts';
-import { appendNotes, mergeContact } from '../../functions/services/lead-intake.ts';
 
 function lead(fields: Partial<LeadRecord> = {}): LeadRecord {
   return {

@@ -32,6 +32,12 @@ export const Lead = lazyEntity(
           sourceDetail: { type: 'string' },
           campaign: { type: 'string' },
           assignedAgentId: { type: 'string' },
+          /**
+           * Set (a fresh id) when the owner rule made an Agent the Owner outside an Inquiry (a walk-in
+           * add, an ingested note): the stream reaction emails that Agent once per id. An Inquiry's
+           * own notice tells its Owner instead.
+           */
+          assignmentNoticeId: { type: 'string' },
           /** gsi3's value: the owner, or `unassigned`. Kept in step with assignedAgentId by the writers. */
           ownerKey: { type: 'string', required: true, default: 'unassigned' },
           isActive: { type: 'boolean', required: true, default: true },

@@ -1,7 +1,7 @@
 import { defineOperation } from '../../api/operation.ts';
 import { LanguageQuery, PropertyCreate, PropertyOut, toPropertyOut } from '../../contract/properties.ts';
 import { ErrorOut, ValidationErrorOut } from '../../contract/shared.ts';
-import { createListing, readListing, writerOf } from '../../services/properties.ts';
+import { createListing, readListing, writerOf } from '../../services/listings.ts';
 
 export const operation = defineOperation(
   'createProperty',

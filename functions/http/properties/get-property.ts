@@ -1,7 +1,7 @@
 import { defineOperation } from '../../api/operation.ts';
 import { LanguageQuery, PropertyOut, PropertyPath, toPropertyOut } from '../../contract/properties.ts';
 import { ErrorOut, ValidationErrorOut } from '../../contract/shared.ts';
-import { readListing, resolveLanguage } from '../../services/properties.ts';
+import { readListing, resolveLanguage } from '../../services/listings.ts';
 
 export const operation = defineOperation(
   'getProperty',

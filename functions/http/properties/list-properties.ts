@@ -1,7 +1,7 @@
 import { defineOperation } from '../../api/operation.ts';
 import { PropertyListQuery, PropertyOut, toPropertyOut } from '../../contract/properties.ts';
 import { pageOf, ValidationErrorOut } from '../../contract/shared.ts';
-import { listProperties, resolveLanguage } from '../../services/properties.ts';
+import { listListings, resolveLanguage } from '../../services/listings.ts';
 
 export const operation = defineOperation(
   'listProperties',
@@ -19,7 +19,7 @@ export const operation = defineOperation(
     const language = resolveLanguage(caller.tenant, query.lang);
     return {
       status: 200,
-      body: await listProperties(caller.tenant.tenantId, query, (p) => toPropertyOut(p, { language })),
+      body: await listListings(caller.tenant.tenantId, query, (p) => toPropertyOut(p, { language })),
     };
   },
 );

@@ -7,7 +7,7 @@ import {
   toPropertyOut,
 } from '../../contract/properties.ts';
 import { ErrorOut, ValidationErrorOut } from '../../contract/shared.ts';
-import { editListing, readListing, writerOf } from '../../services/properties.ts';
+import { editListing, readListing, writerOf } from '../../services/listings.ts';
 
 export const operation = defineOperation(
   'updateProperty',

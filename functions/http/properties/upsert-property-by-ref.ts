@@ -7,7 +7,7 @@ import {
   toPropertyOut,
 } from '../../contract/properties.ts';
 import { ValidationErrorOut } from '../../contract/shared.ts';
-import { readListing, upsertListingByRef, writerOf } from '../../services/properties.ts';
+import { readListing, upsertListingByRef, writerOf } from '../../services/listings.ts';
 
 export const operation = defineOperation(
   'upsertPropertyByRef',

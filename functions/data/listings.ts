@@ -8,15 +8,15 @@ import { Property } from './entities/property.ts';
 import { UniqueClaim } from './entities/unique-claim.ts';
 import { db } from './service.ts';
 
-export type PropertyRecord = EntityItem<typeof Property>;
+export type ListingRecord = EntityItem<typeof Property>;
 
-export async function getProperty(tenantId: string, id: string): Promise<PropertyRecord | undefined> {
+export async function getListing(tenantId: string, id: string): Promise<ListingRecord | undefined> {
   const { data } = await Property.get({ tenantId, id }).go();
   return data ?? undefined;
 }
 
-export async function requireProperty(tenantId: string, id: string): Promise<PropertyRecord> {
-  const property = await getProperty(tenantId, id);
+export async function requireListing(tenantId: string, id: string): Promise<ListingRecord> {
+  const property = await getListing(tenantId, id);
   if (!property) throw new NotFoundError('No listing with this id');
   return property;
 }
@@ -25,10 +25,10 @@ export async function requireProperty(tenantId: string, id: string): Promise<Pro
  * A listing and its Area memberships in one Query: they share the listing's partition (sort keys
  * `property` and `property#area#…`), so a read labels its Areas without another round trip.
  */
-export async function getPropertyWithAreas(
+export async function getListingWithAreas(
   tenantId: string,
   id: string,
-): Promise<{ property: PropertyRecord; areas: AreaMembershipRecord[] } | undefined> {
+): Promise<{ property: ListingRecord; areas: AreaMembershipRecord[] } | undefined> {
   const { Key } = Property.get({ tenantId, id }).params<{ Key: { pk: string } }>();
   const { Items = [] } = await dynamo().send(
     new QueryCommand({
@@ -48,7 +48,7 @@ export async function getPropertyWithAreas(
 export type ClaimKind = 'property-slug' | 'property-ref';
 
 /** Who holds a slug or internal_ref of a Tenant (a retired slug still names its listing). */
-export async function findPropertyClaim(tenantId: string, kind: ClaimKind, value: string) {
+export async function findListingClaim(tenantId: string, kind: ClaimKind, value: string) {
   const { data } = await UniqueClaim.get({ scope: `t#${tenantId}`, kind, value }).go();
   return data ? { ownerId: data.ownerId, retired: data.retired ?? false } : undefined;
 }
@@ -68,7 +68,7 @@ function rejectedClaim(
  * Writes a new listing together with the claims on its slug and internal_ref, in one transaction:
  * either all three land or none does, so two concurrent creates with one internal_ref cannot both win.
  */
-export async function insertProperty(record: PropertyRecord): Promise<ClaimOutcome> {
+export async function insertListing(record: ListingRecord): Promise<ClaimOutcome> {
   const claims: ('slug' | 'ref')[] = ['slug', ...(record.internalRef ? (['ref'] as const) : [])];
   const scope = `t#${record.tenantId}`;
   const result = await db()
@@ -97,9 +97,9 @@ export async function insertProperty(record: PropertyRecord): Promise<ClaimOutco
   return rejectedClaim(result, claims);
 }
 
-export interface PropertyChange {
-  set: Partial<PropertyRecord>;
-  clear: (keyof PropertyRecord)[];
+export interface ListingChange {
+  set: Partial<ListingRecord>;
+  clear: (keyof ListingRecord)[];
   /**
    * A new slug to claim; the previous one is retired but keeps resolving to the listing.
    * `reclaim`: the new slug is one this listing held before, so its retired claim is revived.
@@ -114,9 +114,9 @@ export interface PropertyChange {
  * the listing being unchanged since it was read (`updatedAt`), so concurrent edits cannot
  * interleave half-way.
  */
-export async function applyPropertyChange(
-  current: PropertyRecord,
-  change: PropertyChange,
+export async function applyListingChange(
+  current: ListingRecord,
+  change: ListingChange,
   now: string,
 ): Promise<ClaimOutcome | 'stale'> {
   const scope = `t#${current.tenantId}`;
@@ -170,7 +170,7 @@ export async function applyPropertyChange(
       claims.push('other');
       let update = p
         .patch({ tenantId: current.tenantId, id: current.id })
-        .set({ ...change.set, updatedAt: now } as Partial<PropertyRecord> & { updatedAt: string });
+        .set({ ...change.set, updatedAt: now } as Partial<ListingRecord> & { updatedAt: string });
       if (change.clear.length > 0) update = update.remove(change.clear as never[]);
       ops.push(update.where(({ updatedAt }, { eq }) => eq(updatedAt, current.updatedAt)).commit());
       return ops;
@@ -184,7 +184,7 @@ export async function applyPropertyChange(
   return 'stale';
 }
 
-export interface PropertyPageQuery {
+export interface ListingPageQuery {
   tenantId: string;
   limit: number;
   /** Exclusive lower bound: the (updatedAt, id) of the last item already returned. */
@@ -199,7 +199,7 @@ export interface PropertyPageQuery {
  * DynamoDB applies Limit before the archived filter, so `count` keeps reading until enough
  * unarchived items are found (otherwise archived ones would shorten or end the page early).
  */
-export async function queryProperties(q: PropertyPageQuery): Promise<PropertyRecord[]> {
+export async function queryListings(q: ListingPageQuery): Promise<ListingRecord[]> {
   const index = Property.query.byUpdated({ tenantId: q.tenantId });
   const ranged = q.after ? index.gt(q.after) : q.since ? index.gte({ updatedAt: q.since }) : index;
   const filtered = q.includeArchived
@@ -210,7 +210,7 @@ export async function queryProperties(q: PropertyPageQuery): Promise<PropertyRec
 }
 
 /** Every listing of a Tenant, archived ones included (admin recomputes and imports only). */
-export async function queryAllProperties(tenantId: string): Promise<PropertyRecord[]> {
+export async function queryAllListings(tenantId: string): Promise<ListingRecord[]> {
   const { data } = await Property.query.byUpdated({ tenantId }).go({ pages: 'all' });
   return data;
 }

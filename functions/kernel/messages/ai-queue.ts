@@ -1,0 +1,31 @@
+import * as z from 'zod/mini';
+import '../zod.ts';
+
+/**
+ * The AI queue's messages, defined once: the stream reactions that send them, the worker that parses
+ * them (functions/workers/ai.ts) and the services that run them all read these types.
+ */
+
+/** Asks for a Lead to be (re)scored: after an Inquiry or a criteria change. */
+export const ScoreMessage = z.object({
+  type: z.literal('score'),
+  tenantId: z.string(),
+  leadId: z.string(),
+  /** The time of the change that asked for it: with the Lead id, the request's identity (charged once). */
+  requestedAt: z.string(),
+});
+export type ScoreMessage = z.infer<typeof ScoreMessage>;
+
+/** Asks for a listing's texts to be enriched: one request id per request, attempts counted from 1. */
+export const EnrichMessage = z.object({
+  type: z.literal('enrich'),
+  tenantId: z.string(),
+  propertyId: z.string(),
+  requestId: z.string(),
+  attempt: z.number().check(z.int(), z.gte(1)),
+});
+export type EnrichMessage = z.infer<typeof EnrichMessage>;
+
+/** What the AI queue carries: listing enrichment and Lead (re)scoring requests. */
+export const AiMessage = z.discriminatedUnion('type', [ScoreMessage, EnrichMessage]);
+export type AiMessage = z.infer<typeof AiMessage>;

@@ -1,0 +1,107 @@
+import { randomUUID } from 'node:crypto';
+import type { LeadIngestInput } from '../../contract/leads.ts';
+import { newActivityRecord } from '../../data/activities.ts';
+import { withoutUndefined } from '../../data/defined.ts';
+import type { LeadRecord } from '../../data/leads.ts';
+import { INGEST_WARNING_CODES, type IngestWarning, isBackfill } from '../../domain/leads.ts';
+import { BusinessMetric, countMetric } from '../../kernel/metrics.ts';
+import type { Caller } from '../caller.ts';
+import { linkLeadProperty } from '../lead-properties.ts';
+import { contactOf } from './contact.ts';
+import { findOrCreateLead, type LeadRecordWith } from './find-or-create-lead.ts';
+import { resolveListing, resolveNamedAgent } from './resolve.ts';
+
+export interface IngestResult {
+  lead: LeadRecord;
+  created: boolean;
+  inquiryId: string | null;
+  activityId: string | null;
+  warnings: IngestWarning[];
+}
+
+/**
+ * POST /v1/leads:ingest: resolve the listing and the Agent the event names (what cannot be honoured
+ * becomes a warning), then match or make the Lead of the contact (rule 1, race-safe), inquiry and
+ * registration events recording an Inquiry, a note an Activity (kind note), each in the Lead's own
+ * transaction. A Lead without an Owner gets one by the owner rule; the listing asked about is linked
+ * to the Lead (source inquiry). A new Lead has source api, or import when the event occurred more
+ * than BACKFILL_THRESHOLD_DAYS ago (rule 3).
+ *
+ * What follows from the write runs off the request path, as stream reactions of the items written
+ * (functions/streams/reactions): the Owner's email about the Inquiry (rule 2) or about the
+ * assignment, and the scoring request.
+ */
+export async function ingestLeadEvent(caller: Caller, input: LeadIngestInput): Promise<IngestResult> {
+  const { tenant } = caller;
+  const tenantId = tenant.tenantId;
+  const now = new Date();
+  const occurredAt = input.occurred_at ?? now.toISOString();
+  const contact = contactOf(tenant, input.person, ['body', 'person', 'phone']);
+  const warnings: IngestWarning[] = [];
+  const [listing, namedAgent] = await Promise.all([
+    resolveListing(tenantId, input, warnings),
+    resolveNamedAgent(tenantId, input, warnings),
+  ]);
+  // Warnings in a stable order (property first), whichever lookup finished first.
+  warnings.sort((a, b) => INGEST_WARNING_CODES.indexOf(a.code) - INGEST_WARNING_CODES.indexOf(b.code));
+  const inquiryId = randomUUID();
+  const type = input.type;
+  const result = await findOrCreateLead({
+    tenant,
+    contact,
+    source: isBackfill(new Date(occurredAt), now) ? 'import' : 'api',
+    campaign: input.campaign ?? undefined,
+    sourceDetail: input.source,
+    firstSeenAt: occurredAt,
+    owner: { kind: 'rule', listingAgentId: listing?.agentId, namedAgent },
+    record: (leadId, at): LeadRecordWith =>
+      type === 'note'
+        ? {
+            activity: newActivityRecord({
+              tenantId,
+              leadId,
+              kind: 'note',
+              title: `Note from ${input.source}`.slice(0, 255),
+              body: input.message ?? undefined,
+              propertyId: listing?.id,
+              createdBy: caller.apiKey.name,
+              now: at,
+            }),
+          }
+        : {
+            inquiry: withoutUndefined({
+              tenantId,
+              id: inquiryId,
+              leadId,
+              propertyId: listing?.id,
+              propertyKey: listing?.id ?? 'none',
+              channel: 'form' as const,
+              type,
+              message: input.message ?? undefined,
+              source: input.source,
+              campaign: input.campaign ?? undefined,
+              occurredAt,
+              createdAt: at,
+              updatedAt: at,
+            }),
+          },
+  });
+  if (result.inquiry && listing) {
+    // The listing asked about joins the Lead's listings (source inquiry; an existing link is kept).
+    await linkLeadProperty({
+      tenantId,
+      leadId: result.lead.id,
+      propertyId: listing.id,
+      role: 'interested',
+      source: 'inquiry',
+    });
+  }
+  if (warnings.length > 0) countMetric(BusinessMetric.LeadsIngestedWithWarnings);
+  return {
+    lead: result.lead,
+    created: result.created,
+    inquiryId: result.inquiry?.id ?? null,
+    activityId: result.activity?.id ?? null,
+    warnings,
+  };
+}
