@@ -2,12 +2,12 @@ import type { GalleryImage } from '../domain/images.ts';
 import { ImageImport } from './entities/image-import.ts';
 import { Property } from './entities/property.ts';
 import { isConditionalFailure } from './errors.ts';
-import type { PropertyRecord } from './properties.ts';
+import type { ListingRecord } from './listings.ts';
 
 export type ImageImportRecord = NonNullable<Awaited<ReturnType<typeof getImageImport>>>;
 
 /** The gallery of a listing record, as the domain rules take it. */
-export function galleryOf(property: PropertyRecord): GalleryImage[] {
+export function galleryOf(property: ListingRecord): GalleryImage[] {
   return (property.images ?? []) as GalleryImage[];
 }
 
@@ -16,7 +16,7 @@ export function galleryOf(property: PropertyRecord): GalleryImage[] {
  * (`updatedAt`), like every listing edit: 'stale' tells the caller to read again and retry.
  */
 export async function saveGallery(
-  current: PropertyRecord,
+  current: ListingRecord,
   images: readonly GalleryImage[],
   updatedBy: string,
   now: string,

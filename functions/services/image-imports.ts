@@ -1,4 +1,4 @@
-import { requireProperty } from '../data/properties.ts';
+import { requireListing } from '../data/listings.ts';
 import {
   finishImageImport,
   getImageImport,
@@ -68,7 +68,7 @@ export async function requestImport(
   input: ImportRequest,
 ): Promise<{ record: ImageImportRecord; created: boolean }> {
   // Another Tenant's listing is a 404 whatever the body says.
-  const property = await requireProperty(tenantId, propertyId);
+  const property = await requireListing(tenantId, propertyId);
   const problem = checkPublicUrl(input.url, { allowPrivate: privateUrlsAllowed() });
   if (problem) throw RequestValidationError.single(['body', 'url'], problem, 'invalid_url');
   if ((property.images?.length ?? 0) >= MAX_GALLERY_IMAGES) {
@@ -124,7 +124,7 @@ async function requireImport(tenantId: string, propertyId: string, id: string): 
 
 /** An import of a listing of this Tenant (404 for another listing's or Tenant's). */
 export async function readImport(tenantId: string, propertyId: string, importId: string) {
-  await requireProperty(tenantId, propertyId);
+  await requireListing(tenantId, propertyId);
   return requireImport(tenantId, propertyId, importId);
 }
 

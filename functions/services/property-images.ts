@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { type PropertyRecord, requireProperty } from '../data/properties.ts';
+import { type ListingRecord, requireListing } from '../data/listings.ts';
 import { galleryOf, saveGallery } from '../data/property-images.ts';
 import {
   addToGallery,
@@ -51,11 +51,11 @@ export async function changeGallery<R>(
   writer: string,
   change: (
     images: GalleryImage[],
-    property: PropertyRecord,
+    property: ListingRecord,
   ) => { images: GalleryImage[]; result: R } | { unchanged: R },
 ): Promise<R> {
   for (let attempt = 1; attempt <= GALLERY_ATTEMPTS; attempt++) {
-    const property = await requireProperty(tenantId, propertyId);
+    const property = await requireListing(tenantId, propertyId);
     let decided: ReturnType<typeof change>;
     try {
       decided = change(galleryOf(property), property);
@@ -94,7 +94,7 @@ export async function mintUpload(
       'unsupported_type',
     );
   }
-  await requireProperty(tenantId, propertyId);
+  await requireListing(tenantId, propertyId);
   const objectKey = uploadKey(tenantId, propertyId, randomUUID(), input.size_bytes);
   const signed = await photoStore().presignPut(
     objectKey,
@@ -125,7 +125,7 @@ export async function confirmUpload(
   writer: string,
   input: ConfirmRequest,
 ): Promise<{ image: GalleryImage; created: boolean }> {
-  const property = await requireProperty(tenantId, propertyId);
+  const property = await requireListing(tenantId, propertyId);
   const mintedSize = mintedUploadSize(tenantId, propertyId, input.object_key);
   if (mintedSize === undefined) {
     throw keyProblem(
@@ -140,7 +140,7 @@ export async function confirmUpload(
   const stored = await store.head(input.object_key);
   if (!stored) {
     // A concurrent confirm of the same key may have moved it into the gallery meanwhile.
-    const fresh = galleryOf(await requireProperty(tenantId, propertyId)).find(
+    const fresh = galleryOf(await requireListing(tenantId, propertyId)).find(
       (i) => i.uploadKey === input.object_key,
     );
     if (fresh) return { image: fresh, created: false };
@@ -214,9 +214,7 @@ export async function addImportedImage(
   wishes: { isPrimary?: boolean | undefined; sortOrder?: number | undefined },
 ): Promise<GalleryImage> {
   const store = photoStore();
-  const existing = galleryOf(await requireProperty(tenantId, propertyId)).find(
-    (i) => i.importId === importId,
-  );
+  const existing = galleryOf(await requireListing(tenantId, propertyId)).find((i) => i.importId === importId);
   if (existing) return existing;
   const imageId = randomUUID();
   const key = imageKey(tenantId, propertyId, imageId, file.contentType);

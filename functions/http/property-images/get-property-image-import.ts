@@ -1,7 +1,7 @@
 import { defineOperation } from '../../api/operation.ts';
 import { ImageImportOut, ImportPath, toImageImportOut } from '../../contract/property-images.ts';
 import { ErrorOut } from '../../contract/shared.ts';
-import { requireProperty } from '../../data/properties.ts';
+import { requireListing } from '../../data/listings.ts';
 import { galleryOf } from '../../data/property-images.ts';
 import { readImport } from '../../services/image-imports.ts';
 
@@ -24,7 +24,7 @@ export const operation = defineOperation(
     const tenantId = caller.tenant.tenantId;
     const record = await readImport(tenantId, params.property_id, params.import_id);
     const gallery =
-      record.status === 'ready' ? galleryOf(await requireProperty(tenantId, params.property_id)) : [];
+      record.status === 'ready' ? galleryOf(await requireListing(tenantId, params.property_id)) : [];
     return { status: 200, body: toImageImportOut(record, gallery) };
   },
 );

@@ -2,7 +2,7 @@ import { defineOperation } from '../../api/operation.ts';
 import { PropertyPath } from '../../contract/properties.ts';
 import { ImageImportIn, ImageImportOut, toImageImportOut } from '../../contract/property-images.ts';
 import { ErrorOut, ValidationErrorOut } from '../../contract/shared.ts';
-import { requireProperty } from '../../data/properties.ts';
+import { requireListing } from '../../data/listings.ts';
 import { galleryOf } from '../../data/property-images.ts';
 import { requestImport } from '../../services/image-imports.ts';
 
@@ -33,7 +33,7 @@ export const operation = defineOperation(
     const tenantId = caller.tenant.tenantId;
     const { record, created } = await requestImport(tenantId, params.property_id, body);
     const gallery =
-      record.status === 'ready' ? galleryOf(await requireProperty(tenantId, params.property_id)) : [];
+      record.status === 'ready' ? galleryOf(await requireListing(tenantId, params.property_id)) : [];
     return { status: created ? 202 : 200, body: toImageImportOut(record, gallery) };
   },
 );
