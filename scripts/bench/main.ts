@@ -47,6 +47,8 @@ const { values: args } = parseArgs({
     'load-runs': { type: 'string', default: '3' },
     /** Load section: sequential requests per row for the CPU-per-request figure. */
     'cpu-requests': { type: 'string', default: '200' },
+    /** Load section: only these rows, by operationId (comma-separated), e.g. `getProperty`. */
+    'load-rows': { type: 'string' },
     /** Load section: write a V8 CPU profile of the API server process into this folder. */
     'cpu-prof': { type: 'string' },
     /** Leads seeded into the leads section's Tenant (issue 4 asks for 20,000); 0 skips the section. */
@@ -184,7 +186,9 @@ async function main(): Promise<BenchReport> {
       dynamoEndpoint: dynamoLocal.endpoint,
       tableName: BENCH_TABLE,
       fixture,
-      cases: hotPathCases(fixture),
+      cases: hotPathCases(fixture).filter(
+        (c) => !args['load-rows'] || args['load-rows'].split(',').includes(c.operationId),
+      ),
       load,
       runs: loadRuns,
       cpuRequests,
