@@ -1,5 +1,5 @@
 /**
- * `node scripts/bench/profile-top.ts FILE.cpuprofile [--top 15]`: the top costs of a V8 CPU profile
+ * `node scripts/bench/profile-top.ts FILE.cpuprofile [--top 15] [--last SECONDS]`: the top costs of a V8 CPU profile
  * (as written by `npm run bench -- --only load --cpu-prof DIR`), by self time: per area (a package
  * under node_modules, a folder of ours, Node's internals, the garbage collector) and per function.
  * Idle time is left out, so the shares are of the CPU the process actually used.
@@ -36,11 +36,22 @@ export interface Cost {
   percent: number;
 }
 
-/** Self time per area and per function, largest first, idle excluded. */
-export function topCosts(profile: CpuProfile): { total: number; areas: Cost[]; functions: Cost[] } {
+/**
+ * Self time per area and per function, largest first, idle excluded. With `lastSeconds`, only the
+ * samples of the profile's last seconds count (the load phase, without start-up and warm-up).
+ */
+export function topCosts(
+  profile: CpuProfile,
+  lastSeconds?: number,
+): { total: number; areas: Cost[]; functions: Cost[] } {
   const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+  const at: number[] = [];
+  let clock = 0;
+  for (const delta of profile.timeDeltas) at.push((clock += delta));
+  const from = lastSeconds === undefined ? Number.NEGATIVE_INFINITY : clock - lastSeconds * 1e6;
   const self = new Map<number, number>();
   for (const [i, id] of profile.samples.entries()) {
+    if ((at[i] ?? 0) < from) continue;
     self.set(id, (self.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0));
   }
   const areas = new Map<string, number>();
@@ -69,15 +80,20 @@ export function topCosts(profile: CpuProfile): { total: number; areas: Cost[]; f
 if (import.meta.main) {
   const { values, positionals } = parseArgs({
     allowPositionals: true,
-    options: { top: { type: 'string', default: '15' } },
+    options: { top: { type: 'string', default: '15' }, last: { type: 'string' } },
   });
   const file = positionals[0];
   if (!file) {
-    process.stderr.write('usage: node scripts/bench/profile-top.ts FILE.cpuprofile [--top 15]\n');
+    process.stderr.write(
+      'usage: node scripts/bench/profile-top.ts FILE.cpuprofile [--top 15] [--last SECONDS]\n',
+    );
     process.exit(2);
   }
   const top = Number(values.top);
-  const costs = topCosts(JSON.parse(readFileSync(file, 'utf8')) as CpuProfile);
+  const costs = topCosts(
+    JSON.parse(readFileSync(file, 'utf8')) as CpuProfile,
+    values.last === undefined ? undefined : Number(values.last),
+  );
   const line = (c: Cost) =>
     `  ${c.percent.toFixed(1).padStart(5)}%  ${c.ms.toFixed(0).padStart(7)} ms  ${c.name}`;
   process.stdout.write(`CPU used (idle excluded): ${costs.total.toFixed(0)} ms\n\nBy area (self time):\n`);
