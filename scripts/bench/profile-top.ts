@@ -47,7 +47,10 @@ export function topCosts(
   const byId = new Map(profile.nodes.map((n) => [n.id, n]));
   const at: number[] = [];
   let clock = 0;
-  for (const delta of profile.timeDeltas) at.push((clock += delta));
+  for (const delta of profile.timeDeltas) {
+    clock += delta;
+    at.push(clock);
+  }
   const from = lastSeconds === undefined ? Number.NEGATIVE_INFINITY : clock - lastSeconds * 1e6;
   const self = new Map<number, number>();
   for (const [i, id] of profile.samples.entries()) {
