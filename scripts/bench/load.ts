@@ -3,6 +3,7 @@ import { resolve } from 'node:path';
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import autocannon from 'autocannon';
 import { tableDefinition } from '../../functions/data/table.ts';
+import { CPU_REQUEST } from './child-cpu.ts';
 import { localHandlerEnv } from './env.ts';
 import { benchDocumentClient } from './sdk.ts';
 import { round, summarize } from './stats.ts';
@@ -27,12 +28,31 @@ export interface LoadFigures {
 export interface ApiServer {
   url: string;
   stop: () => Promise<void>;
+  /** The child's own process.cpuUsage(), asked over IPC (scripts/bench/child-cpu.ts). */
+  cpuUsage: () => Promise<NodeJS.CpuUsage>;
 }
 
 /** Starts scripts/bench/api-server.ts with the warm-Lambda environment and waits for its URL. */
-export function startServerProcess(endpoint: string): Promise<ApiServer> {
-  const child: ChildProcess = spawn(process.execPath, [resolve(import.meta.dirname, 'api-server.ts')], {
-    env: { ...process.env, ...localHandlerEnv(endpoint) },
+export function startServerProcess(endpoint: string, nodeOptions: string[] = []): Promise<ApiServer> {
+  return startChildServer(
+    resolve(import.meta.dirname, 'api-server.ts'),
+    localHandlerEnv(endpoint),
+    nodeOptions,
+  );
+}
+
+/**
+ * Starts a bench server script in its own Node process (so that autocannon's CPU use in the
+ * parent does not share its event loop) and waits for the URL it prints as its first stdout line.
+ * `nodeOptions` go before the script (`--cpu-prof`, …).
+ */
+export function startChildServer(
+  script: string,
+  env: Record<string, string>,
+  nodeOptions: string[] = [],
+): Promise<ApiServer> {
+  const child: ChildProcess = spawn(process.execPath, [...nodeOptions, script], {
+    env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'inherit', 'ipc'],
   });
   const stop = () =>
@@ -40,17 +60,28 @@ export function startServerProcess(endpoint: string): Promise<ApiServer> {
       if (child.exitCode !== null || child.signalCode !== null) return done();
       child.once('exit', () => done());
       child.kill('SIGTERM');
-      setTimeout(() => child.kill('SIGKILL'), 3000).unref();
+      setTimeout(() => child.kill('SIGKILL'), 5000).unref();
+    });
+  const cpuUsage = () =>
+    new Promise<NodeJS.CpuUsage>((answered, fail) => {
+      const onMessage = (message: unknown) => {
+        const usage = (message as { cpuUsage?: NodeJS.CpuUsage } | null)?.cpuUsage;
+        if (!usage) return;
+        child.off('message', onMessage);
+        answered(usage);
+      };
+      child.on('message', onMessage);
+      if (!child.send(CPU_REQUEST)) fail(new Error('The server process has no IPC channel'));
     });
   return new Promise((resolveStart, reject) => {
     let buffer = '';
     const timer = setTimeout(() => {
       void stop();
-      reject(new Error('The API server process did not start within 30 s'));
+      reject(new Error(`${script} did not start within 30 s`));
     }, 30_000);
     child.once('exit', (code) => {
       clearTimeout(timer);
-      reject(new Error(`The API server process exited during start-up (code ${code})`));
+      reject(new Error(`${script} exited during start-up (code ${code})`));
     });
     child.stdout?.on('data', (chunk: Buffer) => {
       buffer += chunk.toString('utf8');
@@ -58,13 +89,47 @@ export function startServerProcess(endpoint: string): Promise<ApiServer> {
       if (line === undefined || !buffer.includes('\n')) return;
       clearTimeout(timer);
       try {
-        resolveStart({ url: (JSON.parse(line) as { url: string }).url, stop });
+        resolveStart({ url: (JSON.parse(line) as { url: string }).url, stop, cpuUsage });
       } catch (error) {
         void stop();
         reject(error);
       }
     });
   });
+}
+
+/** What a load request sends besides its URL. */
+export interface LoadRequest {
+  method?: 'GET' | 'POST';
+  headers: Record<string, string>;
+  body?: string;
+}
+
+/**
+ * The server process's CPU per request (µs, user + system) over `count` sequential requests: one
+ * at a time, so no request's wait overlaps another's work, and the network and DynamoDB wait, which
+ * cost the server no CPU, are left out. Each answer must be a 2xx.
+ */
+export async function cpuPerRequest(
+  server: ApiServer,
+  url: string,
+  request: LoadRequest,
+  count: number,
+): Promise<number> {
+  const send = async () => {
+    const res = await fetch(url, {
+      method: request.method ?? 'GET',
+      headers: request.headers,
+      ...(request.body === undefined ? {} : { body: request.body }),
+    });
+    await res.arrayBuffer();
+    if (res.status < 200 || res.status >= 300) throw new Error(`${url} answered ${res.status}`);
+  };
+  for (let i = 0; i < 5; i++) await send();
+  const before = await server.cpuUsage();
+  for (let i = 0; i < count; i++) await send();
+  const after = await server.cpuUsage();
+  return round((after.user - before.user + after.system - before.system) / count, 0);
 }
 
 function figures(latencies: number[], seconds: number, failures: number): LoadFigures {
@@ -84,17 +149,21 @@ function figures(latencies: number[], seconds: number, failures: number): LoadFi
  * Autocannon against one URL. Latencies come from its per-response event (sub-millisecond floats)
  * rather than its histogram, which stores whole milliseconds: too coarse for a 2–5 ms request.
  */
-export async function hammer(
-  url: string,
-  headers: Record<string, string>,
-  options: LoadOptions,
-): Promise<LoadFigures> {
+export async function hammer(url: string, request: LoadRequest, options: LoadOptions): Promise<LoadFigures> {
+  const { method = 'GET', headers, body } = request;
   const latencies: number[] = [];
   let failures = 0;
   const result = await new Promise<autocannon.Result>((done, fail) => {
     // The callback form returns the instance (the promise form does not), which the listener needs.
     const instance = autocannon(
-      { url, headers, connections: options.connections, duration: options.durationSeconds },
+      {
+        url,
+        method,
+        headers,
+        ...(body === undefined ? {} : { body }),
+        connections: options.connections,
+        duration: options.durationSeconds,
+      },
       (error: unknown, finished: autocannon.Result) => (error ? fail(error) : done(finished)),
     );
     instance.on('response', (_client, statusCode, _bytes, responseTime) => {

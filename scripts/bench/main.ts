@@ -19,13 +19,11 @@ import { ensureTable, startDynamoLocal } from '../local/dynamo-local.ts';
 import { bundleHandlers } from './bundles.ts';
 import { startDynamoRecorder } from './dynamo-recorder.ts';
 import { BENCH_TABLE, type CursorKeySource, localHandlerEnv } from './env.ts';
-import { dynamoFloor, hammer, startServerProcess } from './load.ts';
 import {
   type BenchReport,
   COLD_START_NOTES,
   coldStartSection,
   LEADS_NOTES,
-  loadSection,
   NOTES,
   renderReport,
   TARGETS,
@@ -45,6 +43,14 @@ const { values: args } = parseArgs({
     samples: { type: 'string', default: '5' },
     connections: { type: 'string', default: '8' },
     duration: { type: 'string', default: '8' },
+    /** Load section: runs of the floor and every row (medians reported). */
+    'load-runs': { type: 'string', default: '3' },
+    /** Load section: sequential requests per row for the CPU-per-request figure. */
+    'cpu-requests': { type: 'string', default: '200' },
+    /** Load section: only these rows, by operationId (comma-separated), e.g. `getProperty`. */
+    'load-rows': { type: 'string' },
+    /** Load section: write a V8 CPU profile of the API server process into this folder. */
+    'cpu-prof': { type: 'string' },
     /** Leads seeded into the leads section's Tenant (issue 4 asks for 20,000); 0 skips the section. */
     leads: { type: 'string', default: '20000' },
   },
@@ -87,6 +93,10 @@ const load = {
   connections: positive('connections', args.connections),
   durationSeconds: positive('duration', args.duration),
 };
+const loadRuns = positive('load-runs', args['load-runs']);
+const cpuRequests = positive('cpu-requests', args['cpu-requests']);
+/** Leads of the bench Tenant the filtered list row pages through. */
+const HOT_PATH_LEADS = 30;
 if (runs < 10) log(`warning: --runs ${runs} is below the 10 fresh processes a median should use`);
 const planned = SECTIONS.filter((s) => sections.has(s));
 const step = (section: (typeof SECTIONS)[number]) => `[${planned.indexOf(section) + 1}/${planned.length}]`;
@@ -166,33 +176,30 @@ async function main(): Promise<BenchReport> {
 
   let loadFigures: BenchReport['load'] = null;
   if (sections.has('load')) {
+    const { hotPathCases, measureHotPath, seedHotPathLeads } = await import('./hot-path.ts');
+    log(`${step('load')} Hot paths: seeding ${HOT_PATH_LEADS} Leads for the filtered list…`);
+    await seedHotPathLeads(fixture, HOT_PATH_LEADS);
     log(
-      `${step('load')} Load: local API server, ${load.connections} connections × ${load.durationSeconds} s…`,
+      `${step('load')} Hot paths against the node:http + GetItem floor: ${load.connections} connections × ${load.durationSeconds} s, ${loadRuns} runs…`,
     );
-    const server = await startServerProcess(dynamoLocal.endpoint);
-    cleanups.push(() => server.stop());
-    const path = `/v1/properties/${fixture.propertyId}`;
-    const headers = { authorization: `Bearer ${fixture.apiKey}` };
-    // Loads the handler module, caches the key and warms the JIT before anything is counted.
-    await hammer(server.url + path, headers, { connections: load.connections, durationSeconds: 2 });
-    const serverFigures = await hammer(server.url + path, headers, load);
-    log(
-      `  server: ${serverFigures.throughput} req/s, p50 ${serverFigures.p50} ms, p99 ${serverFigures.p99} ms`,
-    );
-    await server.stop();
-    log('  floor: raw GetItem loop…');
-    const floor = await dynamoFloor(dynamoLocal.endpoint, BENCH_TABLE, fixture.propertyKey, {
-      ...load,
-      rateLimitWrite: false,
+    loadFigures = await measureHotPath({
+      dynamoEndpoint: dynamoLocal.endpoint,
+      tableName: BENCH_TABLE,
+      fixture,
+      cases: hotPathCases(fixture).filter(
+        (c) => !args['load-rows'] || args['load-rows'].split(',').includes(c.operationId),
+      ),
+      load,
+      runs: loadRuns,
+      cpuRequests,
+      serverNodeOptions: args['cpu-prof']
+        ? ['--cpu-prof', `--cpu-prof-dir=${resolve(args['cpu-prof'])}`]
+        : [],
+      loadAverages,
+      log,
     });
-    log(`  floor: ${floor.throughput} req/s, p50 ${floor.p50} ms, p99 ${floor.p99} ms`);
-    log('  raw rate-limit UpdateItem + GetItem loop…');
-    const floorWithRateLimit = await dynamoFloor(dynamoLocal.endpoint, BENCH_TABLE, fixture.propertyKey, {
-      ...load,
-      rateLimitWrite: true,
-    });
-    log(`  UpdateItem + GetItem: ${floorWithRateLimit.throughput} req/s, p50 ${floorWithRateLimit.p50} ms`);
-    loadFigures = loadSection('/v1/properties/{property_id}', load, serverFigures, floor, floorWithRateLimit);
+    if (args['cpu-prof'])
+      log(`  CPU profile of the API server process written to ${resolve(args['cpu-prof'])}`);
   }
 
   let leads: BenchReport['leads'] = null;

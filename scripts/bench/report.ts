@@ -2,6 +2,7 @@ import type { BundleResult, PackageShare } from './bundles.ts';
 import type { ColdFigures } from './cold-start.ts';
 import type { CostResult } from './dynamo-costs.ts';
 import type { EventsSection } from './event-delivery.ts';
+import { HOT_PATH_TARGETS, type HotPathSection } from './hot-path.ts';
 import type { LeadsRow, LeadsSection } from './leads.ts';
 import type { LoadFigures } from './load.ts';
 import type { PhotosSection } from './photo-import.ts';
@@ -74,19 +75,8 @@ export interface ColdStartSection {
   rows: ColdStartRow[];
 }
 
-export interface LoadSection {
-  path: string;
-  connections: number;
-  durationSeconds: number;
-  authCacheTtlSeconds: number;
-  server: LoadFigures;
-  /** Raw GetItem of the same listing: the brief's floor, and the base of `ratio`. */
-  floor: LoadFigures;
-  /** Raw rate-limit UpdateItem + GetItem: the DynamoDB part of a request without the server. */
-  floorWithRateLimit: LoadFigures;
-  ratio: { p50: number; throughput: number };
-  ratioToFloorWithRateLimit: { p50: number; throughput: number };
-}
+/** Section 3: the hot paths against the bare HTTP + GetItem floor (scripts/bench/hot-path.ts). */
+export type LoadSection = HotPathSection;
 
 export interface BenchReport {
   startedAt: string;
@@ -176,29 +166,6 @@ export function coldStartSection(
   return { runs, floorSamples: floor.moduleLoadMs.runs, floor, rows };
 }
 
-export function loadSection(
-  path: string,
-  options: { connections: number; durationSeconds: number },
-  server: LoadFigures,
-  floor: LoadFigures,
-  floorWithRateLimit: LoadFigures,
-): LoadSection {
-  const ratio = (base: LoadFigures) => ({
-    p50: round(server.p50 / base.p50, 2),
-    throughput: round(server.throughput / base.throughput, 2),
-  });
-  return {
-    path,
-    ...options,
-    authCacheTtlSeconds: 60,
-    server,
-    floor,
-    floorWithRateLimit,
-    ratio: ratio(floor),
-    ratioToFloorWithRateLimit: ratio(floorWithRateLimit),
-  };
-}
-
 /** Notes of the cold-start section. */
 export const COLD_START_NOTES = [
   "Cold start: the floor (scripts/bench/floor/handler.ts) is the least a handler can be: the AWS SDK DynamoDBDocumentClient over DynamoDBClient, one ElectroDB entity, one zod/mini schema, middy, one GetItem. It is bundled with the same esbuild settings (lib/bundling.ts esbuildOptions) minus any module alias, and measured in the same passes as the functions; every ratio is a function's figure over the floor's (medians for the timings).",
@@ -212,7 +179,7 @@ export const NOTES = [
   'RT counts every DynamoDB call of the request; "seq" counts those that started while no other was in flight (the latency that adds up).',
   'Costs are read on the wire: the in-process handlers talk to DynamoDB Local through a loopback recorder (scripts/bench/dynamo-recorder.ts) that asks every call for its consumed capacity and notes the answers, so the figures do not depend on the DynamoDB client the service uses; it adds a fraction of a millisecond per call to "ms".',
   'Costs are measured in-process with AUTH_CACHE_TTL_SECONDS=60 after one warm-up request per row, so the API key lookup is cached as in a warm Lambda; the remaining write on every request is the rate-limit counter.',
-  'Load: AUTH_CACHE_TTL_SECONDS=60 (warm Lambda), rate limits raised to 1e9/min so the budget is never the bottleneck; the server runs in its own process, autocannon and the floor loop in the bench process, DynamoDB Local in Java, all on the same shared cores: compare the ratio rather than the absolute figures.',
+  'Load: AUTH_CACHE_TTL_SECONDS=60 (warm Lambda), rate limits raised to 1e9/min so the budget is never the bottleneck; the API server and the floor server (scripts/bench/floor/http-server.ts: node:http, one GetItem through the SDK DocumentClient, the item as JSON) each run in their own process, autocannon and the raw loops in the bench process, DynamoDB Local in Java, all on the same shared cores: compare the ratios (each against the floor of the same run) rather than the absolute figures. The listing read is one Query (the listing and its Areas); the floor is one GetItem of the same listing. `--cpu-prof DIR` writes a V8 profile of the API server process; `--load-runs N`, `--cpu-requests N`.',
   'ms: in-process handler time (the real handler module invoked with an API Gateway event, DynamoDB Local over loopback, no HTTP), median.',
 ];
 
@@ -424,24 +391,60 @@ function renderCosts(costs: readonly CostResult[]): string[] {
 function renderLoad(l: LoadSection): string[] {
   const out: string[] = [];
   out.push(
-    `3. Load: GET ${l.path}, ${l.connections} connections × ${l.durationSeconds} s, AUTH_CACHE_TTL_SECONDS=${l.authCacheTtlSeconds} (warm Lambda: key lookup cached)`,
+    `3. Hot paths against the floor: ${l.connections} connections × ${l.durationSeconds} s, median of ${l.runs} runs (ratios to the floor of the same run), AUTH_CACHE_TTL_SECONDS=${l.authCacheTtlSeconds} (warm Lambda: key lookup cached)`,
   );
+  out.push(
+    `   Load average (1, 5, 15 min) during the section: ${formatLoad(l.loadAverage.start)} at start, ${formatLoad(l.loadAverage.end)} at end`,
+  );
+  const targetMark = (row: LoadSection['rows'][number]) =>
+    row.meetsTargets === undefined ? '' : mark(row.meetsTargets);
+  out.push(
+    table(
+      ['', 'req/s', 'p50 ms', 'p99 ms', 'fail', 'CPU µs/req', 'p50 ×', 'p99 ×', 'req/s ×', 'CPU ×', 'target'],
+      [
+        [
+          l.floor.label,
+          fixed(l.floor.figures.throughput, 0),
+          fixed(l.floor.figures.p50, 2),
+          fixed(l.floor.figures.p99, 2),
+          String(l.floor.figures.failures),
+          fixed(l.floor.cpuMicros, 0),
+          '1.00×',
+          '1.00×',
+          '1.00×',
+          '1.00×',
+          '',
+        ],
+        ...l.rows.map((row) => [
+          row.label,
+          fixed(row.figures.throughput, 0),
+          fixed(row.figures.p50, 2),
+          fixed(row.figures.p99, 2),
+          String(row.figures.failures),
+          fixed(row.cpuMicros, 0),
+          formatRatio(row.ratios.p50),
+          formatRatio(row.ratios.p99),
+          formatRatio(row.ratios.throughput),
+          formatRatio(row.cpuRatio),
+          targetMark(row),
+        ]),
+      ],
+      new Set([1, 2, 3, 4, 5, 6, 7, 8, 9]),
+    ),
+  );
+  out.push(
+    `   Target (GET /v1/properties/{id}): p50 ≤ ${formatRatio(HOT_PATH_TARGETS.p50RatioMax)} and throughput ≥ ${formatRatio(HOT_PATH_TARGETS.throughputRatioMin)} the floor. CPU µs/req: the server process's user + system CPU over ${l.cpuRequests} sequential requests (process.cpuUsage), network and DynamoDB wait excluded.`,
+  );
+  out.push('   Context, DynamoDB alone (raw SDK loops, no HTTP server):');
   out.push(
     table(
       ['', 'req/s', 'p50 ms', 'p90 ms', 'p99 ms', 'max ms', 'requests', 'failures'],
       [
-        loadRow('local HTTP server (scripts/local/server.ts)', l.server),
-        loadRow('floor: raw GetItem, SDK DocumentClient', l.floor),
-        loadRow('raw rate-limit UpdateItem + GetItem', l.floorWithRateLimit),
+        loadRow('raw GetItem loop', l.raw.getItem),
+        loadRow('raw rate-limit UpdateItem then GetItem loop', l.raw.rateLimitUpdateThenGet),
       ],
       new Set([1, 2, 3, 4, 5, 6, 7]),
     ),
-  );
-  out.push(
-    `   server / floor (GetItem): p50 ${fixed(l.ratio.p50, 2)}×, throughput ${fixed(l.ratio.throughput, 2)}× (the server reaches ${fixed(l.ratio.throughput * 100, 0)}% of the raw GetItem rate)`,
-  );
-  out.push(
-    `   server / raw UpdateItem + GetItem: p50 ${fixed(l.ratioToFloorWithRateLimit.p50, 2)}×, throughput ${fixed(l.ratioToFloorWithRateLimit.throughput, 2)}× (what HTTP, middy, zod and ElectroDB add on top of one rate-limit write and one read)`,
   );
   return out;
 }

@@ -127,13 +127,21 @@ export async function startApiServer(options: ApiServerOptions): Promise<{ serve
     const url = new URL(req.url ?? '/', 'http://127.0.0.1');
     let status = 500;
     try {
-      const candidates = mounted
-        .map((m) => ({ m, match: url.pathname.match(m.pattern) }))
-        .filter((c): c is { m: MountedRoute; match: RegExpMatchArray } => c.match !== null);
-      const hit = candidates.find((c) => c.m.route.method === req.method);
+      // Only the routes of the request's method are matched on the way to a handler; the others
+      // only when none matched, to tell a 405 (with Allow) from a 404.
+      let hit: { m: MountedRoute; match: RegExpMatchArray } | undefined;
+      for (const m of mounted) {
+        if (m.route.method !== req.method) continue;
+        const match = url.pathname.match(m.pattern);
+        if (match) {
+          hit = { m, match };
+          break;
+        }
+      }
       if (!hit) {
+        const candidates = mounted.filter((m) => m.pattern.test(url.pathname));
         status = candidates.length ? 405 : 404;
-        const allow = candidates.map((c) => c.m.route.method).join(', ');
+        const allow = candidates.map((m) => m.route.method).join(', ');
         send(
           res,
           status,

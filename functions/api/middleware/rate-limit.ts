@@ -7,41 +7,85 @@ import { config } from '../../kernel/config.ts';
 import { RateLimitedError } from '../../kernel/errors.ts';
 import type { HeaderSpec, PipelineStep } from '../answers.ts';
 import type { HttpEvent } from '../http.ts';
-import { callerOf, stateOf } from '../request-state.ts';
+import { callerOf, type RequestState, stateOf } from '../request-state.ts';
+import { isWrite } from '../route.ts';
 
 const WINDOW_SECONDS = 60;
 
-/** Step 5: one UpdateItem counts the request against the key's and the Tenant's budgets. */
+/**
+ * Counts the request (one UpdateItem) and judges it: sets the budget headers every answer carries,
+ * and rejects with the 429 when a budget is spent.
+ */
+async function countAndJudge(state: RequestState): Promise<void> {
+  const { tenant, apiKey } = callerOf(state);
+  const now = Date.now() / 1000;
+  const start = windowStart(now, WINDOW_SECONDS);
+  const counts = await countRequest(tenant.tenantId, apiKey.id, start, WINDOW_SECONDS);
+  const { RATE_LIMIT_KEY_PER_MINUTE, RATE_LIMIT_TENANT_PER_MINUTE } = config();
+  const verdict = judge(
+    [
+      {
+        name: 'key-minute',
+        quota: RATE_LIMIT_KEY_PER_MINUTE,
+        windowSeconds: WINDOW_SECONDS,
+        used: counts.keyCount,
+      },
+      {
+        name: 'tenant-minute',
+        quota: tenant.rateLimitPerMinute ?? RATE_LIMIT_TENANT_PER_MINUTE,
+        windowSeconds: WINDOW_SECONDS,
+        used: counts.tenantCount,
+      },
+    ],
+    now,
+  );
+  const { 'Retry-After': _retry, ...everyResponse } = verdict.headers;
+  state.rateLimitHeaders = everyResponse;
+  if (!verdict.allowed)
+    throw new RateLimitedError('Rate limit exceeded: retry after the window resets', verdict.headers);
+}
+
+/** A read's count still in flight while its handler runs, until the answer waits for it. */
+const pendingCounts = new WeakMap<RequestState, Promise<void>>();
+
+function takePending(state: RequestState): Promise<void> | undefined {
+  const pending = pendingCounts.get(state);
+  pendingCounts.delete(state);
+  return pending;
+}
+
+/**
+ * Step 5: one UpdateItem counts the request against the key's and the Tenant's budgets.
+ *
+ * A write waits for the verdict before anything else runs (a refused write must change nothing).
+ * A read starts the count and goes on at once, so its own round trip runs beside the counter's:
+ * the answer then waits for the verdict (`after`, or `onError` when the read failed), and a read over
+ * budget still answers 429, its result dropped. Every request is counted once either way, so the
+ * budget counts the same; a failed count answers 500, as it did when it ran first.
+ */
 export function rateLimit(): MiddlewareObj<HttpEvent, unknown, Error, Context> {
   return {
     before: async (request) => {
       const state = stateOf(request.context);
-      const { tenant, apiKey } = callerOf(state);
-      const now = Date.now() / 1000;
-      const start = windowStart(now, WINDOW_SECONDS);
-      const counts = await countRequest(tenant.tenantId, apiKey.id, start, WINDOW_SECONDS);
-      const { RATE_LIMIT_KEY_PER_MINUTE, RATE_LIMIT_TENANT_PER_MINUTE } = config();
-      const verdict = judge(
-        [
-          {
-            name: 'key-minute',
-            quota: RATE_LIMIT_KEY_PER_MINUTE,
-            windowSeconds: WINDOW_SECONDS,
-            used: counts.keyCount,
-          },
-          {
-            name: 'tenant-minute',
-            quota: tenant.rateLimitPerMinute ?? RATE_LIMIT_TENANT_PER_MINUTE,
-            windowSeconds: WINDOW_SECONDS,
-            used: counts.tenantCount,
-          },
-        ],
-        now,
-      );
-      const { 'Retry-After': _retry, ...everyResponse } = verdict.headers;
-      state.rateLimitHeaders = everyResponse;
-      if (!verdict.allowed)
-        throw new RateLimitedError('Rate limit exceeded: retry after the window resets', verdict.headers);
+      if (isWrite(state.route)) return countAndJudge(state);
+      const counting = countAndJudge(state);
+      // Awaited in after/onError; this only keeps a rejection from being reported as unhandled
+      // while the handler runs.
+      counting.catch(() => {});
+      pendingCounts.set(state, counting);
+    },
+    after: async (request) => {
+      await takePending(stateOf(request.context));
+    },
+    onError: async (request) => {
+      const pending = takePending(stateOf(request.context));
+      if (!pending) return;
+      try {
+        await pending;
+      } catch (error) {
+        // Over budget (429) or a failed count (500) wins over whatever the read answered.
+        request.error = error as Error;
+      }
     },
   };
 }
