@@ -1,4 +1,3 @@
-import type { ScopeRequirement } from './domain/scopes.ts';
 import { activityRoutes } from './http/activities/routes.ts';
 import { agentRoutes } from './http/agents/routes.ts';
 import { areaRoutes } from './http/areas/routes.ts';
@@ -10,6 +9,11 @@ import { leadRoutes } from './http/leads/routes.ts';
 import { placeRoutes } from './http/places/routes.ts';
 import { propertyRoutes } from './http/properties/routes.ts';
 import { webhookRoutes } from './http/webhooks/routes.ts';
+import { registerRoutes } from './platform/route-registry.ts';
+import type { RouteDefinition } from './route-definition.ts';
+
+export type { RouteDefinition } from './route-definition.ts';
+export { apiGatewayPath, isWrite, stripActionSuffixes } from './route-definition.ts';
 
 /**
  * THE route table. Every HTTP operation is one row: CDK builds one API route and one function per
@@ -17,30 +21,10 @@ import { webhookRoutes } from './http/webhooks/routes.ts';
  * and the OpenAPI document is generated from them (scripts/openapi.ts). No route is declared
  * anywhere else.
  *
- * `entry` is the handler module under functions/http/; it exports `handler` and `operation`.
+ * A row's type and the rules derived from it live in functions/route-definition.ts.
  * Each resource keeps its rows beside its handlers (functions/http/<resource>/routes.ts); this is
  * the one place they are put together.
  */
-export interface RouteDefinition {
-  readonly operationId: string;
-  readonly method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
-  /** API Gateway path syntax: `/v1/properties/{property_id}`. */
-  readonly path: string;
-  /** The scope a key needs, or a list of scopes any one of which will do. */
-  readonly scope: ScopeRequirement;
-  readonly entry: string;
-  readonly summary: string;
-  readonly tag: string;
-  /**
-   * AWS services the operation calls besides the table: CDK grants exactly these
-   * (lib/stacks/route-group-stack.ts). `aiQueue`: sends to the AI queue (`AI_QUEUE_URL`,
-   * `sqs:SendMessage`); `email`: sends email through SES (`EMAIL_FROM`, `ses:SendEmail` on the
-   * sender's identity). Without it, the function gets neither, and a call to either throws.
-   * @default - none
-   */
-  readonly uses?: readonly ('aiQueue' | 'email')[];
-}
-
 export const routes = [
   ...placeRoutes,
   ...propertyRoutes,
@@ -63,34 +47,5 @@ export function routeFor(operationId: OperationId): RouteDefinition {
   return route;
 }
 
-/**
- * The route's path as an API Gateway route key path. API Gateway takes a path variable only as a
- * whole segment, so an action suffix after a variable (`{delivery_id}:redeliver`) is matched by the
- * variable alone (`{delivery_id}`), and `pathParameters` then carry the suffix: see
- * `stripActionSuffixes`. No two rows may differ only by such a suffix (the route table test checks).
- */
-export function apiGatewayPath(path: string): string {
-  return path.replace(/\{(\w+)\}[^/]+/g, '{$1}');
-}
-
-/**
- * The path parameters of `route` without the action suffixes API Gateway left on them
- * (`<uuid>:redeliver` → `<uuid>`); the local server already matches the full segment.
- */
-export function stripActionSuffixes(
-  route: RouteDefinition,
-  parameters: Record<string, string | undefined>,
-): Record<string, string | undefined> {
-  const stripped = { ...parameters };
-  for (const [, name, suffix] of route.path.matchAll(/\{(\w+)\}([^/]+)/g)) {
-    const value = stripped[name as string];
-    if (value?.endsWith(suffix as string))
-      stripped[name as string] = value.slice(0, -(suffix as string).length);
-  }
-  return stripped;
-}
-
-/** Writes are every method but GET: they need an active subscription and accept Idempotency-Key. */
-export function isWrite(route: RouteDefinition): boolean {
-  return route.method !== 'GET';
-}
+// Whoever loads the table serves its operations (the local server, the OpenAPI generator, the tests).
+registerRoutes(routes);

@@ -98,6 +98,7 @@ describe('the cold-start section', () => {
     file: `${name}.mjs`,
     kb,
     gzipKb: kb / 4,
+    lazyKb: 0,
     composition: [],
   });
   const figures = (loads: number[], firsts: number[], statuses = ['200'], sent: string[] = []) => ({

@@ -1,7 +1,7 @@
 import type { MiddlewareObj } from '@middy/core';
 import type { Context } from 'aws-lambda';
 import { describeRequirement, satisfies } from '../../domain/scopes.ts';
-import { isWrite } from '../../routes.ts';
+import { isWrite } from '../../route-definition.ts';
 import { ErrorOut, type PipelineStep } from '../answers.ts';
 import { ForbiddenError, PaymentRequiredError, ServiceUnavailableError } from '../errors.ts';
 import type { HttpEvent } from '../http.ts';

@@ -7,7 +7,7 @@ import {
   type IdempotencyScope,
   releaseIdempotencyKey,
 } from '../../data/idempotency.ts';
-import { isWrite } from '../../routes.ts';
+import { isWrite } from '../../route-definition.ts';
 import { ErrorOut, type PipelineStep, ValidationErrorOut } from '../answers.ts';
 import { ConflictError, RequestValidationError } from '../errors.ts';
 import { type HttpEvent, type HttpResponse, header } from '../http.ts';

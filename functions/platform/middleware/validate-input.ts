@@ -1,7 +1,7 @@
 import type { MiddlewareObj } from '@middy/core';
 import type { Context } from 'aws-lambda';
 import type * as z from 'zod/mini';
-import { stripActionSuffixes } from '../../routes.ts';
+import { stripActionSuffixes } from '../../route-definition.ts';
 import { PayloadTooLargeError, RequestValidationError, type ValidationIssue } from '../errors.ts';
 import { type HttpEvent, pathParameterProblem } from '../http.ts';
 import { stateOf } from '../request-state.ts';
