@@ -1,3 +1,5 @@
+import type { RouteDefinition } from './api/route.ts';
+import { registerRoutes } from './api/route-registry.ts';
 import { activityRoutes } from './http/activities/routes.ts';
 import { agentRoutes } from './http/agents/routes.ts';
 import { areaRoutes } from './http/areas/routes.ts';
@@ -9,11 +11,6 @@ import { leadRoutes } from './http/leads/routes.ts';
 import { placeRoutes } from './http/places/routes.ts';
 import { propertyRoutes } from './http/properties/routes.ts';
 import { webhookRoutes } from './http/webhooks/routes.ts';
-import { registerRoutes } from './platform/route-registry.ts';
-import type { RouteDefinition } from './route-definition.ts';
-
-export type { RouteDefinition } from './route-definition.ts';
-export { apiGatewayPath, isWrite, stripActionSuffixes } from './route-definition.ts';
 
 /**
  * THE route table. Every HTTP operation is one row: CDK builds one API route and one function per
@@ -21,7 +18,7 @@ export { apiGatewayPath, isWrite, stripActionSuffixes } from './route-definition
  * and the OpenAPI document is generated from them (scripts/openapi.ts). No route is declared
  * anywhere else.
  *
- * A row's type and the rules derived from it live in functions/route-definition.ts.
+ * `entry` is the handler module under functions/http/; it exports `handler` and `operation`.
  * Each resource keeps its rows beside its handlers (functions/http/<resource>/routes.ts); this is
  * the one place they are put together.
  */
@@ -47,5 +44,6 @@ export function routeFor(operationId: OperationId): RouteDefinition {
   return route;
 }
 
-// Whoever loads the table serves its operations (the local server, the OpenAPI generator, the tests).
+// Whoever loads the table serves its operations (the local server, the OpenAPI generator, the tests);
+// a deployed function registers its own row instead (lib/bundling.ts).
 registerRoutes(routes);

@@ -1,6 +1,6 @@
 import { isAbsolute, relative, resolve } from 'node:path';
 import { type BuildOptions, type BuildResult, buildSync, type Metafile } from 'esbuild';
-import type { RouteDefinition } from '../functions/routes.ts';
+import type { RouteDefinition } from '../functions/api/route.ts';
 
 /** The repository root: every entry is resolved from it. */
 const ROOT = resolve(import.meta.dirname, '..');
@@ -47,7 +47,7 @@ export const bundlingDefaults = {
 export const HANDLER_FILE = 'index.mjs';
 
 /** The route registry the generated entry of an HTTP function fills (see {@link lambdaEntrySource}). */
-const ROUTE_REGISTRY = 'functions/platform/route-registry.ts';
+const ROUTE_REGISTRY = 'functions/api/route-registry.ts';
 
 /** What one Lambda function bundles. */
 export interface FunctionEntry {

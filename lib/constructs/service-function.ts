@@ -10,7 +10,7 @@ import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { NagSuppressions } from 'cdk-nag';
 import { Construct } from 'constructs';
 import * as z from 'zod';
-import type { RouteDefinition } from '../../functions/routes.ts';
+import type { RouteDefinition } from '../../functions/api/route.ts';
 import { bundleFunctionSync, type FunctionEntry, HANDLER_FILE } from '../bundling.ts';
 
 /** The repository root: entries, the lock file and tsconfig.json all live under it. */
@@ -93,7 +93,7 @@ export function parseBedrockModelId(modelId: string): BedrockModelTarget {
 
 /**
  * The domain of a sender address, which must be a plain address (no display name) that the functions'
- * configuration accepts (`EMAIL_FROM`, functions/platform/config.ts): the same zod check, so that synth
+ * configuration accepts (`EMAIL_FROM`, functions/kernel/config.ts): the same zod check, so that synth
  * refuses what the functions would refuse at cold start.
  */
 export function emailDomain(address: string): string {
@@ -197,7 +197,7 @@ class LocalEsbuild implements ILocalBundling {
   }
 }
 
-/** The CloudWatch namespace of the business metrics (functions/platform/metrics.ts, EMF). */
+/** The CloudWatch namespace of the business metrics (functions/kernel/metrics.ts, EMF). */
 export const METRICS_NAMESPACE = 'ListingsLeads';
 
 /**

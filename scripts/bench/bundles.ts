@@ -2,7 +2,8 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:f
 import { basename, join, relative, resolve } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { build, type Metafile } from 'esbuild';
-import { type RouteDefinition, routes } from '../../functions/routes.ts';
+import type { RouteDefinition } from '../../functions/api/route.ts';
+import { routes } from '../../functions/routes.ts';
 import { esbuildOptions, HANDLER_FILE, staticClosure } from '../../lib/bundling.ts';
 import { round } from './stats.ts';
 

@@ -2,20 +2,22 @@ import { randomUUID } from 'node:crypto';
 import middy, { type Request } from '@middy/core';
 import type { Context } from 'aws-lambda';
 import type * as z from 'zod/mini';
-import type { RouteDefinition } from '../route-definition.ts';
+import { ErrorOut } from '../contract/errors.ts';
+import { loadCursorSecret } from '../kernel/cursor-secret.ts';
+import { logger } from '../kernel/logger.ts';
+import { flushMetrics } from '../kernel/metrics.ts';
 import type { OperationId } from '../routes.ts';
-import { ErrorOut, type OperationShape, type PipelineStep, type ResponseSpec } from './answers.ts';
-import { loadCursorSecret } from './cursor-secret.ts';
+import type { Caller } from '../services/caller.ts';
+import type { OperationShape, PipelineStep, ResponseSpec } from './answers.ts';
 import { type HttpEvent, type HttpResponse, jsonResponse } from './http.ts';
-import { logger } from './logger.ts';
-import { flushMetrics } from './metrics.ts';
 import { authenticate, authenticateStep } from './middleware/authenticate.ts';
 import { checkAccess, checkAccessStep } from './middleware/check-access.ts';
 import { errorHandler, errorHandlerStep } from './middleware/error-handler.ts';
 import { idempotency, idempotencyStep } from './middleware/idempotency.ts';
 import { rateLimit, rateLimitStep } from './middleware/rate-limit.ts';
 import { validateInput, validateInputStep } from './middleware/validate-input.ts';
-import { attachState, type Caller, callerOf, type RequestState, stateOf } from './request-state.ts';
+import { attachState, callerOf, type RequestState, stateOf } from './request-state.ts';
+import type { RouteDefinition } from './route.ts';
 import { registeredRoute } from './route-registry.ts';
 
 type MiddyRequest = Request<HttpEvent, HttpResponse, Error, Context>;
@@ -45,7 +47,7 @@ export interface OperationResult {
 }
 
 export interface Operation {
-  /** The operation's row of the route table (registered: see functions/platform/route-registry.ts). */
+  /** The operation's row of the route table (registered: see functions/api/route-registry.ts). */
   readonly route: RouteDefinition;
   spec: OperationSpec<z.ZodMiniType | undefined, z.ZodMiniType | undefined, z.ZodMiniType | undefined>;
   handler: (event: HttpEvent, context: Context) => Promise<HttpResponse>;

@@ -1,4 +1,4 @@
-import type { RouteDefinition } from '../routes.ts';
+import type { RouteDefinition } from './route.ts';
 
 /**
  * The route rows this process serves, by operationId. The route table (functions/routes.ts) registers

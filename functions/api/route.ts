@@ -1,12 +1,6 @@
-import type { ScopeRequirement } from './domain/scopes.ts';
+import type { ScopeRequirement } from '../domain/scopes.ts';
 
-/**
- * One row of the route table (functions/routes.ts), and the rules every operation derives from its
- * row. Kept apart from the table so that a function's code can read its own row without bundling the
- * table: a deployed function registers only its row (functions/platform/route-registry.ts).
- *
- * `entry` is the handler module under functions/http/; it exports `handler` and `operation`.
- */
+/** One row of the route table (functions/routes.ts): what the API edge, CDK and the docs read. */
 export interface RouteDefinition {
   readonly operationId: string;
   readonly method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
