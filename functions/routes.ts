@@ -1,4 +1,5 @@
 import type { RouteDefinition } from './api/route.ts';
+import { registerRoutes } from './api/route-registry.ts';
 import { activityRoutes } from './http/activities/routes.ts';
 import { agentRoutes } from './http/agents/routes.ts';
 import { areaRoutes } from './http/areas/routes.ts';
@@ -44,3 +45,7 @@ export function routeFor(operationId: OperationId): RouteDefinition {
   if (!route) throw new Error(`No route ${operationId} in functions/routes.ts`);
   return route;
 }
+
+// Whoever loads the table serves its operations (the local server, the OpenAPI generator, the tests);
+// a deployed function registers its own row instead (lib/bundling.ts).
+registerRoutes(routes);

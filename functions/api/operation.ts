@@ -6,7 +6,7 @@ import { ErrorOut } from '../contract/errors.ts';
 import { loadCursorSecret } from '../kernel/cursor-secret.ts';
 import { logger } from '../kernel/logger.ts';
 import { flushMetrics } from '../kernel/metrics.ts';
-import { type OperationId, routeFor } from '../routes.ts';
+import type { OperationId } from '../routes.ts';
 import type { Caller } from '../services/caller.ts';
 import type { OperationShape, PipelineStep, ResponseSpec } from './answers.ts';
 import { type HttpEvent, type HttpResponse, jsonResponse } from './http.ts';
@@ -18,6 +18,7 @@ import { rateLimit, rateLimitStep } from './middleware/rate-limit.ts';
 import { validateInput, validateInputStep } from './middleware/validate-input.ts';
 import { attachState, callerOf, type RequestState, stateOf } from './request-state.ts';
 import type { RouteDefinition } from './route.ts';
+import { registeredRoute } from './route-registry.ts';
 
 type MiddyRequest = Request<HttpEvent, HttpResponse, Error, Context>;
 type Infer<S> = S extends z.ZodMiniType ? z.infer<S> : Record<string, never>;
@@ -46,7 +47,8 @@ export interface OperationResult {
 }
 
 export interface Operation {
-  route: RouteDefinition;
+  /** The operation's row of the route table (registered: see functions/api/route-registry.ts). */
+  readonly route: RouteDefinition;
   spec: OperationSpec<z.ZodMiniType | undefined, z.ZodMiniType | undefined, z.ZodMiniType | undefined>;
   handler: (event: HttpEvent, context: Context) => Promise<HttpResponse>;
 }
@@ -131,7 +133,13 @@ export function defineOperation<
   spec: OperationSpec<P, Q, B>,
   run: (input: OperationInput<P, Q, B>) => Promise<OperationResult>,
 ): Operation {
-  const route = routeFor(operationId);
+  // The row is looked up on first use, not now: a deployed function's generated entry registers its
+  // one row after this module has loaded (lib/bundling.ts), and never loads the route table.
+  let route: RouteDefinition | undefined;
+  const routeOf = (): RouteDefinition => {
+    route ??= registeredRoute(operationId);
+    return route;
+  };
   const paged = pagesWithCursor(spec.query);
   const core = async (_event: HttpEvent, context: Context): Promise<HttpResponse> => {
     // The cursor key (Secrets Manager in Lambda) is resolved once per container, and only by the
@@ -146,7 +154,12 @@ export function defineOperation<
   const lifecycle = {
     requestStart: (request: MiddyRequest) => {
       const requestId = request.event.requestContext?.requestId || randomUUID();
-      attachState(request.context, { route, requestId, startedAt: Date.now(), rateLimitHeaders: {} });
+      attachState(request.context, {
+        route: routeOf(),
+        requestId,
+        startedAt: Date.now(),
+        rateLimitHeaders: {},
+      });
       // Every line logged during the request carries the Lambda context and the request id.
       logger.addContext(request.context);
       logger.appendKeys({ requestId });
@@ -169,5 +182,11 @@ export function defineOperation<
     .use(rateLimit())
     .use(idempotency())
     .use(validateInput(spec as OperationSpec<z.ZodMiniType, z.ZodMiniType, z.ZodMiniType>));
-  return { route, spec, handler: handler as Operation['handler'] };
+  return {
+    get route() {
+      return routeOf();
+    },
+    spec,
+    handler: handler as Operation['handler'],
+  };
 }

@@ -26,7 +26,7 @@ import {
   RequestValidationError,
   type ValidationIssue,
 } from '../kernel/errors.ts';
-import { checkPublicUrl, privateUrlsAllowed } from '../kernel/net/public-dispatcher.ts';
+import { checkPublicUrl, privateUrlsAllowed } from '../kernel/net/public-address.ts';
 import { pageBy, readCursorBy } from './paging.ts';
 
 export interface NewEndpointInput {

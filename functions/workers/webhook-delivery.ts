@@ -1,7 +1,7 @@
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { logger } from '../kernel/logger.ts';
 import '../kernel/zod.ts';
-import { privateUrlsAllowed } from '../kernel/net/public-dispatcher.ts';
+import { privateUrlsAllowed } from '../kernel/net/public-address.ts';
 import { DeliveryMessage } from '../kernel/ports/webhook-ladder.ts';
 import { processDeliveryMessage } from '../services/webhook-deliveries.ts';
 

@@ -1,17 +1,17 @@
-import { dirname, join, resolve } from 'node:path';
+import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { ArnFormat, Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
+import { ArnFormat, AssetHashType, Duration, type ILocalBundling, RemovalPolicy, Stack } from 'aws-cdk-lib';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
-import { Architecture, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
-import { LogLevel, NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { Architecture, Code, Function as LambdaFunction, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { NagSuppressions } from 'cdk-nag';
 import { Construct } from 'constructs';
 import * as z from 'zod';
-import { bundlingDefaults } from '../bundling.ts';
+import type { RouteDefinition } from '../../functions/api/route.ts';
+import { bundleFunctionSync, type FunctionEntry, HANDLER_FILE } from '../bundling.ts';
 
 /** The repository root: entries, the lock file and tsconfig.json all live under it. */
 export const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -119,6 +119,12 @@ export interface ServiceFunctionProps {
   /** Absolute path of the handler module; it must export `handler`. */
   readonly entry: string;
   /**
+   * The function's row of the route table, for an HTTP operation: its bundle registers that row alone
+   * and does not carry the route table (lib/bundling.ts).
+   * @default - not an HTTP operation
+   */
+  readonly route?: RouteDefinition;
+  /**
    * Shown in the console next to the generated function name.
    * @default - no description
    */
@@ -171,11 +177,24 @@ export interface ServiceFunctionProps {
    * @default - only the defaults
    */
   readonly environment?: Readonly<Record<string, string>>;
-  /**
-   * Directory bundling runs from; `entry` must be under it.
-   * @default - the repository root
-   */
-  readonly projectRoot?: string;
+}
+
+/**
+ * CDK's local bundling step for one function: esbuild in this process (lib/bundling.ts), no Docker.
+ * A class with the entry as a field, not an object literal: CDK keys its asset cache on the bundling
+ * options as JSON, and a closure alone would make every function's options look the same.
+ */
+class LocalEsbuild implements ILocalBundling {
+  readonly entry: FunctionEntry;
+
+  constructor(entry: FunctionEntry) {
+    this.entry = entry;
+  }
+
+  tryBundle(outputDir: string): boolean {
+    bundleFunctionSync(this.entry, outputDir);
+    return true;
+  }
 }
 
 /** The CloudWatch namespace of the business metrics (functions/kernel/metrics.ts, EMF). */
@@ -183,7 +202,8 @@ export const METRICS_NAMESPACE = 'ListingsLeads';
 
 /**
  * One Lambda function of the service, with the defaults every function must have: Node.js 24 on ARM64,
- * bundled ESM by the local esbuild with the options of lib/bundling.ts (the SDK included), its own log
+ * bundled at synth by the local esbuild with the options of lib/bundling.ts (ESM, code splitting, the
+ * SDK included; no Docker), its own log
  * group with a retention, source maps loaded by Node (`--enable-source-maps`) so that a logged stack
  * trace points into the TypeScript sources, Powertools settings (service name, log level, metrics
  * namespace), and a role that starts with nothing but writing to that log group. Access is added with
@@ -193,13 +213,12 @@ export const METRICS_NAMESPACE = 'ListingsLeads';
 export class ServiceFunction extends Construct {
   /** Absolute path of the handler module (test/infra/permissions.test.ts names workers by it). */
   readonly entry: string;
-  readonly fn: NodejsFunction;
+  readonly fn: LambdaFunction;
   readonly role: Role;
   readonly logGroup: LogGroup;
 
   constructor(scope: Construct, id: string, props: ServiceFunctionProps) {
     super(scope, id);
-    const projectRoot = props.projectRoot ?? repoRoot;
     this.entry = props.entry;
 
     this.logGroup = new LogGroup(this, 'LogGroup', {
@@ -216,9 +235,20 @@ export class ServiceFunction extends Construct {
     this.logGroup.grantWrite(this.role);
 
     const tracing = props.tracing ?? Tracing.DISABLED;
-    this.fn = new NodejsFunction(this, 'Function', {
-      entry: props.entry,
-      handler: 'handler',
+    const entry: FunctionEntry = { module: props.entry, ...(props.route ? { route: props.route } : {}) };
+    this.fn = new LambdaFunction(this, 'Function', {
+      // Not NodejsFunction: it bundles into one file (esbuild --outfile), which inlines every dynamic
+      // import; lib/bundling.ts splits them into chunks loaded only when used. esbuild runs in this
+      // process (local bundling); the image is never pulled, since the local step throws rather than
+      // hand over to Docker.
+      code: Code.fromAsset(repoRoot, {
+        assetHashType: AssetHashType.OUTPUT,
+        bundling: {
+          image: Runtime.NODEJS_24_X.bundlingImage,
+          local: new LocalEsbuild(entry),
+        },
+      }),
+      handler: `${HANDLER_FILE.replace(/\.mjs$/, '')}.handler`,
       description: props.description,
       runtime: Runtime.NODEJS_24_X,
       architecture: Architecture.ARM_64,
@@ -228,8 +258,6 @@ export class ServiceFunction extends Construct {
       role: this.role,
       logGroup: this.logGroup,
       deadLetterQueue: props.deadLetterQueue,
-      projectRoot,
-      depsLockFilePath: join(projectRoot, 'package-lock.json'),
       environment: {
         POWERTOOLS_SERVICE_NAME: props.serviceName ?? 'listings-leads',
         POWERTOOLS_METRICS_NAMESPACE: METRICS_NAMESPACE,
@@ -238,21 +266,6 @@ export class ServiceFunction extends Construct {
         // Costs cold start (Node reads the map when the bundle loads; see the README's figures).
         NODE_OPTIONS: '--enable-source-maps',
         ...props.environment,
-      },
-      bundling: {
-        format: { esm: OutputFormat.ESM, cjs: OutputFormat.CJS }[bundlingDefaults.format],
-        target: bundlingDefaults.target,
-        minify: bundlingDefaults.minify,
-        sourceMap: bundlingDefaults.sourcemap,
-        // Node needs only the mappings to rewrite stack traces; without the embedded sources the map
-        // it parses at load (--enable-source-maps) is 3.5 times smaller (1.57 MB → 0.45 MB for a GET route).
-        sourcesContent: false,
-        mainFields: [...bundlingDefaults.mainFields],
-        banner: bundlingDefaults.banner,
-        // Empty on purpose: the SDK is bundled so that the deployed version is the tested one.
-        externalModules: [...bundlingDefaults.external],
-        bundleAwsSDK: true,
-        logLevel: LogLevel.WARNING,
       },
     });
 

@@ -111,6 +111,7 @@ export class RouteGroupStack extends NestedStack {
       const routeKey = `${route.method} ${route.path}`;
       const service = new ServiceFunction(this, route.operationId, {
         entry: join(repoRoot, 'functions', 'http', route.entry),
+        route,
         description: `${routeKey} (${route.operationId})`,
       });
       // The ARN only: the function reads the value at run time, once per container, so it is never in

@@ -1,9 +1,10 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { basename, relative, resolve } from 'node:path';
+import { basename, join, relative, resolve } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { build, type Metafile } from 'esbuild';
+import type { RouteDefinition } from '../../functions/api/route.ts';
 import { routes } from '../../functions/routes.ts';
-import { esbuildOptions } from '../../lib/bundling.ts';
+import { esbuildOptions, HANDLER_FILE, staticClosure } from '../../lib/bundling.ts';
 import { round } from './stats.ts';
 
 const ROOT = resolve(import.meta.dirname, '../..');
@@ -13,6 +14,8 @@ export interface HandlerEntry {
   /** Relative to the repository root. */
   entry: string;
   kind: 'http' | 'stream' | 'worker' | 'floor';
+  /** An HTTP function's row of the route table: its bundle registers this row alone, as deployed. */
+  route?: RouteDefinition;
 }
 
 /** The floor handler (floor/handler.ts): what every function is judged against. */
@@ -51,7 +54,12 @@ export function exportsHandler(source: string): boolean {
  */
 export function handlerEntries(): HandlerEntry[] {
   const http = routes.map(
-    (r): HandlerEntry => ({ name: r.operationId, entry: `functions/http/${r.entry}`, kind: 'http' }),
+    (r): HandlerEntry => ({
+      name: r.operationId,
+      entry: `functions/http/${r.entry}`,
+      kind: 'http',
+      route: r,
+    }),
   );
   const asyncEntries = ASYNC_FOLDERS.flatMap(({ folder, kind }) =>
     existsSync(resolve(ROOT, folder))
@@ -76,12 +84,18 @@ export interface PackageShare {
 }
 
 export interface BundleResult extends HandlerEntry {
+  /** The handler module (`index.mjs`) in the function's own output folder, beside its chunks. */
   file: string;
-  /** The minified .mjs, KB. */
+  /**
+   * What Node reads and compiles before the handler's first line runs, KB: the entry and the chunks
+   * it imports statically (minified). Chunks reached only by a dynamic `import()` are not in it.
+   */
   kb: number;
-  /** The same gzipped (level 9): what the deployment package roughly weighs. */
+  /** The same gzipped (level 9). */
   gzipKb: number;
-  /** What the minified output is made of, largest first (from esbuild's metafile). */
+  /** The chunks only a dynamic `import()` loads (an SDK client a code path needs), KB on disk. */
+  lazyKb: number;
+  /** What the code loaded at import is made of, largest first (from esbuild's metafile). */
   composition: PackageShare[];
 }
 
@@ -119,26 +133,46 @@ export function composition(output: Metafile['outputs'][string]): PackageShare[]
     });
 }
 
+/** The inputs of several outputs as one, for {@link composition}. */
+function mergedOutput(metafile: Metafile, files: readonly string[]): Metafile['outputs'][string] {
+  const inputs: Metafile['outputs'][string]['inputs'] = {};
+  for (const file of files) {
+    for (const [input, share] of Object.entries(metafile.outputs[file]?.inputs ?? {})) {
+      inputs[input] = { bytesInOutput: (inputs[input]?.bytesInOutput ?? 0) + share.bytesInOutput };
+    }
+  }
+  return { bytes: 0, inputs, imports: [], exports: [] };
+}
+
 /**
- * Bundles one handler with exactly the deployed settings (lib/bundling.ts). The floor is bundled
- * without the module aliases: it is the AWS SDK as AWS ships it, whatever the service substitutes.
+ * Bundles one handler exactly as CDK deploys it (lib/bundling.ts: the generated entry, code
+ * splitting) into its own folder. The floor is bundled the same way: its SDK's own dynamic imports
+ * (credential providers) become chunks too.
  */
 export async function bundleOne(entry: HandlerEntry, outDir: string): Promise<BundleResult> {
-  const file = resolve(outDir, `${entry.name}.mjs`);
-  const { alias, ...withoutAliases } = esbuildOptions(resolve(ROOT, entry.entry), file);
-  const options =
-    entry.kind === 'floor' ? withoutAliases : { ...withoutAliases, ...(alias ? { alias } : {}) };
-  const { metafile } = await build({ ...options, absWorkingDir: ROOT });
-  const output = metafile?.outputs[relative(ROOT, file)];
-  if (!output) throw new Error(`esbuild produced no ${file}`);
-  // The .mjs alone: the source map is uploaded too but is not loaded unless --enable-source-maps.
-  const code = readFileSync(file);
+  const dir = resolve(outDir, entry.name);
+  const options = esbuildOptions(
+    { module: entry.entry, ...(entry.route ? { route: entry.route } : {}) },
+    dir,
+  );
+  const { metafile } = await build(options);
+  if (!metafile) throw new Error(`esbuild produced no metafile for ${entry.name}`);
+  const file = join(dir, HANDLER_FILE);
+  const handlerOutput = relative(ROOT, file);
+  if (!metafile.outputs[handlerOutput]) throw new Error(`esbuild produced no ${file}`);
+  const loaded = staticClosure(metafile, handlerOutput);
+  // The .mjs files alone: the source maps are uploaded too but are not read unless --enable-source-maps.
+  const code = Buffer.concat(loaded.map((output) => readFileSync(resolve(ROOT, output))));
+  const lazyBytes = Object.entries(metafile.outputs)
+    .filter(([output]) => output.endsWith('.mjs') && !loaded.includes(output))
+    .reduce((sum, [, output]) => sum + output.bytes, 0);
   return {
     ...entry,
     file,
     kb: round(code.length / 1024),
     gzipKb: round(gzipSync(code, { level: 9 }).length / 1024),
-    composition: composition(output),
+    lazyKb: round(lazyBytes / 1024),
+    composition: composition(mergedOutput(metafile, loaded)),
   };
 }
 
@@ -150,7 +184,9 @@ export async function bundleHandlers(outDir: string, log: (line: string) => void
   for (const entry of [FLOOR, ...handlerEntries()]) {
     const result = await bundleOne(entry, outDir);
     results.push(result);
-    log(`  bundled ${entry.name}: ${result.kb} KB (${result.gzipKb} KB gzipped)`);
+    log(
+      `  bundled ${entry.name}: ${result.kb} KB loaded at import (${result.gzipKb} KB gzipped), ${result.lazyKb} KB in chunks loaded on use`,
+    );
   }
   return results;
 }

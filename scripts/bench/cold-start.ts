@@ -332,9 +332,11 @@ const context = {
   awsRequestId: crypto.randomUUID(), logGroupName: '/aws/lambda/' + name, logStreamName: 'bench',
   getRemainingTimeInMillis: () => 29000, done() {}, fail() {}, succeed() {},
 };
+const cpuStart = process.cpuUsage();
 const started = performance.now();
 const module = await import(url);
 const imported = performance.now();
+const cpuImported = process.cpuUsage(cpuStart);
 let status;
 try {
   const answer = await module.handler(event, context);
@@ -346,12 +348,20 @@ try {
   status = 'threw: ' + String(error && error.message || error).slice(0, 200);
 }
 const answered = performance.now();
-process.stdout.write('\\n' + JSON.stringify({ importMs: imported - started, firstMs: answered - started, status }) + '\\n', () => process.exit(0));
+const cpuAnswered = process.cpuUsage(cpuStart);
+const cpuMs = (usage) => (usage.user + usage.system) / 1000;
+process.stdout.write('\\n' + JSON.stringify({ importMs: imported - started, firstMs: answered - started, importCpuMs: cpuMs(cpuImported), firstCpuMs: cpuMs(cpuAnswered), status }) + '\\n', () => process.exit(0));
 `;
 
 export interface ColdSample {
   importMs: number;
   firstMs: number;
+  /**
+   * The same spans in CPU time of the process (user + system, all its threads): what the function
+   * itself burns, which a neighbour's load on shared cores stretches far less than the wall clock.
+   */
+  importCpuMs: number;
+  firstCpuMs: number;
   status: string;
   /** The AWS services (besides DynamoDB) the process called, e.g. `SQS`; `refused` for a call the responder did not answer. */
   sent: string[];
@@ -411,6 +421,9 @@ export async function probeOnce(
 export interface ColdFigures {
   moduleLoad: Summary;
   firstResponse: Summary;
+  /** CPU time of the same spans (see ColdSample). */
+  moduleLoadCpu: Summary;
+  firstResponseCpu: Summary;
   /** Distinct answers over the samples, e.g. `200` or `201`; anything but 2xx / ok is flagged. */
   statuses: string[];
   /** The AWS services besides DynamoDB the function called in any sample (SQS, SESv2, …). */
@@ -474,6 +487,8 @@ export async function measureColdStart(
       {
         moduleLoad: summarize(list.map((s) => s.importMs)),
         firstResponse: summarize(list.map((s) => s.firstMs)),
+        moduleLoadCpu: summarize(list.map((s) => s.importCpuMs)),
+        firstResponseCpu: summarize(list.map((s) => s.firstCpuMs)),
         statuses: [...new Set(list.map((s) => s.status))].sort(),
         sent: [...new Set(list.flatMap((s) => s.sent))].sort(),
         genericEvent: generic.has(name),

@@ -6,7 +6,7 @@ import { build, type Metafile } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { HttpEvent, HttpResponse, LambdaContext } from '../../functions/api/http.ts';
 import { type OperationId, routeFor } from '../../functions/routes.ts';
-import { esbuildOptions } from '../../lib/bundling.ts';
+import { esbuildOptions, HANDLER_FILE, staticClosure } from '../../lib/bundling.ts';
 import { httpEvent, lambdaContext } from '../../scripts/local/lambda-events.ts';
 import { createTestTenant } from '../support/factories.ts';
 
@@ -23,20 +23,32 @@ type Bundled = keyof typeof HANDLERS;
 
 interface Bundle {
   file: string;
-  /** Paths of every module esbuild put into the bundle, relative to the repository root. */
+  /** Paths of every module esbuild put into the code loaded at import, relative to the repository root. */
   inputs: string[];
 }
 
 let outDir: string;
 const bundles = new Map<Bundled, Bundle>();
 
-/** Bundles `entry` exactly as deployed (lib/bundling.ts), as scripts/bench/bundles.ts does. */
+/**
+ * Bundles `entry` exactly as deployed (lib/bundling.ts: the generated entry that registers the
+ * function's own route row, code splitting), as scripts/bench/bundles.ts does.
+ */
 async function bundle(name: Bundled, entry: string): Promise<Bundle> {
-  const file = join(outDir, `${name}.mjs`);
-  const { metafile } = await build({ ...esbuildOptions(resolve(ROOT, entry), file), absWorkingDir: ROOT });
-  const output = (metafile as Metafile).outputs[relative(ROOT, file)];
-  if (!output) throw new Error(`esbuild produced no ${file}`);
-  return { file, inputs: Object.keys(output.inputs) };
+  const dir = join(outDir, name);
+  const { metafile } = await build(esbuildOptions({ module: entry, route: routeFor(name) }, dir));
+  const file = join(dir, HANDLER_FILE);
+  const handlerOutput = relative(ROOT, file);
+  if (!(metafile as Metafile).outputs[handlerOutput]) throw new Error(`esbuild produced no ${file}`);
+  const loaded = staticClosure(metafile as Metafile, handlerOutput);
+  return {
+    file,
+    inputs: [
+      ...new Set(
+        loaded.flatMap((output) => Object.keys((metafile as Metafile).outputs[output]?.inputs ?? {})),
+      ),
+    ],
+  };
 }
 
 type Handler = (event: HttpEvent, context: LambdaContext) => Promise<HttpResponse>;
@@ -111,6 +123,24 @@ describe('Lambda bundles', () => {
       // Assess
       expect(electrodb).toBe(true);
       expect(missing).toEqual([]);
+    },
+  );
+
+  it.each(Object.keys(HANDLERS) as Bundled[])(
+    '%s loads its own route row, not the route table, and no SDK client it only imports on use',
+    (name) => {
+      // Prepare
+      const inputs = bundles.get(name)?.inputs ?? [];
+      // Act
+      const routeTable = inputs.filter((input) =>
+        /^functions\/(routes\.ts|http\/[^/]+\/routes\.ts)$/.test(input),
+      );
+      const lazyClients = inputs.filter((input) =>
+        /node_modules\/@aws-sdk\/client-(secrets-manager|sqs|sesv2|bedrock-runtime|scheduler)\//.test(input),
+      );
+      // Assess
+      expect(routeTable).toEqual([]);
+      expect(lazyClients).toEqual([]);
     },
   );
 

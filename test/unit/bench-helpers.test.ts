@@ -98,11 +98,15 @@ describe('the cold-start section', () => {
     file: `${name}.mjs`,
     kb,
     gzipKb: kb / 4,
+    lazyKb: 0,
     composition: [],
   });
   const figures = (loads: number[], firsts: number[], statuses = ['200'], sent: string[] = []) => ({
     moduleLoad: summarize(loads),
     firstResponse: summarize(firsts),
+    // CPU time: half the wall time here, so the CPU ratios equal the wall-clock ones.
+    moduleLoadCpu: summarize(loads.map((ms) => ms / 2)),
+    firstResponseCpu: summarize(firsts.map((ms) => ms / 2)),
     statuses,
     sent,
     genericEvent: false,
@@ -128,6 +132,7 @@ describe('the cold-start section', () => {
     expect(get).toMatchObject({
       name: 'getThing',
       ratios: { kb: 0.5, moduleLoad: 1.15, firstResponse: 1.15 },
+      cpuRatios: { moduleLoad: 1.15, firstResponse: 1.15 },
       moduleLoadOk: true,
       firstResponseOk: true,
       statusOk: true,

@@ -1,6 +1,5 @@
 import { Webhook } from 'standardwebhooks';
-import { type Dispatcher, request } from 'undici';
-import { publicDispatcher } from './public-dispatcher.ts';
+import type { Dispatcher } from 'undici';
 
 /** A receiver has this long to answer (interface §6.3). */
 export const WEBHOOK_TIMEOUT_MS = 10_000;
@@ -26,10 +25,15 @@ export interface WebhookResponse {
   responseBody: string | null;
 }
 
-let shared: Dispatcher | undefined;
+let shared: Promise<Dispatcher> | undefined;
 
-function defaultDispatcher(): Dispatcher {
-  shared ??= publicDispatcher();
+/**
+ * The public-only dispatcher, one per container. undici (and the dispatcher built on it) is imported
+ * on the first send, not with this module: bundled, it is a chunk of its own (lib/bundling.ts), so
+ * the functions that manage endpoints without sending never load it.
+ */
+function defaultDispatcher(): Promise<Dispatcher> {
+  shared ??= import('./public-dispatcher.ts').then(({ publicDispatcher }) => publicDispatcher());
   return shared;
 }
 
@@ -70,11 +74,12 @@ export async function sendWebhook(
   const timeoutMs = options.timeoutMs ?? WEBHOOK_TIMEOUT_MS;
   const elapsed = () => Math.round(performance.now() - started);
   try {
+    const { request } = await import('undici');
     const response = await request(req.url, {
       method: 'POST',
       headers: signedHeaders(req),
       body: req.payload,
-      dispatcher: options.dispatcher ?? defaultDispatcher(),
+      dispatcher: options.dispatcher ?? (await defaultDispatcher()),
       signal: AbortSignal.timeout(timeoutMs),
       headersTimeout: timeoutMs,
       bodyTimeout: timeoutMs,
