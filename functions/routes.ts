@@ -9,6 +9,7 @@ import { leadPropertyRoutes } from './http/lead-properties/routes.ts';
 import { leadRoutes } from './http/leads/routes.ts';
 import { placeRoutes } from './http/places/routes.ts';
 import { propertyRoutes } from './http/properties/routes.ts';
+import { siteRoutes } from './http/site/routes.ts';
 import { webhookRoutes } from './http/webhooks/routes.ts';
 
 /**
@@ -21,13 +22,20 @@ import { webhookRoutes } from './http/webhooks/routes.ts';
  * Each resource keeps its rows beside its handlers (functions/http/<resource>/routes.ts); this is
  * the one place they are put together.
  */
+/** The `scope` of a site route: a publishable key calls it, not a secret one. */
+export const PUBLISHABLE = 'publishable' as const;
+
 export interface RouteDefinition {
   readonly operationId: string;
   readonly method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
   /** API Gateway path syntax: `/v1/properties/{property_id}`. */
   readonly path: string;
-  /** The scope a key needs, or a list of scopes any one of which will do. */
-  readonly scope: ScopeRequirement;
+  /**
+   * The scope a secret key needs, or a list of scopes any one of which will do; `publishable`: the
+   * route is a site route, called from web pages with a publishable key (`?key=svc_pk_…`) under the
+   * origin rules, its own budgets, CORS and edge caching (functions/platform/middleware/site-access.ts).
+   */
+  readonly scope: ScopeRequirement | typeof PUBLISHABLE;
   readonly entry: string;
   readonly summary: string;
   readonly tag: string;
@@ -53,6 +61,7 @@ export const routes = [
   ...agentRoutes,
   ...eventRoutes,
   ...webhookRoutes,
+  ...siteRoutes,
 ] as const satisfies readonly RouteDefinition[];
 
 export type OperationId = (typeof routes)[number]['operationId'];
@@ -93,4 +102,14 @@ export function stripActionSuffixes(
 /** Writes are every method but GET: they need an active subscription and accept Idempotency-Key. */
 export function isWrite(route: RouteDefinition): boolean {
   return route.method !== 'GET';
+}
+
+/** True for a site route (publishable key, origin rules, CORS, edge cache). */
+export function isPublishable(route: RouteDefinition): boolean {
+  return route.scope === PUBLISHABLE;
+}
+
+/** The scope a secret key needs for `route` (a site route needs none: it takes no secret key). */
+export function secretScope(route: RouteDefinition): ScopeRequirement | undefined {
+  return route.scope === PUBLISHABLE ? undefined : route.scope;
 }

@@ -348,7 +348,7 @@ export async function notifyOwnerOfAssignment(tenantId: string, lead: LeadRecord
 }
 
 /** Queues (re)scoring; like the email, a failure is logged and does not fail the request. */
-async function queueScoring(tenantId: string, leadId: string): Promise<void> {
+export async function queueScoring(tenantId: string, leadId: string): Promise<void> {
   try {
     await requestScoring(tenantId, leadId);
   } catch (error) {

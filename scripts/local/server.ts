@@ -5,7 +5,7 @@ import type { Context } from 'aws-lambda';
 import { runAsFunction } from '../../functions/platform/aws-operations.ts';
 import { decodePathSegment, type HttpEvent, type HttpResponse } from '../../functions/platform/http.ts';
 import { MAX_BODY_BYTES } from '../../functions/platform/middleware/validate-input.ts';
-import { type RouteDefinition, routes } from '../../functions/routes.ts';
+import { isPublishable, type RouteDefinition, routes } from '../../functions/routes.ts';
 import { httpEvent, lambdaContext } from './lambda-events.ts';
 
 type LambdaHandler = (event: HttpEvent, context: Context) => Promise<HttpResponse>;
@@ -16,6 +16,9 @@ interface MountedRoute {
   paramNames: string[];
   load: () => Promise<LambdaHandler>;
 }
+
+/** The name the preflight function's AWS calls are recorded under (its CDK construct id too). */
+export const SITE_PREFLIGHT_FUNCTION = 'sitePreflight';
 
 const FUNCTIONS_HTTP = resolve(import.meta.dirname, '../../functions/http');
 
@@ -130,6 +133,18 @@ export async function startApiServer(options: ApiServerOptions): Promise<{ serve
         .map((m) => ({ m, match: url.pathname.match(m.pattern) }))
         .filter((c): c is { m: MountedRoute; match: RegExpMatchArray } => c.match !== null);
       const hit = candidates.find((c) => c.m.route.method === req.method);
+      const preflight =
+        req.method === 'OPTIONS' ? candidates.find((c) => isPublishable(c.m.route)) : undefined;
+      if (preflight) {
+        // CORS preflight of a site path: one handler for all of them, as in API Gateway (lib/constructs/site-api.ts).
+        const event = toEvent(req, url, Buffer.alloc(0), preflight.m, preflight.match);
+        const { handler } = await import('../../functions/http/site/preflight.ts');
+        const response = await runAsFunction(SITE_PREFLIGHT_FUNCTION, () => handler(event));
+        status = response.statusCode;
+        res.writeHead(status, response.headers);
+        res.end(response.body ?? '');
+        return;
+      }
       if (!hit) {
         status = candidates.length ? 405 : 404;
         const allow = candidates.map((c) => c.m.route.method).join(', ');

@@ -1,7 +1,7 @@
 import type { MiddlewareObj } from '@middy/core';
 import type { Context } from 'aws-lambda';
 import { describeRequirement, satisfies } from '../../domain/scopes.ts';
-import { isWrite } from '../../routes.ts';
+import { isWrite, secretScope } from '../../routes.ts';
 import { ErrorOut, type PipelineStep } from '../answers.ts';
 import { ForbiddenError, PaymentRequiredError, ServiceUnavailableError } from '../errors.ts';
 import type { HttpEvent } from '../http.ts';
@@ -22,8 +22,9 @@ export function checkAccess(): MiddlewareObj<HttpEvent, unknown, Error, Context>
           'The subscription is read-only: writes are disabled until it is renewed',
         );
       }
-      if (!satisfies(apiKey.scopes, state.route.scope)) {
-        throw new ForbiddenError(`This API key lacks the scope ${describeRequirement(state.route.scope)}`);
+      const scope = secretScope(state.route);
+      if (scope && !satisfies(apiKey.scopes, scope)) {
+        throw new ForbiddenError(`This API key lacks the scope ${describeRequirement(scope)}`);
       }
     },
   };
@@ -32,11 +33,16 @@ export function checkAccess(): MiddlewareObj<HttpEvent, unknown, Error, Context>
 /** What steps 3 and 4 can answer: 503 for all, 402 for writes, 403 naming the missing scope. */
 export const checkAccessStep: PipelineStep = {
   name: 'checkAccess',
-  answers: ({ route }) => ({
-    ...(isWrite(route)
-      ? { 402: { description: 'The subscription is read-only: writes are disabled', schema: ErrorOut } }
-      : {}),
-    403: { description: `The key lacks the scope ${describeRequirement(route.scope)}`, schema: ErrorOut },
-    503: { description: 'The account is suspended', schema: ErrorOut },
-  }),
+  answers: ({ route }) => {
+    const scope = secretScope(route);
+    return {
+      ...(isWrite(route)
+        ? { 402: { description: 'The subscription is read-only: writes are disabled', schema: ErrorOut } }
+        : {}),
+      ...(scope
+        ? { 403: { description: `The key lacks the scope ${describeRequirement(scope)}`, schema: ErrorOut } }
+        : {}),
+      503: { description: 'The account is suspended', schema: ErrorOut },
+    };
+  },
 };

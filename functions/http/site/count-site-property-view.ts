@@ -1,0 +1,22 @@
+import { defineOperation } from '../../platform/operation.ts';
+import { countSiteView } from '../../services/site-writes.ts';
+import { ErrorOut } from '../shared/schemas.ts';
+import { SiteQuery, SlugPath } from './schemas.ts';
+
+export const operation = defineOperation(
+  'countSitePropertyView',
+  {
+    params: SlugPath,
+    query: SiteQuery,
+    responses: {
+      204: { description: 'Counted (views from one visitor within a minute count once)' },
+      404: { description: 'No live listing has or had this slug', schema: ErrorOut },
+    },
+  },
+  async ({ params, caller, site }) => {
+    await countSiteView(caller.tenant.tenantId, params.slug, site?.visitor ?? 'unknown');
+    return { status: 204 };
+  },
+);
+
+export const handler = operation.handler;

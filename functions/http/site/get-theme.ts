@@ -1,0 +1,22 @@
+import { defineOperation } from '../../platform/operation.ts';
+import { siteLanguage } from '../../services/site.ts';
+import { ValidationErrorOut } from '../shared/schemas.ts';
+import { SiteQuery } from './schemas.ts';
+import { ThemeOut, toThemeOut } from './theme-schemas.ts';
+
+export const operation = defineOperation(
+  'getTheme',
+  {
+    query: SiteQuery,
+    responses: {
+      200: { description: "The website's theme (defaults where the Tenant set none)", schema: ThemeOut },
+      422: { description: 'A locale the site does not have', schema: ValidationErrorOut },
+    },
+  },
+  async ({ query, caller }) => {
+    siteLanguage(caller.tenant, query.locale);
+    return { status: 200, body: toThemeOut(caller.tenant) };
+  },
+);
+
+export const handler = operation.handler;
