@@ -8,16 +8,12 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import * as z from 'zod/mini';
+import { documentedResponses, type HeaderSpec } from '../functions/api/answers.ts';
+import { type Operation, shapeOf } from '../functions/api/operation.ts';
+import { PUBLISHABLE } from '../functions/api/route.ts';
+import { ErrorOut, InternalErrorOut, ValidationErrorOut } from '../functions/contract/errors.ts';
 import { describeRequirement } from '../functions/domain/scopes.ts';
-import {
-  documentedResponses,
-  ErrorOut,
-  type HeaderSpec,
-  InternalErrorOut,
-  ValidationErrorOut,
-} from '../functions/platform/answers.ts';
-import { type Operation, shapeOf } from '../functions/platform/operation.ts';
-import { PUBLISHABLE, routes } from '../functions/routes.ts';
+import { routes } from '../functions/routes.ts';
 
 process.env.LOG_LEVEL ??= 'SILENT';
 const root = resolve(import.meta.dirname, '..');
@@ -123,8 +119,8 @@ export async function buildOpenApi(): Promise<Record<string, unknown>> {
       summary: route.summary,
       tags: [route.tag],
       security: [site ? { publishableKey: [] } : { apiKey: [] }],
-      // One scope, or a list of which a key needs any one; a site route takes a publishable key.
-      ...(site
+      // One scope, or a list of which a key needs any one.
+      ...(route.scope === PUBLISHABLE
         ? {}
         : typeof route.scope === 'string'
           ? { 'x-required-scope': route.scope }

@@ -1,3 +1,4 @@
+import type { ActivityCreateInput, ActivityUpdateInput } from '../contract/activities.ts';
 import {
   type ActivityRecord,
   type ActivityWrite,
@@ -6,6 +7,7 @@ import {
   queryActivities,
   requireActivity,
 } from '../data/activities.ts';
+import { withoutUndefined } from '../data/defined.ts';
 import { getLead, requireLead } from '../data/leads.ts';
 import { getProperty } from '../data/properties.ts';
 import {
@@ -15,8 +17,7 @@ import {
   isEmptyChange,
   planActivityUpdate,
 } from '../domain/activities.ts';
-import type { ActivityCreateInput, ActivityUpdateInput } from '../http/activities/schemas.ts';
-import { ConflictError, NotFoundError, RequestValidationError } from '../platform/errors.ts';
+import { ConflictError, NotFoundError, RequestValidationError } from '../kernel/errors.ts';
 import { pageFrom, readCursor } from './paging.ts';
 
 /** Who writes an Activity: the Tenant, and the API key's name recorded as its author. */
@@ -107,7 +108,7 @@ export async function editActivity(
       listingChecked = true;
     }
     if (isEmptyChange(change)) return current;
-    const write: ActivityWrite = { set: change.set, clear: change.clear };
+    const write: ActivityWrite = { set: withoutUndefined(change.set), clear: change.clear };
     const outcome = await applyActivityChange(current, write, now);
     if (outcome !== 'stale') return outcome;
     await pause(attempt);

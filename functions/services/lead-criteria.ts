@@ -1,4 +1,6 @@
+import type { LeadCriteriaInput } from '../contract/lead-criteria.ts';
 import { type AreaRecord, listAreas } from '../data/areas.ts';
+import { withoutUndefined } from '../data/defined.ts';
 import {
   getLeadCriteria,
   getPlaces,
@@ -8,8 +10,7 @@ import {
 import { requireLead } from '../data/leads.ts';
 import type { PlaceRecord } from '../data/places.ts';
 import type { Criteria } from '../domain/criteria.ts';
-import type { LeadCriteriaInput } from '../http/lead-criteria/schemas.ts';
-import { RequestValidationError } from '../platform/errors.ts';
+import { RequestValidationError } from '../kernel/errors.ts';
 import { requestScoring } from './scoring-requests.ts';
 
 export interface CriteriaView {
@@ -48,7 +49,7 @@ function toRecord(
   input: LeadCriteriaInput,
   now: string,
 ): LeadCriteriaRecord {
-  return {
+  return withoutUndefined({
     tenantId,
     leadId,
     listingType: input.listing_type ?? undefined,
@@ -63,7 +64,7 @@ function toRecord(
     areaIds: input.area_ids ?? [],
     notes: input.notes ?? undefined,
     updatedAt: now,
-  };
+  });
 }
 
 /**

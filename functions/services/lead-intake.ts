@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
+import type { LeadIngestInput } from '../contract/leads.ts';
 import { type ActivityRecord, insertActivity, newActivityRecord } from '../data/activities.ts';
 import { type AgentRecord, findAgentByEmail, getAgent, listActiveAgents } from '../data/agents.ts';
+import { withoutUndefined } from '../data/defined.ts';
 import { type InquiryRecord, insertInquiry } from '../data/inquiries.ts';
 import {
   findLeadClaim,
@@ -15,12 +17,19 @@ import {
 } from '../data/leads.ts';
 import { findPropertyClaim, getProperty, type PropertyRecord } from '../data/properties.ts';
 import type { TenantRecord } from '../data/tenants.ts';
-import { isBackfill, type LeadSource, normalizeEmail, normalizePhone } from '../domain/leads.ts';
-import { ConflictError, RequestValidationError } from '../platform/errors.ts';
-import { logger } from '../platform/logger.ts';
-import { BusinessMetric, countMetric } from '../platform/metrics.ts';
-import { emails } from '../platform/ports/email.ts';
-import type { Caller } from '../platform/request-state.ts';
+import {
+  INGEST_WARNING_CODES,
+  type IngestWarning,
+  isBackfill,
+  type LeadSource,
+  normalizeEmail,
+  normalizePhone,
+} from '../domain/leads.ts';
+import { ConflictError, RequestValidationError } from '../kernel/errors.ts';
+import { logger } from '../kernel/logger.ts';
+import { BusinessMetric, countMetric } from '../kernel/metrics.ts';
+import { emails } from '../kernel/ports/email.ts';
+import type { Caller } from './caller.ts';
 import { linkLeadProperty } from './lead-properties.ts';
 import { requestScoring } from './scoring-requests.ts';
 
@@ -201,7 +210,7 @@ export async function takeInContact(input: IntakeInput): Promise<IntakeResult> {
     if (!existingId) {
       const { agentId, picked } = await ownerOnce();
       const now = nextTimestamp();
-      const record: LeadRecord = {
+      const record: LeadRecord = withoutUndefined({
         tenantId,
         id: newId,
         name: contact.name,
@@ -209,7 +218,7 @@ export async function takeInContact(input: IntakeInput): Promise<IntakeResult> {
         phone: contact.phone,
         locale: contact.locale,
         notes: contact.notes?.trim() || undefined,
-        status: 'new',
+        status: 'new' as const,
         source: input.source,
         sourceDetail: input.sourceDetail,
         campaign: input.campaign,
@@ -221,7 +230,7 @@ export async function takeInContact(input: IntakeInput): Promise<IntakeResult> {
         lastContactAt: input.firstSeenAt,
         createdAt: now,
         updatedAt: now,
-      };
+      });
       const claims: { kind: LeadClaimKind; value: string }[] = [];
       if (contact.email) claims.push({ kind: 'lead-email', value: contact.email });
       if (contact.phone) claims.push({ kind: 'lead-phone', value: contact.phone });
@@ -356,30 +365,8 @@ export async function queueScoring(tenantId: string, leadId: string): Promise<vo
   }
 }
 
-export const INGEST_WARNING_CODES = [
-  'property_ref_unmatched',
-  'property_ref_ambiguous',
-  'property_not_found',
-  'agent_unmatched',
-] as const;
-export type IngestWarningCode = (typeof INGEST_WARNING_CODES)[number];
-export interface IngestWarning {
-  code: IngestWarningCode;
-  detail: string;
-}
-
-export interface IngestInput {
-  source: string;
-  type: 'inquiry' | 'registration' | 'note';
-  person: { name: string; email?: string | null; phone?: string | null; locale?: string | null };
-  campaign?: string | null | undefined;
-  message?: string | null | undefined;
-  occurred_at?: string | null | undefined;
-  property_id?: string | null | undefined;
-  property_ref?: string | null | undefined;
-  agent_id?: string | null | undefined;
-  agent_email?: string | null | undefined;
-}
+/** What an integration sends: the contract's ingest body. */
+export type IngestInput = LeadIngestInput;
 
 /**
  * The listing an event names: property_id, else property_ref (a slug, retired ones included, or an
@@ -507,7 +494,7 @@ export async function ingestLeadEvent(caller: Caller, input: IngestInput): Promi
     sourceDetail: input.source,
     firstSeenAt: occurredAt,
     owner: { kind: 'rule', listingAgentId: listing?.agentId, namedAgent },
-    record: (leadId, at) =>
+    record: (leadId, at): LeadRecordWith =>
       type === 'note'
         ? {
             activity: newActivityRecord({
@@ -522,13 +509,13 @@ export async function ingestLeadEvent(caller: Caller, input: IngestInput): Promi
             }),
           }
         : {
-            inquiry: {
+            inquiry: withoutUndefined({
               tenantId,
               id: inquiryId,
               leadId,
               propertyId: listing?.id,
               propertyKey: listing?.id ?? 'none',
-              channel: 'form',
+              channel: 'form' as const,
               type,
               message: input.message ?? undefined,
               source: input.source,
@@ -536,7 +523,7 @@ export async function ingestLeadEvent(caller: Caller, input: IngestInput): Promi
               occurredAt,
               createdAt: at,
               updatedAt: at,
-            },
+            }),
           },
   });
   if (result.inquiry && listing) {

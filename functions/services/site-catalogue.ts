@@ -3,7 +3,7 @@ import { listAreas, membersOfArea } from '../data/areas.ts';
 import { type PropertyRecord, queryAllProperties, queryPropertiesUpdatedSince } from '../data/properties.ts';
 import { listingStatus } from '../domain/property.ts';
 import { buildLocations, type SiteLocation, searchableText } from '../domain/site-search.ts';
-import { config } from '../platform/config.ts';
+import { config } from '../kernel/config.ts';
 
 /**
  * The compact per-Tenant catalogue of live listings that the site reads search (issue 12, point 7),

@@ -9,7 +9,7 @@ import {
 } from '../data/api-keys.ts';
 import { displayPrefix, generatePublishableKey, hashSecretKey } from '../domain/api-key-secret.ts';
 import { parseOrigins } from '../domain/origins.ts';
-import { NotFoundError } from '../platform/errors.ts';
+import { NotFoundError } from '../kernel/errors.ts';
 import { AdminInputError } from './tenants.ts';
 
 /** The allowed origins of a `--origins` list; one bad origin refuses them all (issue 12). */

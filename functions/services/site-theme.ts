@@ -1,5 +1,5 @@
+import { ThemeIn, toThemeOut } from '../contract/theme.ts';
 import { requireTenantBySlug, updateTenant } from '../data/tenants.ts';
-import { ThemeIn, toThemeOut } from '../http/site/theme-schemas.ts';
 import '../platform/zod.ts';
 import { AdminInputError } from './tenants.ts';
 

@@ -5,8 +5,8 @@ import { getProperty } from '../data/properties.ts';
 import type { TenantRecord } from '../data/tenants.ts';
 import { listingStatus } from '../domain/property.ts';
 import { windowStart } from '../domain/rate-limit.ts';
-import { ForbiddenError, NotFoundError, RequestValidationError } from '../platform/errors.ts';
-import { verifyTurnstile } from '../platform/ports/turnstile.ts';
+import { ForbiddenError, NotFoundError, RequestValidationError } from '../kernel/errors.ts';
+import { verifyTurnstile } from '../kernel/ports/turnstile.ts';
 import { contactOf, notifyOwnerOfInquiry, queueScoring, takeInContact } from './lead-intake.ts';
 import { linkLeadProperty } from './lead-properties.ts';
 import { siteListingBySlug } from './site.ts';
@@ -78,7 +78,7 @@ export async function takeSiteInquiry(input: {
         tenantId,
         id: inquiryId,
         leadId,
-        propertyId: listing?.id,
+        ...(listing ? { propertyId: listing.id } : {}),
         propertyKey: listing?.id ?? 'none',
         channel: 'form',
         via: 'widget',

@@ -8,7 +8,7 @@ import {
   similarListings,
   sortListings,
 } from '../domain/site-search.ts';
-import { NotFoundError, RequestValidationError } from '../platform/errors.ts';
+import { NotFoundError, RequestValidationError } from '../kernel/errors.ts';
 import { type Catalogue, locationsOf, searchTextOf, siteCatalogue } from './site-catalogue.ts';
 
 /** The Site Language of a site call: `locale` when it is one of the Tenant's, else 422; default the first. */

@@ -1,11 +1,12 @@
 import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
+import { toPlaceOut } from '../../functions/contract/places.ts';
+import { toPropertyOut } from '../../functions/contract/properties.ts';
+import { toEndpointOut } from '../../functions/contract/webhooks.ts';
+import { withoutUndefined } from '../../functions/data/defined.ts';
 import { listingViewCount } from '../../functions/data/listing-views.ts';
 import { requireTenantBySlug } from '../../functions/data/tenants.ts';
-import { toPlaceOut } from '../../functions/http/places/schemas.ts';
-import { toPropertyOut } from '../../functions/http/properties/schemas.ts';
-import { toEndpointOut } from '../../functions/http/webhooks/schemas.ts';
-import { RequestValidationError } from '../../functions/platform/errors.ts';
+import { RequestValidationError } from '../../functions/kernel/errors.ts';
 import { createAgent } from '../../functions/services/agents.ts';
 import { issueApiKey, parseScopes, revokeApiKeyById } from '../../functions/services/api-keys.ts';
 import { createArea, recomputeAreas, setManualMembership } from '../../functions/services/areas.ts';
@@ -69,7 +70,7 @@ export const commands: Record<string, Command> = {
       '--tenant SLUG [--name NAME] [--languages en,es] [--website URL] [--country ES] [--subscription active|read_only] [--suspended true|false] [--rate-limit-per-minute N] [--ai on|off] [--ai-monthly-limit-usd N]',
     run: async (flags) => {
       const languages = optional(flags, 'languages');
-      const changes = {
+      const changes = withoutUndefined({
         ...(optional(flags, 'name') ? { name: required(flags, 'name') } : {}),
         ...(languages ? { languages: parseLanguages(languages) } : {}),
         ...(optional(flags, 'website') ? { website: required(flags, 'website') } : {}),
@@ -85,7 +86,7 @@ export const commands: Record<string, Command> = {
         ...(flags.has('ai-monthly-limit-usd')
           ? { aiMonthlyLimitUsd: decimalFlag(flags, 'ai-monthly-limit-usd') }
           : {}),
-      };
+      });
       if (Object.keys(changes).length === 0)
         throw new UsageError('Nothing to change: pass at least one option');
       const tenant = await updateTenantFromAdmin(required(flags, 'tenant'), changes);

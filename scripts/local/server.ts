@@ -2,10 +2,11 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Context } from 'aws-lambda';
-import { runAsFunction } from '../../functions/platform/aws-operations.ts';
-import { decodePathSegment, type HttpEvent, type HttpResponse } from '../../functions/platform/http.ts';
-import { MAX_BODY_BYTES } from '../../functions/platform/middleware/validate-input.ts';
-import { isPublishable, type RouteDefinition, routes } from '../../functions/routes.ts';
+import { decodePathSegment, type HttpEvent, type HttpResponse } from '../../functions/api/http.ts';
+import { MAX_BODY_BYTES } from '../../functions/api/middleware/validate-input.ts';
+import { isPublishable, type RouteDefinition } from '../../functions/api/route.ts';
+import { runAsFunction } from '../../functions/kernel/aws-operations.ts';
+import { routes } from '../../functions/routes.ts';
 import { httpEvent, lambdaContext } from './lambda-events.ts';
 
 type LambdaHandler = (event: HttpEvent, context: Context) => Promise<HttpResponse>;
@@ -16,7 +17,6 @@ interface MountedRoute {
   paramNames: string[];
   load: () => Promise<LambdaHandler>;
 }
-
 /** The name the preflight function's AWS calls are recorded under (its CDK construct id too). */
 export const SITE_PREFLIGHT_FUNCTION = 'sitePreflight';
 
@@ -132,7 +132,6 @@ export async function startApiServer(options: ApiServerOptions): Promise<{ serve
       const candidates = mounted
         .map((m) => ({ m, match: url.pathname.match(m.pattern) }))
         .filter((c): c is { m: MountedRoute; match: RegExpMatchArray } => c.match !== null);
-      const hit = candidates.find((c) => c.m.route.method === req.method);
       const preflight =
         req.method === 'OPTIONS' ? candidates.find((c) => isPublishable(c.m.route)) : undefined;
       if (preflight) {
@@ -145,6 +144,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<{ serve
         res.end(response.body ?? '');
         return;
       }
+      const hit = candidates.find((c) => c.m.route.method === req.method);
       if (!hit) {
         status = candidates.length ? 405 : 404;
         const allow = candidates.map((c) => c.m.route.method).join(', ');

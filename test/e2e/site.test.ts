@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { TURNSTILE_DUMMY_TOKEN } from '../../functions/platform/ports/turnstile.ts';
+import { TURNSTILE_DUMMY_TOKEN } from '../../functions/kernel/ports/turnstile.ts';
 import {
   issueSiteKey,
   listKeys,

@@ -1,7 +1,7 @@
-import { defineOperation } from '../../platform/operation.ts';
+import { defineOperation } from '../../api/operation.ts';
+import { ErrorOut } from '../../contract/shared.ts';
+import { SiteQuery, SlugPath } from '../../contract/site.ts';
 import { countSiteView } from '../../services/site-writes.ts';
-import { ErrorOut } from '../shared/schemas.ts';
-import { SiteQuery, SlugPath } from './schemas.ts';
 
 export const operation = defineOperation(
   'countSitePropertyView',

@@ -1,7 +1,7 @@
-import { defineOperation } from '../../platform/operation.ts';
+import { defineOperation } from '../../api/operation.ts';
+import { ErrorOut, ValidationErrorOut } from '../../contract/shared.ts';
+import { SiteLeadCreate, SiteLeadOut, SiteQuery } from '../../contract/site.ts';
 import { takeSiteInquiry } from '../../services/site-writes.ts';
-import { ErrorOut, ValidationErrorOut } from '../shared/schemas.ts';
-import { SiteLeadCreate, SiteLeadOut, SiteQuery } from './schemas.ts';
 
 export const operation = defineOperation(
   'createSiteLead',

@@ -1,8 +1,8 @@
-import { NotFoundError } from '../../platform/errors.ts';
-import { defineOperation } from '../../platform/operation.ts';
+import { defineOperation } from '../../api/operation.ts';
+import { ErrorOut, ValidationErrorOut } from '../../contract/shared.ts';
+import { SiteAgentOut, SiteQuery, SlugPath, toSiteAgentOut } from '../../contract/site.ts';
+import { NotFoundError } from '../../kernel/errors.ts';
 import { siteAgents, siteLanguage } from '../../services/site.ts';
-import { ErrorOut, ValidationErrorOut } from '../shared/schemas.ts';
-import { SiteAgentOut, SiteQuery, SlugPath, toSiteAgentOut } from './schemas.ts';
 
 export const operation = defineOperation(
   'getSiteAgentBySlug',

@@ -1,8 +1,8 @@
-import { NotFoundError } from '../../platform/errors.ts';
-import { defineOperation } from '../../platform/operation.ts';
+import { defineOperation } from '../../api/operation.ts';
+import { ErrorOut, ValidationErrorOut } from '../../contract/shared.ts';
+import { SiteLocationOut, SiteQuery, SlugPath, toSiteLocationOut } from '../../contract/site.ts';
+import { NotFoundError } from '../../kernel/errors.ts';
 import { siteLanguage, siteLocations } from '../../services/site.ts';
-import { ErrorOut, ValidationErrorOut } from '../shared/schemas.ts';
-import { SiteLocationOut, SiteQuery, SlugPath, toSiteLocationOut } from './schemas.ts';
 
 export const operation = defineOperation(
   'getSiteLocation',

@@ -1,7 +1,7 @@
-import { defineOperation } from '../../platform/operation.ts';
+import { defineOperation } from '../../api/operation.ts';
+import { ErrorOut, ValidationErrorOut } from '../../contract/shared.ts';
+import { PropertyIdPath, SiteListingByIdOut, SiteQuery, toSiteListingOut } from '../../contract/site.ts';
 import { agentsById, siteLanguage, siteListingById } from '../../services/site.ts';
-import { ErrorOut, ValidationErrorOut } from '../shared/schemas.ts';
-import { PropertyIdPath, SiteListingByIdOut, SiteQuery, toSiteListingOut } from './schemas.ts';
 
 export const operation = defineOperation(
   'getSitePropertyById',

@@ -1,8 +1,8 @@
-import { defineOperation } from '../../platform/operation.ts';
+import { defineOperation } from '../../api/operation.ts';
+import { ValidationErrorOut } from '../../contract/shared.ts';
+import { SiteQuery } from '../../contract/site.ts';
+import { ThemeOut, toThemeOut } from '../../contract/theme.ts';
 import { siteLanguage } from '../../services/site.ts';
-import { ValidationErrorOut } from '../shared/schemas.ts';
-import { SiteQuery } from './schemas.ts';
-import { ThemeOut, toThemeOut } from './theme-schemas.ts';
 
 export const operation = defineOperation(
   'getTheme',

@@ -1,7 +1,7 @@
-import { defineOperation } from '../../platform/operation.ts';
+import { defineOperation } from '../../api/operation.ts';
+import { ErrorOut, ValidationErrorOut } from '../../contract/shared.ts';
+import { PropertyIdPath, SiteListingList, SiteQuery, toSiteListingOut } from '../../contract/site.ts';
 import { agentsById, liveListing, similarTo, siteLanguage } from '../../services/site.ts';
-import { ErrorOut, ValidationErrorOut } from '../shared/schemas.ts';
-import { PropertyIdPath, SiteListingList, SiteQuery, toSiteListingOut } from './schemas.ts';
 
 /** Interface §8: up to 6 similar listings by id. */
 const SIMILAR_BY_ID = 6;

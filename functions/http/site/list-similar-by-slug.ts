@@ -1,7 +1,7 @@
-import { defineOperation } from '../../platform/operation.ts';
+import { defineOperation } from '../../api/operation.ts';
+import { ErrorOut, ValidationErrorOut } from '../../contract/shared.ts';
+import { SiteListingList, SiteQuery, SlugPath, toSiteListingOut } from '../../contract/site.ts';
 import { agentsById, similarTo, siteLanguage, siteListingBySlug } from '../../services/site.ts';
-import { ErrorOut, ValidationErrorOut } from '../shared/schemas.ts';
-import { SiteListingList, SiteQuery, SlugPath, toSiteListingOut } from './schemas.ts';
 
 /** Interface §8: up to 3 similar listings by slug. */
 const SIMILAR_BY_SLUG = 3;

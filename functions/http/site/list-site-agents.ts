@@ -1,7 +1,7 @@
-import { defineOperation } from '../../platform/operation.ts';
+import { defineOperation } from '../../api/operation.ts';
+import { ValidationErrorOut } from '../../contract/shared.ts';
+import { SiteAgentList, SiteQuery, toSiteAgentOut } from '../../contract/site.ts';
 import { siteAgents, siteLanguage } from '../../services/site.ts';
-import { ValidationErrorOut } from '../shared/schemas.ts';
-import { SiteAgentList, SiteQuery, toSiteAgentOut } from './schemas.ts';
 
 export const operation = defineOperation(
   'listSiteAgents',

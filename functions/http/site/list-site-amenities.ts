@@ -1,7 +1,7 @@
-import { defineOperation } from '../../platform/operation.ts';
+import { defineOperation } from '../../api/operation.ts';
+import { ValidationErrorOut } from '../../contract/shared.ts';
+import { amenityList, SiteAmenityList, SiteQuery } from '../../contract/site.ts';
 import { siteLanguage } from '../../services/site.ts';
-import { ValidationErrorOut } from '../shared/schemas.ts';
-import { amenityList, SiteAmenityList, SiteQuery } from './schemas.ts';
 
 export const operation = defineOperation(
   'listSiteAmenities',

@@ -1,7 +1,7 @@
-import { defineOperation } from '../../platform/operation.ts';
+import { defineOperation } from '../../api/operation.ts';
+import { ValidationErrorOut } from '../../contract/shared.ts';
+import { SiteLocationList, SiteQuery, toSiteLocationOut } from '../../contract/site.ts';
 import { siteLanguage, siteLocations } from '../../services/site.ts';
-import { ValidationErrorOut } from '../shared/schemas.ts';
-import { SiteLocationList, SiteQuery, toSiteLocationOut } from './schemas.ts';
 
 export const operation = defineOperation(
   'listSiteLocations',

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { Context } from 'aws-lambda';
-import { type HttpEvent, type HttpResponse, header } from '../../platform/http.ts';
-import { toHttpResponse } from '../../platform/middleware/error-handler.ts';
-import { admitSiteRequest } from '../../platform/middleware/site-access.ts';
+import { type HttpEvent, type HttpResponse, header } from '../../api/http.ts';
+import { toHttpResponse } from '../../api/middleware/error-handler.ts';
+import { admitSiteRequest } from '../../api/middleware/site-access.ts';
 
 /** How long a browser may reuse a preflight answer (Chromium caps it at 2 hours). */
 export const PREFLIGHT_MAX_AGE_SECONDS = 7200;

@@ -1,7 +1,7 @@
-import { defineOperation } from '../../platform/operation.ts';
+import { defineOperation } from '../../api/operation.ts';
+import { ValidationErrorOut } from '../../contract/shared.ts';
+import { SiteListingPage, SiteSearchQuery, toSiteListingOut } from '../../contract/site.ts';
 import { agentsById, searchSite, siteLanguage } from '../../services/site.ts';
-import { ValidationErrorOut } from '../shared/schemas.ts';
-import { SiteListingPage, SiteSearchQuery, toSiteListingOut } from './schemas.ts';
 
 export const operation = defineOperation(
   'searchSiteProperties',

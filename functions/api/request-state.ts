@@ -1,0 +1,51 @@
+import type { Context } from 'aws-lambda';
+import type { Caller } from '../services/caller.ts';
+import type { RouteDefinition } from './route.ts';
+
+/** What a site route's admission learned of the visitor. */
+export interface SiteRequest {
+  /** The bucket the budgets count: an IPv4 address or an IPv6 /64. */
+  visitor: string;
+  /** The visitor's address (CloudFront's viewer address, or the socket's locally). */
+  ip: string | undefined;
+  /** The page the request came from (`Referer`). */
+  referer: string | undefined;
+}
+
+/** What the middleware chain learns about one request, shared by its steps and the handler. */
+export interface RequestState {
+  route: RouteDefinition;
+  requestId: string;
+  startedAt: number;
+  caller?: Caller;
+  /** RateLimit headers computed for this request; added to every answer, errors included. */
+  rateLimitHeaders: Record<string, string>;
+  /** Set while an Idempotency-Key is held, so the answer can be stored (or the key released). */
+  idempotency?: {
+    release: () => Promise<void>;
+    complete: (response: import('./http.ts').HttpResponse) => Promise<void>;
+  };
+  replayed?: boolean;
+  /** Site routes: the visitor their budgets count (an IPv4 address or an IPv6 /64). */
+  site?: SiteRequest;
+  /** Site routes: CORS headers for every answer after the origin was admitted. */
+  corsHeaders?: Record<string, string>;
+  input?: { params: unknown; query: unknown; body: unknown };
+}
+
+type ContextWithState = Context & { requestState?: RequestState };
+
+export function attachState(context: Context, state: RequestState): void {
+  (context as ContextWithState).requestState = state;
+}
+
+export function stateOf(context: Context): RequestState {
+  const state = (context as ContextWithState).requestState;
+  if (!state) throw new Error('Request state missing: the handler ran outside defineOperation');
+  return state;
+}
+
+export function callerOf(state: RequestState): Caller {
+  if (!state.caller) throw new Error('No authenticated caller on this request');
+  return state.caller;
+}

@@ -1,0 +1,230 @@
+import * as z from 'zod/mini';
+import type { AreaMembershipRecord } from '../data/areas.ts';
+import type { PropertyRecord } from '../data/properties.ts';
+import { AMENITY_CODES } from '../domain/amenities.ts';
+import { ENRICHMENT_STATUSES, MAX_HIGHLIGHTS } from '../domain/enrichment.ts';
+import { viewTexts } from '../domain/listing-text.ts';
+import { listingStatus, needsLocation } from '../domain/property.ts';
+import { PathEntryOut, placeLabels } from './places.ts';
+import {
+  AmenityCode,
+  CurrencyCode,
+  integerBetween,
+  Money,
+  nonNegativeDecimal,
+  PageQuery,
+  QueryBoolean,
+  setOf,
+  trimmedText,
+  Uuid,
+} from './shared.ts';
+
+const HttpsUrl = z
+  .string()
+  .check(z.maxLength(2048), z.regex(/^https:\/\/[^\s/$.?#][^\s]*$/i, 'Must be an https:// URL'));
+
+const SquareMetres = nonNegativeDecimal({ maxIntegerDigits: 9, maxFractionDigits: 2 });
+
+export const LOCATION_PRECISIONS = ['exact', 'approximate', 'hidden'] as const;
+
+/**
+ * Writable listing fields (interface §2.4). Unknown fields are ignored; read-only ones too.
+ * title, description and highlights are written in the request's language (`?lang=`).
+ */
+const writableFields = {
+  title: trimmedText(255, 'Must not be empty'),
+  description: z.nullable(z.string().check(z.maxLength(20_000))),
+  listing_type: z.nullable(z.enum(['sale', 'rent'])),
+  price: z.nullable(Money),
+  currency: z.nullable(CurrencyCode),
+  rent_price: z.nullable(Money),
+  property_type: z.nullable(trimmedText(100).check(z.toLowerCase())),
+  bedrooms: z.nullable(integerBetween(0, 1000)),
+  bathrooms: z.nullable(nonNegativeDecimal({ maxIntegerDigits: 3, maxFractionDigits: 1 })),
+  area: z.nullable(SquareMetres.check(z.describe('Built area in m², a decimal string'))),
+  lot_area: z.nullable(SquareMetres.check(z.describe('Plot area in m², a decimal string'))),
+  parking_spaces: z.nullable(integerBetween(0, 1000)),
+  year_built: z.nullable(integerBetween(1000, new Date().getUTCFullYear() + 10)),
+  floor: z.nullable(
+    integerBetween(-10, 300).check(z.describe('0 is the ground floor; negative below ground')),
+  ),
+  hoa_fee: z.nullable(Money.check(z.describe('Community / HOA fee per month, a decimal string'))),
+  amenities: z.nullable(setOf(AmenityCode, AMENITY_CODES.length)),
+  address: z.nullable(trimmedText(500)),
+  latitude: z.nullable(z.number().check(z.gte(-90), z.lte(90))),
+  longitude: z.nullable(z.number().check(z.gte(-180), z.lte(180))),
+  location_precision: z.nullable(
+    z
+      .enum(LOCATION_PRECISIONS)
+      .check(
+        z.describe(
+          'exact: coordinates shown as given; approximate: rounded to about 1 km on the public site; hidden: never shown on the public site',
+        ),
+      ),
+  ),
+  is_featured: z.nullable(z.boolean()),
+  video_url: z.nullable(HttpsUrl),
+  tour_url: z.nullable(HttpsUrl),
+  highlights: z.nullable(
+    z
+      .array(trimmedText(120))
+      .check(z.maxLength(MAX_HIGHLIGHTS, `At most ${MAX_HIGHLIGHTS} highlights per language`)),
+  ),
+  ai_enrichment: z.boolean().check(z.describe('false: writes never queue AI enrichment for this listing')),
+  place_code: z.nullable(trimmedText(32)),
+  internal_ref: z.nullable(trimmedText(255)),
+  agent_id: z.nullable(Uuid),
+  agent_email: z.nullable(z.string().check(z.trim(), z.maxLength(320), z.toLowerCase())),
+};
+
+const PropertyFields = z.object(writableFields);
+
+/** POST: only title is required. */
+export const PropertyCreate = z.extend(z.partial(PropertyFields), { title: writableFields.title });
+
+/** PATCH: every field optional; null clears it (title cannot be cleared). */
+export const PropertyUpdate = z.partial(PropertyFields);
+
+export type PropertyCreateInput = z.infer<typeof PropertyCreate>;
+export type PropertyUpdateInput = z.infer<typeof PropertyUpdate>;
+
+export const PropertyPath = z.object({ property_id: Uuid });
+export const PropertyRefPath = z.object({ internal_ref: trimmedText(255) });
+
+/** `?lang=`: a Site Language of the Tenant (checked against the Tenant by the service). */
+export const LanguageQuery = z.object({
+  lang: z.optional(
+    z.string().check(z.regex(/^[a-z]{2,3}(-[A-Z]{2})?$/, 'Must be a language code such as en or pt-BR')),
+  ),
+});
+
+export const PropertyListQuery = z.extend(PageQuery, {
+  include_archived: z._default(z.optional(QueryBoolean), false),
+  ...LanguageQuery.shape,
+});
+
+export const ListingPlaceOut = z.object({
+  code: z.string(),
+  path: z.array(PathEntryOut).check(z.describe('Root first')),
+  short: z.string().check(z.describe('The card string')),
+  long: z.string().check(z.describe('The detail string')),
+});
+
+export const ListingAreaOut = z.object({
+  id: Uuid,
+  kind: z.enum(['region', 'zone', 'neighborhood', 'community']),
+  name: z.string(),
+  via: z.enum(['rule', 'manual', 'excluded']),
+});
+
+export const PropertyOut = z.object({
+  id: Uuid,
+  title: z.string(),
+  description: z.nullable(z.string()),
+  highlights: z.array(z.string()),
+  seo_description: z.nullable(z.string()),
+  language: z.string().check(z.describe('The language of title, description and highlights')),
+  source_language: z.string().check(z.describe("The language of the listing's own text")),
+  untranslated: z
+    .array(z.enum(['title', 'description']))
+    .check(z.describe('Fields shown in the source language because the requested language has none yet')),
+  listing_type: z.nullable(z.enum(['sale', 'rent'])),
+  price: z.nullable(z.string()),
+  currency: z.nullable(z.string()),
+  rent_price: z.nullable(z.string()),
+  property_type: z.nullable(z.string()),
+  bedrooms: z.nullable(z.number().check(z.int())),
+  bathrooms: z.nullable(z.string()),
+  area: z.nullable(z.string()),
+  lot_area: z.nullable(z.string()),
+  parking_spaces: z.nullable(z.number().check(z.int())),
+  year_built: z.nullable(z.number().check(z.int())),
+  floor: z.nullable(z.number().check(z.int())),
+  hoa_fee: z.nullable(z.string()),
+  amenities: z.array(z.string()),
+  address: z.nullable(z.string()),
+  latitude: z.nullable(z.number()),
+  longitude: z.nullable(z.number()),
+  location_precision: z.enum(LOCATION_PRECISIONS),
+  is_featured: z.boolean(),
+  video_url: z.nullable(z.string()),
+  tour_url: z.nullable(z.string()),
+  place_code: z.nullable(z.string()),
+  place: z.nullable(ListingPlaceOut),
+  areas: z.array(ListingAreaOut),
+  agent_id: z.nullable(Uuid),
+  internal_ref: z.nullable(z.string()),
+  ai_enrichment: z.boolean(),
+  enrichment_status: z
+    .nullable(z.enum(ENRICHMENT_STATUSES))
+    .check(z.describe('null: enrichment was never requested')),
+  status: z.enum(['draft', 'live', 'archived']),
+  needs_location: z.boolean(),
+  origin: z.enum(['api', 'import', 'console']),
+  slug: z.string(),
+  created_at: z.string(),
+  updated_at: z.string(),
+  archived_at: z.nullable(z.string()),
+});
+export type PropertyOutput = z.infer<typeof PropertyOut>;
+
+/** Storage record → the public listing, in `language` (its own language when omitted). */
+export function toPropertyOut(
+  p: PropertyRecord,
+  options: { language?: string | undefined; areas?: AreaMembershipRecord[] } = {},
+): PropertyOutput {
+  const text = viewTexts(p, options.language);
+  return {
+    id: p.id,
+    title: text.title,
+    description: text.description,
+    highlights: text.highlights,
+    seo_description: text.seo_description,
+    language: text.language,
+    source_language: p.sourceLanguage,
+    untranslated: text.untranslated,
+    listing_type: p.listingType ?? null,
+    price: p.price ?? null,
+    currency: p.currency ?? null,
+    rent_price: p.rentPrice ?? null,
+    property_type: p.propertyType ?? null,
+    bedrooms: p.bedrooms ?? null,
+    bathrooms: p.bathrooms ?? null,
+    area: p.area ?? null,
+    lot_area: p.lotArea ?? null,
+    parking_spaces: p.parkingSpaces ?? null,
+    year_built: p.yearBuilt ?? null,
+    floor: p.floor ?? null,
+    hoa_fee: p.hoaFee ?? null,
+    amenities: p.amenities ?? [],
+    address: p.address ?? null,
+    latitude: p.latitude ?? null,
+    longitude: p.longitude ?? null,
+    location_precision: p.locationPrecision ?? 'exact',
+    is_featured: p.isFeatured ?? false,
+    video_url: p.videoUrl ?? null,
+    tour_url: p.tourUrl ?? null,
+    place_code: p.placeCode ?? null,
+    place:
+      p.placeCode && p.placePath?.length
+        ? { code: p.placeCode, path: p.placePath, ...placeLabels(p.placePath) }
+        : null,
+    areas: (options.areas ?? []).map((m) => ({
+      id: m.areaId,
+      kind: m.areaKind,
+      name: m.areaName,
+      via: m.via,
+    })),
+    agent_id: p.agentId ?? null,
+    internal_ref: p.internalRef ?? null,
+    ai_enrichment: p.aiEnrichment,
+    enrichment_status: p.enrichmentStatus ?? null,
+    status: listingStatus(p),
+    needs_location: needsLocation(p),
+    origin: p.origin,
+    slug: p.slug,
+    created_at: p.createdAt,
+    updated_at: p.updatedAt,
+    archived_at: p.archivedAt ?? null,
+  };
+}
