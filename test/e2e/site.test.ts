@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { listingViewCount } from '../../functions/data/listing-views.ts';
+import { resetConfig } from '../../functions/kernel/config.ts';
 import { TURNSTILE_DUMMY_TOKEN } from '../../functions/kernel/ports/turnstile.ts';
 import {
   issueSiteKey,
@@ -448,5 +450,87 @@ describe('site writes', () => {
       (await site('POST', '/v1/site/leads', { key: other, body: { ...base, message: 'x'.repeat(70_000) } }))
         .status,
     ).toBe(413);
+  });
+});
+
+describe('views', () => {
+  it('counts a view once per visitor and minute; listing show prints views; unknown slug → 404', async () => {
+    const listing = await createListing({
+      title: 'Viewed home',
+      listing_type: 'sale',
+      price: '1',
+      place_code: places.town.code,
+    });
+    // Away from a minute's edge, so both views fall in one window.
+    if (Date.now() % 60_000 > 55_000)
+      await new Promise((r) => setTimeout(r, 60_000 - (Date.now() % 60_000) + 50));
+    expect((await site('POST', `/v1/site/properties/${listing.slug}/view`)).status).toBe(204);
+    expect((await site('POST', `/v1/site/properties/${listing.slug}/view`)).status).toBe(204);
+    expect(await listingViewCount(tenant.tenantId, listing.id)).toBe(1);
+    expect((await site('POST', '/v1/site/properties/no-such-home/view')).status).toBe(404);
+  });
+});
+
+describe('budgets (§8)', { timeout: 150_000 }, () => {
+  /** Waits for a fresh one-minute window when the current one is nearly over. */
+  const freshWindow = async (needSeconds: number) => {
+    const left = 60_000 - (Date.now() % 60_000);
+    if (left < needSeconds * 1000) await new Promise((r) => setTimeout(r, left + 50));
+  };
+
+  it('ip-minute: 120 publishable calls a minute per visitor, then 429 with Retry-After', async () => {
+    const own = await createTestTenant();
+    const { key } = await issueSiteKey({ tenantId: own.tenantId, origins: PAGE });
+    await freshWindow(40);
+    const first = await site('GET', '/v1/site/amenities', { key });
+    expect(first.headers.get('ratelimit-policy')).toBe('ip-minute;q=120;w=60, site-minute;q=3000;w=60');
+    expect(first.headers.get('ratelimit')).toMatch(/^ip-minute;r=119;t=\d+$/);
+    const statuses: number[] = [];
+    for (let i = 0; i < 120; i++) statuses.push((await site('GET', '/v1/site/amenities', { key })).status);
+    expect(statuses.slice(0, 119).every((s) => s === 200)).toBe(true);
+    const last = await site('GET', '/v1/site/amenities', { key });
+    expect(last.status).toBe(429);
+    expect(Number(last.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect(last.headers.get('cache-control')).toBe('no-store');
+  });
+
+  it('inquiry-minute: 5 inquiries a minute per key and visitor; the policy lists it', async () => {
+    const own = await createTestTenant();
+    const { key } = await issueSiteKey({ tenantId: own.tenantId, origins: PAGE });
+    await freshWindow(30);
+    const body = { name: 'Busy', email: 'busy@example.com', message: 'Hi', turnstile: TURNSTILE_DUMMY_TOKEN };
+    const first = await site('POST', '/v1/site/leads', { key, body });
+    expect(first.status, first.text).toBe(201);
+    expect(first.headers.get('ratelimit-policy')).toBe(
+      'ip-minute;q=120;w=60, site-minute;q=3000;w=60, inquiry-minute;q=5;w=60',
+    );
+    for (let i = 0; i < 4; i++)
+      expect((await site('POST', '/v1/site/leads', { key, body })).status).toBe(201);
+    const sixth = await site('POST', '/v1/site/leads', { key, body });
+    expect(sixth.status).toBe(429);
+    expect(sixth.headers.get('ratelimit')).toMatch(/^inquiry-minute;r=0;t=\d+$/);
+    // Reads from the same visitor still work: the inquiry budget is its own.
+    expect((await site('GET', '/v1/site/amenities', { key })).status).toBe(200);
+  });
+
+  it('site-minute: all publishable keys of a Tenant share one budget', async () => {
+    process.env.SITE_RATE_LIMIT_TENANT_PER_MINUTE = '6';
+    resetConfig();
+    try {
+      const own = await createTestTenant();
+      const one = await issueSiteKey({ tenantId: own.tenantId, origins: PAGE });
+      const two = await issueSiteKey({ tenantId: own.tenantId, origins: PAGE });
+      await freshWindow(20);
+      for (let i = 0; i < 3; i++) {
+        expect((await site('GET', '/v1/site/amenities', { key: one.key })).status).toBe(200);
+        expect((await site('GET', '/v1/site/amenities', { key: two.key })).status).toBe(200);
+      }
+      const over = await site('GET', '/v1/site/amenities', { key: two.key });
+      expect(over.status).toBe(429);
+      expect(over.headers.get('ratelimit')).toMatch(/^site-minute;r=0;t=\d+$/);
+    } finally {
+      delete process.env.SITE_RATE_LIMIT_TENANT_PER_MINUTE;
+      resetConfig();
+    }
   });
 });
