@@ -11,6 +11,7 @@ import { leadRoutes } from './http/leads/routes.ts';
 import { placeRoutes } from './http/places/routes.ts';
 import { propertyRoutes } from './http/properties/routes.ts';
 import { propertyImageRoutes } from './http/property-images/routes.ts';
+import { siteRoutes } from './http/site/routes.ts';
 import { webhookRoutes } from './http/webhooks/routes.ts';
 
 /**
@@ -36,6 +37,7 @@ export const routes = [
   ...agentRoutes,
   ...eventRoutes,
   ...webhookRoutes,
+  ...siteRoutes,
 ] as const satisfies readonly RouteDefinition[];
 
 export type OperationId = (typeof routes)[number]['operationId'];

@@ -9,6 +9,7 @@ import { emailDomain, parseBedrockModelId, repoRoot } from './constructs/service
 import { ApiStack } from './stacks/api-stack.ts';
 import { type AiModelSettings, AsyncStack, DEFAULT_AI_MODEL } from './stacks/async-stack.ts';
 import { DataStack } from './stacks/data-stack.ts';
+import { SiteStack } from './stacks/site-stack.ts';
 
 export interface BuildAppOptions {
   /**
@@ -51,6 +52,7 @@ export interface ServiceApp {
   readonly data: DataStack;
   readonly api: ApiStack;
   readonly async: AsyncStack;
+  readonly site: SiteStack;
 }
 
 /**
@@ -102,8 +104,15 @@ export function buildApp(options: BuildAppOptions = {}): ServiceApp {
     cursorSecret: data.cursorSecret,
     alarmTopic: async.alarmTopic.topic,
     emailFrom,
+    siteSecrets: { origin: data.siteOriginSecret, turnstile: data.turnstileSecret },
   });
-  return { app, data, api, async };
+  const site = new SiteStack(app, `${prefix}-Site`, {
+    env,
+    description: 'Listings and Leads: CloudFront in front of the site API',
+    apiEndpoint: api.api.apiEndpoint,
+    originSecret: data.siteOriginSecret,
+  });
+  return { app, data, api, async, site };
 }
 
 /**

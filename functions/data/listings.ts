@@ -230,3 +230,15 @@ export async function queryAllListings(tenantId: string): Promise<ListingRecord[
   const { data } = await Property.query.byUpdated({ tenantId }).go({ pages: 'all' });
   return data;
 }
+
+/**
+ * A Tenant's listings updated at or after `since` (archived ones included), least recently updated
+ * first: the site catalogue's catch-up read, usually empty (one Query, half a read unit).
+ */
+export async function queryPropertiesUpdatedSince(tenantId: string, since: string): Promise<ListingRecord[]> {
+  const { data } = await Property.query
+    .byUpdated({ tenantId })
+    .gte({ updatedAt: since })
+    .go({ pages: 'all' });
+  return data;
+}

@@ -16,7 +16,7 @@ import type { Construct } from 'constructs';
 import type { RouteDefinition } from '../../functions/api/route.ts';
 import { ServiceAlarms } from '../constructs/alarms.ts';
 import { emailDomain } from '../constructs/service-function.ts';
-import { RouteGroupStack } from './route-group-stack.ts';
+import { RouteGroupStack, type SiteSecrets } from './route-group-stack.ts';
 
 /**
  * A route group becomes one nested stack of about 7 resources per route (function, role, policy, log
@@ -46,6 +46,8 @@ export interface ApiStackProps extends StackProps {
   readonly photoBaseUrl: string;
   /** The cursor-signing key (data stack); every function gets its ARN as `CURSOR_SECRET_ARN`. */
   readonly cursorSecret: ISecret;
+  /** The site routes' secrets (data stack): CloudFront's origin header and the Turnstile key. */
+  readonly siteSecrets?: SiteSecrets;
   /** The topic the API's alarms notify (async stack). */
   readonly alarmTopic: ITopic;
   /**
@@ -157,6 +159,7 @@ export class ApiStack extends Stack {
           routes,
           aiQueue: props.aiQueue,
           emailFrom: props.emailFrom,
+          ...(props.siteSecrets ? { siteSecrets: props.siteSecrets } : {}),
           imageImportQueue: props.imageImportQueue,
           photoBucket: props.photoBucket,
           photoBaseUrl: props.photoBaseUrl,

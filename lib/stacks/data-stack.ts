@@ -34,6 +34,10 @@ export class DataStack extends Stack {
    */
   readonly cursorSecret: Secret;
   readonly photoBucket: Bucket;
+  /** What CloudFront sends in `X-Origin-Verify`; site routes refuse a request without it. */
+  readonly siteOriginSecret: Secret;
+  /** The Cloudflare Turnstile secret key of the site's inquiry form: the operator puts its value. */
+  readonly turnstileSecret: Secret;
   /** Serves the gallery photos from the private bucket (CloudFront with Origin Access Control). */
   readonly photoDistribution: PhotoDistribution;
   readonly accessLogsBucket: Bucket;
@@ -75,6 +79,33 @@ export class DataStack extends Stack {
           'tamper-evident. Rotating it would invalidate every cursor integrators hold while warm ' +
           'containers keep the old key (read once per container). If it is ever exposed, an operator ' +
           'puts a new value; new containers read it as they start.',
+      },
+    ]);
+
+    this.siteOriginSecret = new Secret(this, 'SiteOriginSecret', {
+      description: 'Sent by CloudFront to the API in X-Origin-Verify; site routes refuse requests without it',
+      generateSecretString: { passwordLength: 48, excludePunctuation: true, includeSpace: false },
+    });
+    this.turnstileSecret = new Secret(this, 'TurnstileSecret', {
+      description:
+        "Cloudflare Turnstile secret key of the site's inquiry form. Put the key from the Cloudflare dashboard here; until then every inquiry is refused (403)",
+      generateSecretString: { passwordLength: 32, excludePunctuation: true, includeSpace: false },
+    });
+    NagSuppressions.addResourceSuppressions(this.siteOriginSecret, [
+      {
+        id: 'AwsSolutions-SMG4',
+        reason:
+          'A shared value between CloudFront (read at deploy time) and the site functions (read once ' +
+          'per container): an automatic rotation would refuse site requests until the distribution is ' +
+          'redeployed. An operator rotates it by putting a new value and redeploying the Site stack.',
+      },
+    ]);
+    NagSuppressions.addResourceSuppressions(this.turnstileSecret, [
+      {
+        id: 'AwsSolutions-SMG4',
+        reason:
+          "Cloudflare's Turnstile secret key is issued and rotated in the Cloudflare dashboard; AWS " +
+          'cannot rotate it. The operator puts the new key here when Cloudflare issues one.',
       },
     ]);
 

@@ -8,7 +8,7 @@ import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { NagSuppressions } from 'cdk-nag';
 import type { Construct } from 'constructs';
-import { apiGatewayPath, isWrite, type RouteDefinition } from '../../functions/api/route.ts';
+import { apiGatewayPath, isPublishable, isWrite, type RouteDefinition } from '../../functions/api/route.ts';
 import { tableDefinition } from '../../functions/data/table.ts';
 import { bindPhotoStore } from '../constructs/photo-store-access.ts';
 import {
@@ -45,12 +45,27 @@ export interface RouteGroupStackProps extends NestedStackProps {
   readonly aiQueue: IQueue;
   /** The SES sender address, bound to the routes whose row `uses` 'email'. */
   readonly emailFrom: string;
+  /**
+   * The site routes' secrets (data stack): every publishable route gets the origin secret's ARN as
+   * `SITE_ORIGIN_SECRET_ARN` (it refuses requests that did not come through CloudFront), the
+   * inquiry route the Turnstile secret's as `TURNSTILE_SECRET_ARN`.
+   * @default - none: a group with publishable routes then fails to synthesize
+   */
+  readonly siteSecrets?: SiteSecrets;
   /** The photo import queue, bound to the routes whose row `uses` 'imageQueue'. */
   readonly imageImportQueue: IQueue;
   /** The photo bucket and where its photos are served, for the routes whose row `uses` a photo action. */
   readonly photoBucket: IBucket;
   readonly photoBaseUrl: string;
 }
+
+export interface SiteSecrets {
+  readonly origin: ISecret;
+  readonly turnstile: ISecret;
+}
+
+/** The construct id of the one function that answers every site path's CORS preflight. */
+export const SITE_PREFLIGHT_ID = 'sitePreflight';
 
 /**
  * Binds to `service` what the route's row says it `uses` besides the table, and nothing else: a route
@@ -127,6 +142,12 @@ export class RouteGroupStack extends NestedStack {
         indexNames: tableDefinition.globalSecondaryIndexes.map((index) => index.indexName),
       });
       bindRouteUses(service, route, props);
+      if (isPublishable(route)) {
+        const secrets = requireSiteSecrets(props, route);
+        service.bindSecret(secrets.origin, 'SITE_ORIGIN_SECRET_ARN');
+        if (route.operationId === 'createSiteLead')
+          service.bindSecret(secrets.turnstile, 'TURNSTILE_SECRET_ARN');
+      }
 
       const httpRoute = new HttpRoute(this, `${route.operationId}Route`, {
         httpApi: props.api,
@@ -145,6 +166,58 @@ export class RouteGroupStack extends NestedStack {
       ]);
       functions.set(route.operationId, service);
     }
+    this.addSitePreflight(props, functions);
     this.functions = functions;
   }
+
+  /**
+   * CORS preflights of the site paths: one function answers `OPTIONS` on each of them with the
+   * origin rules (functions/http/site/preflight.ts). API Gateway's own CORS is left off: it cannot
+   * know a publishable key's origins, and when on it answers every preflight itself.
+   */
+  private addSitePreflight(props: RouteGroupStackProps, functions: Map<string, ServiceFunction>): void {
+    const sitePaths = [...new Set(props.routes.filter(isPublishable).map((r) => apiGatewayPath(r.path)))];
+    const first = props.routes.find(isPublishable);
+    if (!first) return;
+    const secrets = requireSiteSecrets(props, first);
+    const service = new ServiceFunction(this, SITE_PREFLIGHT_ID, {
+      entry: join(repoRoot, 'functions', 'http', 'site', 'preflight.ts'),
+      description: 'OPTIONS on every site path (CORS preflight with the origin rules)',
+    });
+    service.bindSecret(secrets.origin, 'SITE_ORIGIN_SECRET_ARN');
+    service.suppressFunctionRule(
+      'Serverless-LambdaDLQ',
+      'Invoked synchronously by API Gateway only: a failure is the HTTP answer to the caller, so there ' +
+        'is no asynchronous event for a dead-letter queue to keep.',
+    );
+    // A preflight reads the key and its Tenant, and marks a secret key sent in a URL as exposed.
+    service.bindTable(props.table, {
+      actions: [...TABLE_READ, 'dynamodb:UpdateItem'],
+      indexNames: tableDefinition.globalSecondaryIndexes.map((index) => index.indexName),
+    });
+    const integration = new HttpLambdaIntegration('SitePreflightIntegration', service.fn);
+    sitePaths.forEach((path, index) => {
+      const route = new HttpRoute(this, `SitePreflight${index}Route`, {
+        httpApi: props.api,
+        routeKey: HttpRouteKey.with(path, HttpMethod.OPTIONS),
+        integration,
+      });
+      NagSuppressions.addResourceSuppressions(route, [
+        {
+          id: 'AwsSolutions-APIG4',
+          reason:
+            'A CORS preflight carries no credentials by design (browsers send none); the function ' +
+            'checks the publishable key and its origins from the query string.',
+        },
+      ]);
+    });
+    functions.set(SITE_PREFLIGHT_ID, service);
+  }
+}
+
+function requireSiteSecrets(props: RouteGroupStackProps, route: RouteDefinition): SiteSecrets {
+  if (!props.siteSecrets) {
+    throw new Error(`Route ${route.operationId} is a site route: the route group needs siteSecrets`);
+  }
+  return props.siteSecrets;
 }

@@ -10,10 +10,17 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RouteDefinition } from '../../functions/api/route.ts';
-import { routes } from '../../functions/routes.ts';
+import { isPublishable, type RouteDefinition } from '../../functions/api/route.ts';
+import { routes as allRoutes } from '../../functions/routes.ts';
 import { createTestTenant, type TestTenant } from '../support/factories.ts';
 import { operationsFrom } from '../support/fuzz.ts';
+
+/**
+ * The secret-key routes. Site routes (publishable key) take no Bearer key: their Tenant is the key's,
+ * and test/e2e/site.test.ts covers them.
+ */
+const routes = allRoutes.filter((r) => !isPublishable(r));
+
 import { createTenantObjects, type TenantObjects } from '../support/fuzz-fixtures.ts';
 import { arbitraryFor } from '../support/fuzz-schema.ts';
 import { startTestApi, type TestApi } from '../support/http.ts';

@@ -1,0 +1,28 @@
+import { CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
+import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
+import type { Construct } from 'constructs';
+import { SiteDistribution } from '../constructs/site-distribution.ts';
+
+export interface SiteStackProps extends StackProps {
+  /** The HTTP API's endpoint (api stack). */
+  readonly apiEndpoint: string;
+  /** The origin secret (data stack), also bound to the site functions. */
+  readonly originSecret: ISecret;
+}
+
+/** The edge: CloudFront in front of the site API (lib/constructs/site-distribution.ts). */
+export class SiteStack extends Stack {
+  readonly site: SiteDistribution;
+
+  constructor(scope: Construct, id: string, props: SiteStackProps) {
+    super(scope, id, props);
+    this.site = new SiteDistribution(this, 'Site', {
+      apiEndpoint: props.apiEndpoint,
+      originSecret: props.originSecret,
+    });
+    new CfnOutput(this, 'SiteUrl', {
+      value: `https://${this.site.distribution.distributionDomainName}`,
+      description: 'Base URL for websites: the site API (/v1/site/…, /v1/theme)',
+    });
+  }
+}

@@ -1,0 +1,60 @@
+import { describe, expect, it } from 'vitest';
+import { originAllowed, parseOrigins } from '../../functions/domain/origins.ts';
+import { viewerAddressIp, visitorBucket } from '../../functions/domain/visitor.ts';
+
+describe('allowed origins (interface §5 rule 1)', () => {
+  it('accepts https hosts, https://*.host and http://localhost, normalised', () => {
+    expect(parseOrigins('https://A.example, https://*.a.example,http://localhost:3000')).toEqual({
+      origins: ['https://a.example', 'https://*.a.example', 'http://localhost'],
+      problems: [],
+    });
+  });
+
+  it.each([
+    'https://a.example/',
+    'https://a.example/shop',
+    'http://a.example',
+    'https://a.*.example',
+    'https://*a.example',
+    'https://*.example',
+    'https://*.*.a.example',
+    'a.example',
+    'https://a.example?x=1',
+    'https://user@a.example',
+    'http://127.0.0.1',
+  ])('refuses %s, and with it the whole list', (bad) => {
+    const parsed = parseOrigins(`https://ok.example,${bad}`);
+    expect(parsed.origins).toEqual([]);
+    expect(parsed.problems.length).toBeGreaterThan(0);
+  });
+
+  it('matches a subdomain at any depth to *.host, never the bare host; localhost at any port; never 127.0.0.1', () => {
+    const allowed = ['https://*.a.example', 'https://b.example', 'http://localhost'];
+    expect(originAllowed(allowed, 'https://www.a.example')).toBe(true);
+    expect(originAllowed(allowed, 'https://x.y.a.example')).toBe(true);
+    expect(originAllowed(allowed, 'https://a.example')).toBe(false);
+    expect(originAllowed(allowed, 'https://evila.example')).toBe(false);
+    expect(originAllowed(allowed, 'https://b.example')).toBe(true);
+    expect(originAllowed(allowed, 'https://b.example:8443')).toBe(false);
+    expect(originAllowed(allowed, 'http://b.example')).toBe(false);
+    expect(originAllowed(allowed, 'http://localhost:5173')).toBe(true);
+    expect(originAllowed(allowed, 'https://localhost')).toBe(false);
+    expect(originAllowed(allowed, 'http://127.0.0.1:5173')).toBe(false);
+    expect(originAllowed(allowed, 'null')).toBe(false);
+  });
+});
+
+describe('visitors of the site budgets', () => {
+  it('counts IPv4 one by one, IPv6 by its /64, IPv4-mapped IPv6 as IPv4', () => {
+    expect(visitorBucket('203.0.113.7')).toBe('203.0.113.7');
+    expect(visitorBucket('2001:db8:1:2:aaaa::1')).toBe(visitorBucket('2001:db8:1:2:bbbb::9'));
+    expect(visitorBucket('::ffff:203.0.113.7')).toBe('203.0.113.7');
+    expect(visitorBucket('not an ip')).toBeUndefined();
+  });
+
+  it("reads CloudFront's viewer address (ip:port, IPv6 with colons of its own)", () => {
+    expect(viewerAddressIp('203.0.113.7:46532')).toBe('203.0.113.7');
+    expect(viewerAddressIp('2001:db8::1:46532')).toBe('2001:db8::1');
+    expect(viewerAddressIp('garbage')).toBeUndefined();
+  });
+});
