@@ -3,6 +3,7 @@ import { basename } from 'node:path';
 import { toPlaceOut } from '../../functions/contract/places.ts';
 import { toPropertyOut } from '../../functions/contract/properties.ts';
 import { toEndpointOut } from '../../functions/contract/webhooks.ts';
+import { withoutUndefined } from '../../functions/data/defined.ts';
 import { requireTenantBySlug } from '../../functions/data/tenants.ts';
 import { RequestValidationError } from '../../functions/kernel/errors.ts';
 import { createAgent } from '../../functions/services/agents.ts';
@@ -61,7 +62,7 @@ export const commands: Record<string, Command> = {
       '--tenant SLUG [--name NAME] [--languages en,es] [--website URL] [--country ES] [--subscription active|read_only] [--suspended true|false] [--rate-limit-per-minute N] [--ai on|off] [--ai-monthly-limit-usd N]',
     run: async (flags) => {
       const languages = optional(flags, 'languages');
-      const changes = {
+      const changes = withoutUndefined({
         ...(optional(flags, 'name') ? { name: required(flags, 'name') } : {}),
         ...(languages ? { languages: parseLanguages(languages) } : {}),
         ...(optional(flags, 'website') ? { website: required(flags, 'website') } : {}),
@@ -77,7 +78,7 @@ export const commands: Record<string, Command> = {
         ...(flags.has('ai-monthly-limit-usd')
           ? { aiMonthlyLimitUsd: decimalFlag(flags, 'ai-monthly-limit-usd') }
           : {}),
-      };
+      });
       if (Object.keys(changes).length === 0)
         throw new UsageError('Nothing to change: pass at least one option');
       const tenant = await updateTenantFromAdmin(required(flags, 'tenant'), changes);
