@@ -7,6 +7,7 @@
  */
 import { connect } from 'node:net';
 import fc from 'fast-check';
+import { type Contract, responseProblems } from './contract.ts';
 import { arbitraryFor, type IdPool, type JsonSchema } from './fuzz-schema.ts';
 
 /** One operation of the OpenAPI document, as the fuzzer needs it. */
@@ -34,6 +35,10 @@ export interface FuzzRequest {
 
 export interface FuzzResponse {
   status: number;
+  /** The response headers, by lower-case name (repeated ones joined with `, `). */
+  headers: Record<string, string>;
+  /** The whole response body (de-chunked), as text. */
+  body: string;
   /** The start of the response body, for failure messages. */
   text: string;
 }
@@ -443,7 +448,7 @@ export function send(baseUrl: string, request: FuzzRequest, key?: string): Promi
         const head = text.slice(0, split);
         const rest = text.slice(split + 4);
         const body = /^transfer-encoding:\s*chunked/im.test(head) ? dechunk(rest) : rest;
-        resolve({ status: Number(match[1]), text: body.slice(0, 600) });
+        resolve({ status: Number(match[1]), headers: headersOf(head), body, text: body.slice(0, 600) });
       } else {
         reject(error ?? new Error(`no HTTP response (got ${JSON.stringify(text.slice(0, 200))})`));
       }
@@ -482,6 +487,19 @@ function visible(text: string): string {
     /[\u0000-\u001f\u007f-\u009f\u200b-\u200f\u202a-\u202e\ufeff]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g,
     (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`,
   );
+}
+
+/** The header lines of a response head (after its status line), by lower-case name. */
+function headersOf(head: string): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (const line of head.split('\r\n').slice(1)) {
+    const colon = line.indexOf(':');
+    if (colon <= 0) continue;
+    const name = line.slice(0, colon).trim().toLowerCase();
+    const value = line.slice(colon + 1).trim();
+    headers[name] = name in headers ? `${headers[name]}, ${value}` : value;
+  }
+  return headers;
 }
 
 /** The body of a chunked response, joined. */
@@ -533,15 +551,41 @@ export async function checkRequests(check: FuzzCheck): Promise<number> {
   return details.numRuns;
 }
 
-/** Valid requests: below 500, and a status the document lists for the operation or a pipeline status. */
-export function validVerdict(op: FuzzOperation) {
-  return (_request: FuzzRequest, response: FuzzResponse): string | undefined => {
+/**
+ * Valid requests: below 500, and a status the document lists for the operation or a pipeline
+ * status. Given the `contract` the operation comes from, a documented answer must also pass the
+ * contract check (test/support/contract.ts): its headers and its body against the status's schema.
+ */
+export function validVerdict(op: FuzzOperation, contract?: Contract) {
+  return (request: FuzzRequest, response: FuzzResponse): string | undefined => {
     if (response.status >= 500) return `status ${response.status} (5xx)`;
-    if (!op.documented.has(response.status) && !PIPELINE_STATUSES.has(response.status)) {
-      return `status ${response.status} is not documented for ${op.operationId}`;
+    if (!op.documented.has(response.status)) {
+      return PIPELINE_STATUSES.has(response.status)
+        ? undefined
+        : `status ${response.status} is not documented for ${op.operationId}`;
     }
-    return undefined;
+    if (!contract) return undefined;
+    const problems = responseProblems(
+      request.method,
+      request.path,
+      response.status,
+      response.headers,
+      parsedBody(response),
+      contract,
+    );
+    return problems.length > 0 ? `the answer breaks the document:\n- ${problems.join('\n- ')}` : undefined;
   };
+}
+
+/** The body as the contract check takes it: JSON parsed when it is JSON, else the text (or none). */
+function parsedBody(response: FuzzResponse): unknown {
+  if (response.body === '') return undefined;
+  if (!/json/i.test(response.headers['content-type'] ?? '')) return response.body;
+  try {
+    return JSON.parse(response.body);
+  } catch {
+    return response.body;
+  }
 }
 
 /** Mutated requests: anything but a 5xx. */
