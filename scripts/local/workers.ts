@@ -69,5 +69,9 @@ async function startWorker(
 export async function startWorkers(stack: { endpoint: string; tableName: string }): Promise<Running> {
   const running: Running[] = [];
   for (const row of workers) running.push(await startWorker(row, stack));
-  return { stop: () => running.forEach((worker) => worker.stop()) };
+  return {
+    stop: () => {
+      for (const worker of running) worker.stop();
+    },
+  };
 }
