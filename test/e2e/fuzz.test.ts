@@ -54,7 +54,7 @@ beforeAll(async () => {
   ids = Object.fromEntries(Object.entries(objects).map(([name, id]) => [name, [id]]));
   ids.assigned_agent_id = [objects.agent_id as string];
   ids.property_ids = [objects.property_id as string];
-});
+}, 180_000); // the fixture waits for the stream consumer to log the Tenant's first event
 afterAll(async () => {
   const statuses = [...tally.byStatus.entries()].sort(([a], [b]) => a - b).map(([s, n]) => `${s}×${n}`);
   console.info(`fuzz: ${tally.requests} requests (seed ${FUZZ_SEED}): ${statuses.join(' ')}`);
