@@ -441,16 +441,20 @@ export function send(baseUrl: string, request: FuzzRequest, key?: string): Promi
     const socket = connect(Number(url.port), url.hostname);
     const chunks: Buffer[] = [];
     const finish = (error?: Error) => {
-      const text = Buffer.concat(chunks).toString('utf8');
-      const match = /^HTTP\/1\.[01] (\d{3})/.exec(text);
+      const raw = Buffer.concat(chunks);
+      const match = /^HTTP\/1\.[01] (\d{3})/.exec(raw.subarray(0, 16).toString('latin1'));
       if (match) {
-        const split = text.indexOf('\r\n\r\n');
-        const head = text.slice(0, split);
-        const rest = text.slice(split + 4);
-        const body = /^transfer-encoding:\s*chunked/im.test(head) ? dechunk(rest) : rest;
+        const split = raw.indexOf('\r\n\r\n');
+        const head = raw.subarray(0, split).toString('latin1');
+        const rest = raw.subarray(split + 4);
+        // Chunk sizes count bytes: de-chunk the bytes, then decode (a character may span chunks).
+        const body = (/^transfer-encoding:\s*chunked/im.test(head) ? dechunk(rest) : rest).toString('utf8');
         resolve({ status: Number(match[1]), headers: headersOf(head), body, text: body.slice(0, 600) });
       } else {
-        reject(error ?? new Error(`no HTTP response (got ${JSON.stringify(text.slice(0, 200))})`));
+        reject(
+          error ??
+            new Error(`no HTTP response (got ${JSON.stringify(raw.subarray(0, 200).toString('utf8'))})`),
+        );
       }
     };
     socket.setTimeout(60_000, () => socket.destroy(new Error('no response within 60 s')));
@@ -502,16 +506,16 @@ function headersOf(head: string): Record<string, string> {
   return headers;
 }
 
-/** The body of a chunked response, joined. */
-function dechunk(raw: string): string {
-  let out = '';
+/** The body of a chunked response, joined (sizes and data in bytes). */
+function dechunk(raw: Buffer): Buffer {
+  const parts: Buffer[] = [];
   let rest = raw;
   for (;;) {
     const line = rest.indexOf('\r\n');
-    const size = Number.parseInt(rest.slice(0, line), 16);
-    if (line < 0 || !size) return out;
-    out += rest.slice(line + 2, line + 2 + size);
-    rest = rest.slice(line + 2 + size + 2);
+    const size = Number.parseInt(rest.subarray(0, line).toString('latin1'), 16);
+    if (line < 0 || !size) return Buffer.concat(parts);
+    parts.push(rest.subarray(line + 2, line + 2 + size));
+    rest = rest.subarray(line + 2 + size + 2);
   }
 }
 
