@@ -1,7 +1,21 @@
-import { configDefaults, defineConfig } from 'vitest/config';
+import { configDefaults, defineConfig, type TestProjectInlineConfiguration } from 'vitest/config';
 
-/** Reads what the other tests recorded, so it runs after all of them (a later group). */
+/** Reads what the int and e2e tests recorded, so it runs after all of them (a later group). */
 const PERMISSIONS_TEST = 'test/infra/permissions.test.ts';
+
+/** Tests of code on DynamoDB Local: one in-memory instance for the run, its AWS operations recorded. */
+const ON_DYNAMODB = {
+  globalSetup: ['test/support/global-setup.ts'],
+  setupFiles: ['test/support/env.ts', 'test/support/record-aws-operations.ts'],
+};
+
+/** Tests that must not touch DynamoDB: no instance is started, and the endpoint refuses connections. */
+const WITHOUT_DYNAMODB = { setupFiles: ['test/support/env.ts'] };
+
+/** A project of the tests of one kind, each its own folder; `npm run test:<name>` runs it alone. */
+function project(name: string, test: TestProjectInlineConfiguration['test']): TestProjectInlineConfiguration {
+  return { extends: true, test: { name, ...test } };
+}
 
 export default defineConfig({
   test: {
@@ -11,24 +25,19 @@ export default defineConfig({
     // Two cores: a couple of files at once keeps DynamoDB Local busy without starving it.
     maxWorkers: 2,
     projects: [
-      {
-        extends: true,
-        test: {
-          name: 'service',
-          include: ['test/**/*.test.ts'],
-          exclude: [...configDefaults.exclude, PERMISSIONS_TEST],
-          globalSetup: ['test/support/global-setup.ts'],
-          setupFiles: ['test/support/env.ts', 'test/support/record-aws-operations.ts'],
-        },
-      },
-      {
-        extends: true,
-        test: {
-          name: 'permissions',
-          include: [PERMISSIONS_TEST],
-          sequence: { groupOrder: 1 },
-        },
-      },
+      // Pure rules and adapters at the SDK edge, and the generated documents.
+      project('unit', { include: ['test/unit/**/*.test.ts', 'test/docs/**/*.test.ts'], ...WITHOUT_DYNAMODB }),
+      // Services, workers, the stream consumer and the bundled handlers on DynamoDB Local.
+      project('int', { include: ['test/int/**/*.test.ts'], ...ON_DYNAMODB }),
+      // The real HTTP server, the admin CLI and `npm start` itself.
+      project('e2e', { include: ['test/e2e/**/*.test.ts'], ...ON_DYNAMODB }),
+      // CDK assertions, cdk-nag, and each function's uses against its bundle.
+      project('infra', {
+        include: ['test/infra/**/*.test.ts'],
+        exclude: [...configDefaults.exclude, PERMISSIONS_TEST],
+        ...WITHOUT_DYNAMODB,
+      }),
+      project('permissions', { include: [PERMISSIONS_TEST], sequence: { groupOrder: 1 } }),
     ],
   },
 });

@@ -7,14 +7,22 @@ import { FilterCriteria, StartingPosition } from 'aws-cdk-lib/aws-lambda';
 import { DynamoEventSource, SqsDlq, SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
-import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
+import { type IQueue, Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { NagSuppressions } from 'cdk-nag';
 import type { Construct } from 'constructs';
 import { STREAM_IGNORED_ENTITIES } from '../../functions/data/stream-entities.ts';
 import { tableDefinition } from '../../functions/data/table.ts';
+import {
+  WORKER_MEMORY_MB as DEFAULT_WORKER_MEMORY_MB,
+  type WorkerDefinition,
+  type WorkerName,
+  type WorkerQueue,
+  workers,
+} from '../../functions/workers.ts';
 import { AlarmTopic, ServiceAlarms } from '../constructs/alarms.ts';
 import { ImageImportPipeline } from '../constructs/image-import.ts';
-import { METRICS_NAMESPACE, repoRoot, ServiceFunction, TABLE_READ } from '../constructs/service-function.ts';
+import { bindPhotoStore } from '../constructs/photo-store-access.ts';
+import { METRICS_NAMESPACE, repoRoot, ServiceFunction } from '../constructs/service-function.ts';
 import { WebhookLadder } from '../constructs/webhook-ladder.ts';
 
 /** The Bedrock model of the AI worker, and what its tokens cost (the Tenants' AI spend is charged at it). */
@@ -69,23 +77,8 @@ export interface AsyncStackProps extends StackProps {
   readonly emailFrom?: string;
 }
 
-/**
- * Memory of the workers. API functions keep ServiceFunction's 1024 MB: their cold start is module
- * load, which is CPU-bound (the bench's module-load figures are taken on a full core; Lambda gives
- * 1024 MB about 0.6 of one), and a caller waits for it. The workers wait on I/O (Bedrock, DynamoDB,
- * SQS) nearly all of their run and nobody waits for their cold start, so half the memory halves the
- * GB-seconds billed for the same wall time.
- */
-export const WORKER_MEMORY_MB = 512;
-
-/**
- * One message per invocation: a message is one model call (up to 4,000 output tokens, well under a
- * minute), and with one per batch a slow or throttled call can only time out its own message, never
- * put a batch of finished ones back on the queue to be charged and run again. The timeout leaves room
- * for the SDK's retries of a throttled call.
- */
-export const AI_BATCH_SIZE = 1;
-const AI_WORKER_TIMEOUT = Duration.minutes(5);
+/** Memory of a worker whose row does not say (functions/workers.ts explains the choice). */
+export const WORKER_MEMORY_MB = DEFAULT_WORKER_MEMORY_MB;
 
 /**
  * The stream consumer's filter criteria (Lambda event filtering; patterns are ORed): an insert or
@@ -107,20 +100,20 @@ const DLQ_HAS_NO_DLQ =
   'never consumed by a function, so there is no receive count to exceed. Its depth alarms instead.';
 
 /**
- * The asynchronous side: the table's stream consumer, and the AI queue with its worker. The consumer
- * turns a listing that asks for enrichment into an AI message (an outbox: the request was committed
- * with the listing); the worker calls Bedrock and writes the result back.
+ * The asynchronous side: one function per row of the worker table (functions/workers.ts), each fed
+ * by its trigger (the table's stream, a queue, a schedule), granted its row's table access and what
+ * its row `uses`, and nothing else; the queues they read and send to (the AI queue, the webhook
+ * ladder), the dead-letter queues, and the alarms of them all.
  *
  * The API stack is built after this one: the routes whose row `uses` 'aiQueue' send to `aiQueue`
  * (lib/app.ts). So nothing here may reference the API stack; that would be a dependency cycle.
  */
 export class AsyncStack extends Stack {
-  readonly streamConsumer: ServiceFunction;
+  /** Every worker of the table, by row name. */
+  readonly workers: ReadonlyMap<WorkerName, ServiceFunction>;
   readonly streamDeadLetterQueue: Queue;
   readonly aiQueue: Queue;
   readonly aiDeadLetterQueue: Queue;
-  readonly aiWorker: ServiceFunction;
-  readonly aiResume: ServiceFunction;
   /** Receives the daily job's events that failed every retry (EventBridge delivery and the function). */
   readonly aiResumeDeadLetterQueue: Queue;
   /** The model the AI worker is bound to. */
@@ -131,11 +124,15 @@ export class AsyncStack extends Stack {
   readonly alarms: ServiceAlarms;
   /** Webhook delivery: queue, DLQ (`webhookLadder.deadLetterQueue`), worker, scheduler group and role. */
   readonly webhookLadder: WebhookLadder;
-  /** Photo import by URL: queue, DLQ (`imageImport.deadLetterQueue`) and worker. */
+  /** Photo import by URL: its queue and dead-letter queue (`imageImport.deadLetterQueue`). */
   readonly imageImport: ImageImportPipeline;
+  readonly #props: AsyncStackProps;
+  /** The queues a `queue` trigger names, and the dead-letter queue each redrives to. */
+  readonly #queues: Record<WorkerQueue, { queue: IQueue; deadLetterQueue: IQueue }>;
 
   constructor(scope: Construct, id: string, props: AsyncStackProps) {
     super(scope, id, props);
+    this.#props = props;
     this.aiModel = props.aiModel ?? DEFAULT_AI_MODEL;
 
     // Receives the description of a batch (shard, sequence numbers) that failed every retry or grew too
@@ -170,122 +167,13 @@ export class AsyncStack extends Stack {
       enforceSSL: true,
       // AWS's advice for Lambda consumers: six times the function timeout, so that a message is not
       // handed out again while a throttled or retried invocation still holds it.
-      visibilityTimeout: Duration.seconds(AI_WORKER_TIMEOUT.toSeconds() * 6),
+      visibilityTimeout: Duration.seconds(consumerTimeoutSeconds('ai') * 6),
       deadLetterQueue: { queue: this.aiDeadLetterQueue, maxReceiveCount: 5 },
     });
 
-    this.streamConsumer = new ServiceFunction(this, 'StreamConsumer', {
-      entry: join(repoRoot, 'functions', 'streams', 'consumer.ts'),
-      description: 'DynamoDB stream consumer: derives events from table changes, queues AI work',
-      timeout: Duration.seconds(60),
-      memorySize: WORKER_MEMORY_MB,
-    });
-    // Reads only, for now: the event log and fan-out will add their own grants when they land.
-    this.streamConsumer.bindTable(props.table, {
-      actions: TABLE_READ,
-      indexNames: tableDefinition.globalSecondaryIndexes.map((index) => index.indexName),
-    });
-    this.streamConsumer.bindQueue(this.aiQueue, 'AI_QUEUE_URL');
-    this.streamConsumer.bindSecret(props.cursorSecret, 'CURSOR_SECRET_ARN');
-    this.streamConsumer.suppressFunctionRule(
-      'Serverless-LambdaDLQ',
-      'Invoked only by its DynamoDB event source mapping, never asynchronously: failed batches go to ' +
-        "the mapping's on-failure destination (StreamDeadLetterQueue), which a function DLQ cannot see.",
-    );
-
-    this.streamConsumer.fn.addEventSource(
-      new DynamoEventSource(props.table, {
-        startingPosition: StartingPosition.TRIM_HORIZON,
-        batchSize: 100,
-        // Order matters per item: one batch at a time per shard.
-        parallelizationFactor: 1,
-        // The handler reports the first failed record and everything after it; Lambda retries from there.
-        reportBatchItemFailures: true,
-        bisectBatchOnError: true,
-        retryAttempts: 10,
-        maxRecordAge: Duration.hours(6),
-        onFailure: new SqsDlq(this.streamDeadLetterQueue),
-        filters: streamFilterPatterns().map((pattern) => FilterCriteria.filter(pattern)),
-      }),
-    );
-    this.streamConsumer.suppressWildcardResource(
-      'dynamodb:ListStreams (granted by the DynamoDB event source) does not support resource-level ' +
-        'permissions: IAM only accepts "*" for it. Stream reads themselves are scoped to the stream ARN.',
-    );
-
     this.webhookLadder = new WebhookLadder(this, 'WebhookLadder', {
-      table: props.table,
-      streamConsumer: this.streamConsumer,
-      ...(props.emailFrom ? { emailFrom: props.emailFrom } : {}),
+      workerTimeout: Duration.seconds(consumerTimeoutSeconds('webhooks')),
     });
-    this.webhookLadder.worker.bindSecret(props.cursorSecret, 'CURSOR_SECRET_ARN');
-    // The owner-notification reaction emails a Lead's Owner (functions/streams/reactions).
-    if (props.emailFrom) this.streamConsumer.bindEmailSender(props.emailFrom);
-
-    this.imageImport = new ImageImportPipeline(this, 'ImageImport', {
-      table: props.table,
-      photoBucket: props.photoBucket,
-      photoBaseUrl: props.photoBaseUrl,
-    });
-    this.imageImport.worker.bindSecret(props.cursorSecret, 'CURSOR_SECRET_ARN');
-
-    this.aiWorker = new ServiceFunction(this, 'AiWorker', {
-      entry: join(repoRoot, 'functions', 'workers', 'ai.ts'),
-      description: 'AI worker: enriches listings with Amazon Bedrock',
-      timeout: AI_WORKER_TIMEOUT,
-      memorySize: WORKER_MEMORY_MB,
-      environment: {
-        AI_PRICE_INPUT_PER_1K_USD: String(this.aiModel.priceInputPer1kUsd),
-        AI_PRICE_OUTPUT_PER_1K_USD: String(this.aiModel.priceOutputPer1kUsd),
-      },
-    });
-    // Key reads (Tenant, listing, the month's AI spend) and updates (the listing, conditioned on its
-    // request id; the spend counter). Queries for Lead scoring: the Lead with its criteria, inquiries
-    // and activities, on the table and the two indexes they are listed by (gsi1, gsi2). A score is
-    // written in the Lead's transaction: the Lead put, its search tokens put and deleted, claims checked.
-    this.aiWorker.bindTable(props.table, {
-      actions: [
-        ...TABLE_READ,
-        'dynamodb:UpdateItem',
-        'dynamodb:PutItem',
-        'dynamodb:DeleteItem',
-        'dynamodb:ConditionCheckItem',
-      ],
-      indexNames: ['gsi1', 'gsi2'],
-    });
-    // The retry ladder re-sends a failed request to its own queue, with a delay.
-    this.aiWorker.bindQueue(this.aiQueue, 'AI_QUEUE_URL');
-    this.aiWorker.bindSecret(props.cursorSecret, 'CURSOR_SECRET_ARN');
-    this.aiWorker.bindBedrockModel(this.aiModel.modelId, {
-      destinationRegions: this.aiModel.destinationRegions,
-    });
-    this.aiWorker.suppressFunctionRule(
-      'Serverless-LambdaDLQ',
-      'Invoked only by its SQS event source mapping, never asynchronously: a message that fails five ' +
-        "receives moves to AiDeadLetterQueue through the AI queue's redrive policy.",
-    );
-    const aiQueueSource = new SqsEventSource(this.aiQueue, {
-      batchSize: AI_BATCH_SIZE,
-      // The worker reports only the messages that failed; the others are deleted.
-      reportBatchItemFailures: true,
-      // Caps parallel Bedrock calls (and so the burst a bulk import can cause against the model's
-      // quota and the bill); messages wait in the queue meanwhile.
-      maxConcurrency: 10,
-    });
-    this.aiWorker.fn.addEventSource(aiQueueSource);
-    NagSuppressions.addResourceSuppressions(
-      this.aiWorker.fn,
-      [
-        {
-          id: 'Serverless-LambdaEventSourceMappingDestination',
-          reason:
-            'An SQS event source mapping has no on-failure destination (Lambda supports them for streams ' +
-            'and Kafka only): a message that keeps failing moves to AiDeadLetterQueue through the AI ' +
-            "queue's redrive policy after five receives.",
-        },
-      ],
-      true,
-    );
 
     // A scheduled run that EventBridge could not deliver, or that failed Lambda's two asynchronous
     // retries, lands here; redrive it by invoking the function again (the job is idempotent).
@@ -304,31 +192,19 @@ export class AsyncStack extends Stack {
       },
     ]);
 
-    // Daily: a new month resets every Tenant's AI spend, so enrichments paused by the ceiling resume.
-    this.aiResume = new ServiceFunction(this, 'AiResume', {
-      entry: join(repoRoot, 'functions', 'workers', 'ai-resume.ts'),
-      description: 'Daily job: resumes AI enrichments paused by a spend ceiling once the month resets',
-      timeout: Duration.minutes(5),
-      memorySize: WORKER_MEMORY_MB,
-      deadLetterQueue: this.aiResumeDeadLetterQueue,
+    this.imageImport = new ImageImportPipeline(this, 'ImageImport', {
+      workerTimeout: Duration.seconds(consumerTimeoutSeconds('images')),
     });
-    this.aiResume.bindSecret(props.cursorSecret, 'CURSOR_SECRET_ARN');
-    // Lists the Tenants (gsi2) and their listings (gsi1), reads the month's spend, re-requests held ones.
-    this.aiResume.bindTable(props.table, {
-      actions: [...TABLE_READ, 'dynamodb:UpdateItem'],
-      indexNames: ['gsi1', 'gsi2'],
-    });
-    new Rule(this, 'AiResumeSchedule', {
-      description: 'Resume AI enrichments paused by the monthly spend ceiling',
-      schedule: Schedule.cron({ minute: '15', hour: '0' }),
-      targets: [
-        new LambdaFunction(this.aiResume.fn, {
-          retryAttempts: 2,
-          maxEventAge: Duration.hours(2),
-          deadLetterQueue: this.aiResumeDeadLetterQueue,
-        }),
-      ],
-    });
+
+    this.#queues = {
+      ai: { queue: this.aiQueue, deadLetterQueue: this.aiDeadLetterQueue },
+      images: { queue: this.imageImport.queue, deadLetterQueue: this.imageImport.deadLetterQueue },
+      webhooks: { queue: this.webhookLadder.queue, deadLetterQueue: this.webhookLadder.deadLetterQueue },
+    };
+
+    const built = new Map<WorkerName, ServiceFunction>();
+    for (const row of workers) built.set(row.name, this.#buildWorker(row));
+    this.workers = built;
 
     this.alarmTopic = new AlarmTopic(this, 'AlarmTopic', { email: props.alarmEmail });
     this.alarms = new ServiceAlarms(this, 'Alarms', {
@@ -338,19 +214,12 @@ export class AsyncStack extends Stack {
         this.aiDeadLetterQueue,
         this.aiResumeDeadLetterQueue,
         this.webhookLadder.deadLetterQueue,
+        this.imageImport.deadLetterQueue,
       ],
-      functionGroups: [
-        {
-          name: 'Workers',
-          functions: [
-            this.streamConsumer.fn,
-            this.aiWorker.fn,
-            this.aiResume.fn,
-            this.webhookLadder.worker.fn,
-          ],
-        },
-      ],
-      streamConsumers: [this.streamConsumer.fn],
+      functionGroups: [{ name: 'Workers', functions: [...built.values()].map((worker) => worker.fn) }],
+      streamConsumers: workers
+        .filter((row) => row.trigger.kind === 'stream')
+        .map((row) => this.worker(row.name).fn),
       tables: [
         {
           table: props.table,
@@ -358,10 +227,6 @@ export class AsyncStack extends Stack {
         },
       ],
     });
-
-    // Photo imports: a dead-lettered import is a bug or an outage (a bad file only fails its import).
-    this.alarms.watchDeadLetterQueue(this.imageImport.deadLetterQueue);
-    this.alarms.watchFunctionGroup({ name: 'PhotoImport', functions: [this.imageImport.worker.fn] });
 
     // A disabled endpoint stops a Tenant's integration until someone re-enables it: ops hear of each.
     this.alarms.watchBusinessCount({
@@ -372,4 +237,189 @@ export class AsyncStack extends Stack {
         'A webhook endpoint was disabled (20 failed deliveries in a row, or 410 Gone); its Tenant Admins were emailed',
     });
   }
+
+  /** The function of worker `name`. */
+  worker(name: WorkerName): ServiceFunction {
+    const fn = this.workers.get(name);
+    if (!fn) throw new Error(`No worker ${name} in the async stack`);
+    return fn;
+  }
+
+  /** The stream consumer (the worker table's `streamConsumer` row). */
+  get streamConsumer(): ServiceFunction {
+    return this.worker('streamConsumer');
+  }
+
+  /** The AI worker (`aiWorker`). */
+  get aiWorker(): ServiceFunction {
+    return this.worker('aiWorker');
+  }
+
+  /** The daily AI resume job (`aiResume`). */
+  get aiResume(): ServiceFunction {
+    return this.worker('aiResume');
+  }
+
+  /** One row of the worker table as a function: its settings, table access, uses and trigger. */
+  #buildWorker(row: WorkerDefinition): ServiceFunction {
+    const props = this.#props;
+    const usesBedrock = row.uses.includes('bedrock');
+    const scheduled = row.trigger.kind === 'schedule';
+    const service = new ServiceFunction(this, constructIdOf(row.name), {
+      entry: join(repoRoot, row.entry),
+      description: row.description,
+      timeout: Duration.seconds(row.timeoutSeconds),
+      memorySize: row.memoryMb ?? DEFAULT_WORKER_MEMORY_MB,
+      ...(usesBedrock
+        ? {
+            environment: {
+              AI_PRICE_INPUT_PER_1K_USD: String(this.aiModel.priceInputPer1kUsd),
+              AI_PRICE_OUTPUT_PER_1K_USD: String(this.aiModel.priceOutputPer1kUsd),
+            },
+          }
+        : {}),
+      ...(scheduled ? { deadLetterQueue: this.#scheduleDeadLetterQueue(row) } : {}),
+    });
+    service.bindSecret(props.cursorSecret, 'CURSOR_SECRET_ARN');
+    service.bindTable(props.table, {
+      actions: row.table.actions,
+      indexNames:
+        row.table.indexes === 'all'
+          ? tableDefinition.globalSecondaryIndexes.map((index) => index.indexName)
+          : row.table.indexes,
+    });
+    for (const use of new Set(row.uses)) {
+      switch (use) {
+        case 'aiQueue':
+          service.bindQueue(this.aiQueue, 'AI_QUEUE_URL');
+          break;
+        case 'bedrock':
+          service.bindBedrockModel(this.aiModel.modelId, {
+            destinationRegions: this.aiModel.destinationRegions,
+          });
+          break;
+        case 'email':
+          // Without a sender (tests only) the function cannot email: the port throws on first use.
+          if (props.emailFrom) service.bindEmailSender(props.emailFrom);
+          break;
+        case 'webhookQueue':
+          this.webhookLadder.bindSender(service);
+          break;
+        case 'webhookSchedules':
+          this.webhookLadder.bindScheduler(service);
+          break;
+        case 'photoImport':
+          // Stores each fetched photo under images/ (and removes one that lost a race to the gallery).
+          bindPhotoStore(service, props.photoBucket, props.photoBaseUrl, {
+            put: ['images/*'],
+            delete: ['images/*'],
+          });
+          break;
+        default:
+          throw new Error(`Worker ${row.name} uses unknown service ${String(use satisfies never)}`);
+      }
+    }
+    this.#addTrigger(row, service);
+    return service;
+  }
+
+  #addTrigger(row: WorkerDefinition, service: ServiceFunction): void {
+    const trigger = row.trigger;
+    switch (trigger.kind) {
+      case 'stream': {
+        service.suppressFunctionRule(
+          'Serverless-LambdaDLQ',
+          'Invoked only by its DynamoDB event source mapping, never asynchronously: failed batches go to ' +
+            "the mapping's on-failure destination (StreamDeadLetterQueue), which a function DLQ cannot see.",
+        );
+        service.fn.addEventSource(
+          new DynamoEventSource(this.#props.table, {
+            startingPosition: StartingPosition.TRIM_HORIZON,
+            batchSize: 100,
+            // Order matters per item: one batch at a time per shard.
+            parallelizationFactor: 1,
+            // The handler reports the first failed record and everything after it; Lambda retries from there.
+            reportBatchItemFailures: true,
+            bisectBatchOnError: true,
+            retryAttempts: 10,
+            maxRecordAge: Duration.hours(6),
+            onFailure: new SqsDlq(this.streamDeadLetterQueue),
+            filters: streamFilterPatterns().map((pattern) => FilterCriteria.filter(pattern)),
+          }),
+        );
+        service.suppressWildcardResource(
+          'dynamodb:ListStreams (granted by the DynamoDB event source) does not support resource-level ' +
+            'permissions: IAM only accepts "*" for it. Stream reads themselves are scoped to the stream ARN.',
+        );
+        return;
+      }
+      case 'queue': {
+        const { queue } = this.#queues[trigger.queue];
+        service.suppressFunctionRule(
+          'Serverless-LambdaDLQ',
+          'Invoked only by its SQS event source mapping, never asynchronously: a message that fails five ' +
+            `receives moves to the ${trigger.queue} queue's dead-letter queue through its redrive policy.`,
+        );
+        service.fn.addEventSource(
+          new SqsEventSource(queue, {
+            batchSize: trigger.batchSize,
+            // The worker reports only the messages that failed; the others are deleted.
+            reportBatchItemFailures: true,
+            // Caps parallel work (and so the burst a bulk import can cause downstream); messages wait.
+            maxConcurrency: trigger.maxConcurrency,
+          }),
+        );
+        // After the mapping exists: the suppression is applied to the function's children as they are now.
+        NagSuppressions.addResourceSuppressions(
+          service.fn,
+          [
+            {
+              id: 'Serverless-LambdaEventSourceMappingDestination',
+              reason:
+                'An SQS event source mapping has no on-failure destination (Lambda supports them for streams ' +
+                `and Kafka only): a message that keeps failing moves to the ${trigger.queue} queue's ` +
+                'dead-letter queue through its redrive policy after five receives.',
+            },
+          ],
+          true,
+        );
+        if (trigger.queue === 'webhooks') this.webhookLadder.attachWorker(service);
+        return;
+      }
+      case 'schedule': {
+        new Rule(this, `${constructIdOf(row.name)}Schedule`, {
+          description: trigger.summary,
+          schedule: Schedule.cron({ minute: trigger.cron.minute, hour: trigger.cron.hour }),
+          targets: [
+            new LambdaFunction(service.fn, {
+              retryAttempts: 2,
+              maxEventAge: Duration.hours(2),
+              deadLetterQueue: this.#scheduleDeadLetterQueue(row),
+            }),
+          ],
+        });
+        return;
+      }
+      default:
+        throw new Error(`Worker ${row.name} has an unknown trigger ${String(trigger satisfies never)}`);
+    }
+  }
+
+  /** Where a scheduled worker's failed runs land (EventBridge delivery and the function's own retries). */
+  #scheduleDeadLetterQueue(row: WorkerDefinition): IQueue {
+    if (row.name === 'aiResume') return this.aiResumeDeadLetterQueue;
+    throw new Error(`Scheduled worker ${row.name} has no dead-letter queue in the async stack`);
+  }
+}
+
+/** `aiWorker` → `AiWorker`: the construct id, so that the logical ids stay those of the stage deployed. */
+function constructIdOf(name: string): string {
+  return name.charAt(0).toUpperCase() + name.slice(1);
+}
+
+/** The timeout of the worker a queue feeds: the queue's visibility timeout is six times it. */
+function consumerTimeoutSeconds(queue: WorkerQueue): number {
+  const row = workers.find((w) => w.trigger.kind === 'queue' && w.trigger.queue === queue);
+  if (!row) throw new Error(`No worker of functions/workers.ts is fed from the ${queue} queue`);
+  return row.timeoutSeconds;
 }

@@ -4,6 +4,7 @@ import { gzipSync } from 'node:zlib';
 import { build, type Metafile } from 'esbuild';
 import type { RouteDefinition } from '../../functions/api/route.ts';
 import { routes } from '../../functions/routes.ts';
+import { workers } from '../../functions/workers.ts';
 import { esbuildOptions, HANDLER_FILE, staticClosure } from '../../lib/bundling.ts';
 import { round } from './stats.ts';
 
@@ -21,26 +22,13 @@ export interface HandlerEntry {
 /** The floor handler (floor/handler.ts): what every function is judged against. */
 export const FLOOR: HandlerEntry = { name: 'floor', entry: 'scripts/bench/floor/handler.ts', kind: 'floor' };
 
-/** The async functions' folders: every module in them that exports `handler` is a deployed Lambda. */
-const ASYNC_FOLDERS = [
-  { folder: 'functions/streams', kind: 'stream' },
-  { folder: 'functions/workers', kind: 'worker' },
-] as const;
-
-/** Names the stacks give the async functions (lib/stacks/async-stack.ts); others are named by file. */
-const ASYNC_NAMES: Record<string, string> = {
-  'functions/streams/consumer.ts': 'streamConsumer',
-  'functions/workers/ai.ts': 'aiWorker',
-  'functions/workers/ai-resume.ts': 'aiResume',
-};
-
 /** `functions/workers/webhook-delivery.ts` → `webhookDelivery`. */
 export function camelName(file: string): string {
   const base = basename(file).replace(/\.ts$/, '');
   return base.replace(/[-_.]+(\w)/g, (_m, c: string) => c.toUpperCase());
 }
 
-/** Whether a module's source exports a Lambda `handler`. */
+/** Whether a module's source exports a Lambda `handler` (test/infra/uses.test.ts finds worker modules without a row with it). */
 export function exportsHandler(source: string): boolean {
   return /export\s+(?:async\s+function|const|function|let)\s+handler\b|export\s*\{[^}]*\bhandler\b[^}]*\}/.test(
     source,
@@ -48,9 +36,9 @@ export function exportsHandler(source: string): boolean {
 }
 
 /**
- * Every Lambda the stack deploys: one per route-table row (read from functions/routes.ts, as the API
- * stack does), then every handler module of the async folders (the stream consumer, the AI worker,
- * the AI resume job, and whatever worker is added next), found on disk rather than listed here.
+ * Every Lambda the stack deploys: one per route-table row (functions/routes.ts), then one per
+ * worker-table row (functions/workers.ts), named as the stacks name them. A stream-fed worker is of
+ * kind `stream`, any other of kind `worker`.
  */
 export function handlerEntries(): HandlerEntry[] {
   const http = routes.map(
@@ -61,15 +49,12 @@ export function handlerEntries(): HandlerEntry[] {
       route: r,
     }),
   );
-  const asyncEntries = ASYNC_FOLDERS.flatMap(({ folder, kind }) =>
-    existsSync(resolve(ROOT, folder))
-      ? readdirSync(resolve(ROOT, folder))
-          .filter((f) => f.endsWith('.ts') && !f.endsWith('.test.ts'))
-          .sort()
-          .map((f) => `${folder}/${f}`)
-          .filter((entry) => exportsHandler(readFileSync(resolve(ROOT, entry), 'utf8')))
-          .map((entry): HandlerEntry => ({ name: ASYNC_NAMES[entry] ?? camelName(entry), entry, kind }))
-      : [],
+  const asyncEntries = workers.map(
+    (w): HandlerEntry => ({
+      name: w.name,
+      entry: w.entry,
+      kind: w.trigger.kind === 'stream' ? 'stream' : 'worker',
+    }),
   );
   return [...http, ...asyncEntries];
 }

@@ -65,52 +65,10 @@ const demo = await seedDemo();
 const { startApiServer } = await import('./server.ts');
 const { server, url } = await startApiServer({ port, log });
 
-const { handler: streamHandler } = await import('../../functions/streams/consumer.ts');
-const { startStreamPoller, PARKED_PARTITION } = await import('./stream-poller.ts');
-const poller = startStreamPoller({
-  endpoint: dynamo.endpoint,
-  tableName,
-  handler: streamHandler,
-  onError: (error) => console.error('stream consumer:', (error as Error).message),
-  // What Lambda's failure destination is in AWS: a record that failed every retry, set aside.
-  onParked: (parked) =>
-    console.error(
-      `stream consumer: PARKED record ${parked.sequenceNumber} (event ${parked.eventId}) after ` +
-        `${parked.attempts} failed attempts; later records flow on. Kept in the table under pk=${PARKED_PARTITION}.`,
-    ),
-});
-
-const { handler: aiWorker } = await import('../../functions/workers/ai.ts');
-const { startQueuePoller } = await import('./queue-poller.ts');
-const aiPoller = startQueuePoller({
-  queue: 'ai',
-  handler: aiWorker,
-  onError: (error) => console.error('AI worker:', (error as Error).message),
-});
-
-// Photo imports by URL: fetched through the SSRF-safe connector, stored in the local S3.
-const { handler: imageImportWorker } = await import('../../functions/workers/image-import.ts');
-const imagePoller = startQueuePoller({
-  queue: 'images',
-  handler: imageImportWorker,
-  intervalMs: 200,
-  onError: (error) => console.error('photo import:', (error as Error).message),
-});
-
-const { handler: webhookWorker } = await import('../../functions/workers/webhook-delivery.ts');
-const webhookPoller = startQueuePoller({
-  queue: 'webhooks',
-  handler: webhookWorker,
-  intervalMs: 100,
-  onError: (error) => console.error('webhook delivery:', (error as Error).message),
-});
-
-// The daily AI resume job of AWS, run at start and hourly here.
-const { handler: aiResume } = await import('../../functions/workers/ai-resume.ts');
-const runResume = () =>
-  aiResume().catch((error: unknown) => console.error('AI resume:', (error as Error).message));
-void runResume();
-const resumeTimer = setInterval(runResume, 3_600_000);
+// Every row of the worker table (functions/workers.ts) on its local trigger: the stream poller, a
+// local queue's poller, or a timer for a schedule.
+const { startWorkers } = await import('./workers.ts');
+const runningWorkers = await startWorkers({ endpoint: dynamo.endpoint, tableName });
 
 writeStackInfo(dir, {
   pid: process.pid,
@@ -148,11 +106,7 @@ async function stop(): Promise<void> {
   if (stopping) return;
   stopping = true;
   log('Stopping…');
-  poller.stop();
-  aiPoller.stop();
-  imagePoller.stop();
-  webhookPoller.stop();
-  clearInterval(resumeTimer);
+  runningWorkers.stop();
   server.closeAllConnections();
   server.close();
   await s3.close().catch(() => undefined);

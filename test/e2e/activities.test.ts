@@ -1,24 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { distinctLocs, type Output } from '../support/api-client.ts';
 import { createTestLead, createTestTenant, type TestTenant } from '../support/factories.ts';
 import { startTestApi, type TestApi } from '../support/http.ts';
 
 /** ActivityOut as the API answers it. */
-interface Activity {
-  id: string;
-  lead_id: string;
-  kind: 'task' | 'call' | 'visit' | 'meeting' | 'note';
-  title: string;
-  body: string | null;
-  due_at: string | null;
-  reminder_at: string | null;
-  assignee_user_id: string | null;
-  property_id: string | null;
-  completed: boolean;
-  completed_at: string | null;
-  created_at: string;
-  updated_at: string;
-}
+type Activity = Output<'getActivity'>;
 
 let api: TestApi;
 let tenant: TestTenant;
@@ -31,11 +18,6 @@ beforeAll(async () => {
 afterAll(async () => api.close());
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-/** The distinct places a 422 names (one field may carry more than one message). */
-const locs = (body: { detail: { loc: unknown[] }[] }) => [
-  ...new Map(body.detail.map((d) => [JSON.stringify(d.loc), d.loc])).values(),
-];
-
 const newLead = (tenantId = tenant.tenantId, name = 'Ana Buyer') =>
   createTestLead(tenantId, { name, email: null });
 
@@ -155,7 +137,7 @@ describe('POST /v1/leads/{lead_id}/activities', () => {
     // Assess
     for (const res of results) {
       expect(res.status).toBe(422);
-      expect(locs(res.body)).toEqual([['body', 'due_at']]);
+      expect(distinctLocs(res.body)).toEqual([['body', 'due_at']]);
     }
     const list = await api.call('GET', `/v1/leads/${leadId}/activities`);
     expect(list.body).toEqual({ data: [], next_cursor: null });
@@ -175,7 +157,7 @@ describe('POST /v1/leads/{lead_id}/activities', () => {
     // Assess
     for (const res of [unknown, foreign]) {
       expect(res.status).toBe(422);
-      expect(locs(res.body)).toEqual([['body', 'property_id']]);
+      expect(distinctLocs(res.body)).toEqual([['body', 'property_id']]);
     }
     expect((await api.call('GET', `/v1/leads/${leadId}/activities`)).body.data).toEqual([]);
   });
@@ -192,7 +174,7 @@ describe('POST /v1/leads/{lead_id}/activities', () => {
     expect(unknown.status).toBe(404);
     expect(foreign.status).toBe(404);
     expect(malformed.status).toBe(422);
-    expect(locs(malformed.body)).toEqual([['path', 'lead_id']]);
+    expect(distinctLocs(malformed.body)).toEqual([['path', 'lead_id']]);
     const theirList = await api.call('GET', `/v1/leads/${theirs}/activities`, { key: other.key });
     expect(theirList.body.data).toEqual([]);
   });
@@ -231,7 +213,7 @@ describe('POST /v1/leads/{lead_id}/activities', () => {
     };
     for (const [name, res] of Object.entries(cases)) {
       expect(res.status, name).toBe(422);
-      expect(locs(res.body), name).toEqual([['body', expected[name as keyof typeof cases]]]);
+      expect(distinctLocs(res.body), name).toEqual([['body', expected[name as keyof typeof cases]]]);
     }
     expect(cases.noTitle.body.detail[0]).toEqual({
       loc: ['body', 'title'],
@@ -263,7 +245,7 @@ describe('GET /v1/activities/{activity_id}', () => {
     expect(foreign.text).not.toContain('Secret');
     expect(foreignPatch.status).toBe(404);
     expect(malformed.status).toBe(422);
-    expect(locs(malformed.body)).toEqual([['path', 'activity_id']]);
+    expect(distinctLocs(malformed.body)).toEqual([['path', 'activity_id']]);
     const stillTheirs = await api.call('GET', `/v1/activities/${theirs.id}`, { key: other.key });
     expect(stillTheirs.body).toEqual(theirs);
   });
@@ -366,7 +348,7 @@ describe('PATCH /v1/activities/{activity_id}', () => {
     // Assess
     for (const res of [toVisit, clearDue, toTaskNullDue]) {
       expect(res.status).toBe(422);
-      expect(locs(res.body)).toEqual([['body', 'due_at']]);
+      expect(distinctLocs(res.body)).toEqual([['body', 'due_at']]);
     }
     expect((await api.call('GET', `/v1/activities/${call.id}`)).body).toEqual(call);
     expect(toNote.status).toBe(200);
@@ -390,9 +372,9 @@ describe('PATCH /v1/activities/{activity_id}', () => {
     // Assess
     for (const [field, res] of Object.entries(cases)) {
       expect(res.status, field).toBe(422);
-      expect(locs(res.body), field).toEqual([['body', field]]);
+      expect(distinctLocs(res.body), field).toEqual([['body', field]]);
     }
-    expect(locs(longTitle.body)).toEqual([['body', 'title']]);
+    expect(distinctLocs(longTitle.body)).toEqual([['body', 'title']]);
     expect((await api.call('GET', `/v1/activities/${note.id}`)).body).toEqual(note);
   });
 
@@ -591,13 +573,13 @@ describe('GET /v1/activities and GET /v1/leads/{lead_id}/activities', () => {
     // Assess
     for (const res of cursorCases) {
       expect(res.status).toBe(422);
-      expect(locs(res.body)).toEqual([['query', 'cursor']]);
+      expect(distinctLocs(res.body)).toEqual([['query', 'cursor']]);
     }
     for (const res of [tooMany, zero]) {
       expect(res.status).toBe(422);
-      expect(locs(res.body)).toEqual([['query', 'limit']]);
+      expect(distinctLocs(res.body)).toEqual([['query', 'limit']]);
     }
-    expect(locs(noOffset.body)).toEqual([['query', 'updated_since']]);
+    expect(distinctLocs(noOffset.body)).toEqual([['query', 'updated_since']]);
     expect(max.status).toBe(200);
     expect(max.body.data).toHaveLength(4);
     expect(max.body.next_cursor).toBeNull();

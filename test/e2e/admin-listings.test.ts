@@ -11,12 +11,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getListing } from '../../functions/data/listings.ts';
 import { parseArgs } from '../../scripts/admin/args.ts';
 import { commands } from '../../scripts/admin/commands.ts';
+import type { Output } from '../support/api-client.ts';
 import { runAdminCli } from '../support/cli.ts';
 import { createTestPlaces, createTestTenant, type TestTenant, unique } from '../support/factories.ts';
 import { startTestApi, type TestApi } from '../support/http.ts';
 
-// biome-ignore lint/suspicious/noExplicitAny: response bodies are checked field by field
-type Body = any;
+/** The listing as the API answers it. */
+type Listing = Output<'getProperty'>;
 
 const _ROOT = resolve(import.meta.dirname, '../..');
 
@@ -35,12 +36,15 @@ afterAll(async () => {
   rmSync(workDir, { recursive: true, force: true });
 });
 
+/** What an admin command returns: the object it made or changed, by default (each test reads its fields). */
+type AdminOutput = { id: string } & Record<string, unknown>;
+
 /** Runs an admin command in-process, as `npm run -s admin -- <group> <action> ...args` would. */
-async function admin(command: string, ...args: string[]): Promise<Body> {
+async function admin<T = AdminOutput>(command: string, ...args: string[]): Promise<T> {
   const { flags } = parseArgs(args);
   const entry = commands[command];
   if (!entry) throw new Error(`no admin command ${command}`);
-  return entry.run(flags, () => undefined);
+  return (await entry.run(flags, () => undefined)) as T;
 }
 
 const failure = (promise: Promise<unknown>): Promise<unknown> =>
@@ -52,7 +56,7 @@ const failure = (promise: Promise<unknown>): Promise<unknown> =>
 /** The real admin CLI against this run's DynamoDB Local table (DYNAMODB_ENDPOINT, TABLE_NAME). */
 const adminCli = (...args: string[]) => runAdminCli({ ...process.env, LOG_LEVEL: 'ERROR' }, ...args);
 
-async function create(t: TestTenant, body: Record<string, unknown>): Promise<Body> {
+async function create(t: TestTenant, body: Record<string, unknown>): Promise<Listing> {
   const res = await api.call('POST', '/v1/properties', {
     key: t.key,
     body: { ai_enrichment: false, ...body },
@@ -61,7 +65,7 @@ async function create(t: TestTenant, body: Record<string, unknown>): Promise<Bod
   return res.body;
 }
 
-const read = async (t: TestTenant, id: string): Promise<Body> => {
+const read = async (t: TestTenant, id: string): Promise<Listing> => {
   const res = await api.call('GET', `/v1/properties/${id}`, { key: t.key });
   expect(res.status, res.text).toBe(200);
   return res.body;
@@ -232,7 +236,7 @@ describe('Areas: admin commands and what the API shows', () => {
       { id: community.id, kind: 'community', name: 'Club', via: 'manual' },
     ]);
     const areas = await api.call('GET', '/v1/areas', { key: t.key });
-    expect(areas.body.data.map((a: Body) => a.name)).toEqual(['Club']);
+    expect(areas.body.data.map((a: { name: string }) => a.name)).toEqual(['Club']);
   });
 
   it('refuses an unknown kind, Place, Area or listing', async () => {
@@ -287,12 +291,12 @@ describe('listing import (CLI, black-box)', () => {
     const summary = JSON.parse(first.stdout);
     expect(first.stdout.trim()).toBe(JSON.stringify(summary, null, 2));
     expect(summary).toMatchObject({ total: 5, created: 3, updated: 0, skipped: 0, failed: 2 });
-    expect(summary.failures.map((f: Body) => f.index)).toEqual([3, 4]);
+    expect(summary.failures.map((f: { index: number }) => f.index)).toEqual([3, 4]);
     expect(summary.failures[1].error).toMatch(/latitude/);
     expect(second.code, second.stderr).toBe(0);
     expect(JSON.parse(second.stdout)).toMatchObject({ created: 0, updated: 0, skipped: 3, failed: 2 });
     const list = await api.call('GET', '/v1/properties?limit=200', { key: t.key });
-    expect(list.body.data.map((p: Body) => [p.internal_ref, p.origin]).sort()).toEqual(
+    expect(list.body.data.map((p: Listing) => [p.internal_ref, p.origin]).sort()).toEqual(
       refs.map((r) => [r, 'import']).sort(),
     );
   });

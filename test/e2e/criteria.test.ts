@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { insertArea } from '../../functions/data/areas.ts';
 import { LocalQueueMessage } from '../../functions/data/entities/local-queue-message.ts';
 import { createArea } from '../../functions/services/areas.ts';
+import { locs } from '../support/api-client.ts';
 import { createTestLead, createTestPlaces, createTestTenant, type TestTenant } from '../support/factories.ts';
 import { startTestApi, type TestApi } from '../support/http.ts';
 import { startTestStreamConsumer, type TestStreamConsumer } from '../support/stream.ts';
@@ -27,8 +28,6 @@ afterAll(async () => {
 const createLead = (tenantId = tenant.tenantId) => createTestLead(tenantId);
 
 const path = (leadId: string) => `/v1/leads/${leadId}/criteria`;
-const locs = (body: { detail: { loc: unknown[] }[] }) => body.detail.map((d) => d.loc);
-
 const EMPTY = {
   listing_type: null,
   min_price: null,

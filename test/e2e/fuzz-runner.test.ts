@@ -5,6 +5,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadContract } from '../support/contract.ts';
 import {
   checkRequests,
   type FuzzOperation,
@@ -31,6 +32,26 @@ const THING: FuzzOperation = {
     required: ['name'],
   },
   documented: new Set([201, 422]),
+};
+
+/** A document for THING whose 201 must carry an `id`: the tiny server below answers `{}`. */
+const THING_DOCUMENT = {
+  paths: {
+    '/v1/things/{thing_id}': {
+      post: {
+        responses: {
+          201: {
+            content: {
+              'application/json': {
+                schema: { type: 'object', required: ['id'], properties: { id: { type: 'string' } } },
+              },
+            },
+          },
+          422: { content: { 'application/json': { schema: { type: 'object' } } } },
+        },
+      },
+    },
+  },
 };
 
 let server: Server;
@@ -98,6 +119,27 @@ describe('the fuzz property runner', () => {
     expect(failure).toContain('content-type: application/json\n');
     expect(failure).toMatch(/body: \{"name":".","size":7\}/);
     expect(failure).toMatch(/replay: seed 1, path "[\d:]+"/);
+  });
+
+  it("checks a valid request's answer against the document: a 201 without its required id fails", async () => {
+    // Arrange
+    plantSize = undefined;
+    // Act
+    const failure = await checkRequests({
+      arbitrary: validRequests(THING),
+      send: (request) => send(url, request),
+      verdict: validVerdict(THING, loadContract(THING_DOCUMENT)),
+      numRuns: 20,
+      seed: 1,
+    }).then(
+      () => undefined,
+      (error: Error) => error.message,
+    );
+    // Assess
+    expect(failure).toBeDefined();
+    expect(failure).toContain('the answer breaks the document');
+    expect(failure).toMatch(/POST \/v1\/things\/[0-9a-f-]{36} → 201: body must have required property 'id'/);
+    expect(failure).toContain('shrunk request:\nPOST /v1/things/');
   });
 
   it('mutated requests find a planted 500 too', async () => {

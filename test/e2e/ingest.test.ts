@@ -8,6 +8,7 @@ import { type QueueName, setQueue } from '../../functions/kernel/ports/queue.ts'
 import { listLinkedListings } from '../../functions/services/lead-properties.ts';
 import { bindLocalAdapters } from '../../scripts/local/adapters/index.ts';
 import { listOutbox } from '../../scripts/local/adapters/outbox-email.ts';
+import { locs } from '../support/api-client.ts';
 import { createTestAgent, createTestTenant, type TestTenant, unique } from '../support/factories.ts';
 import { startTestApi, type TestApi } from '../support/http.ts';
 import { type FollowingStreamConsumer, startFollowingStreamConsumer } from '../support/reactions.ts';
@@ -54,8 +55,6 @@ afterEach(() => {
 });
 
 const email = (prefix = 'person') => `${unique(prefix)}@example.com`;
-const locs = (res: Call) => (res.body.detail as { loc: unknown[] }[]).map((d) => d.loc);
-
 function ingest(
   body: Record<string, unknown>,
   options: { key?: string; headers?: Record<string, string> } = {},

@@ -78,9 +78,11 @@ let mine: TenantObjects;
 beforeAll(async () => {
   [a, b] = await Promise.all([createTestTenant(), createTestTenant()]);
   api = await startTestApi(a.key);
-  theirs = await createTenantObjects(api, a.key, a.tenantId);
-  mine = await createTenantObjects(api, b.key, b.tenantId);
-});
+  [theirs, mine] = await Promise.all([
+    createTenantObjects(api, a.key, a.tenantId),
+    createTenantObjects(api, b.key, b.tenantId),
+  ]);
+}, 180_000); // each Tenant's fixture waits for the stream consumer to log its first event
 afterAll(async () => api?.close());
 
 const paramsOf = (path: string) => [...path.matchAll(/\{(\w+)\}/g)].map((m) => m[1] as string);

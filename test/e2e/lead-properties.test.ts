@@ -1,16 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { locs, type Output } from '../support/api-client.ts';
 import { createTestLead, createTestTenant, type TestTenant } from '../support/factories.ts';
 import { startTestApi, type TestApi } from '../support/http.ts';
 
 /** LeadPropertyOut as the API answers it. */
-interface LeadProperty {
-  property_id: string;
-  property_title: string;
-  role: 'interested' | 'owner' | 'tenant';
-  source: 'inquiry' | 'manual' | 'match';
-  created_at: string;
-}
+type LeadProperty = Output<'linkLeadProperty'>;
 
 let api: TestApi;
 let tenant: TestTenant;
@@ -21,8 +16,6 @@ beforeAll(async () => {
   api = await startTestApi(tenant.key);
 });
 afterAll(async () => api.close());
-
-const locs = (body: { detail: { loc: unknown[] }[] }) => body.detail.map((d) => d.loc);
 
 const newLead = (tenantId = tenant.tenantId) =>
   createTestLead(tenantId, { name: 'Linked Lead', email: null });

@@ -5,32 +5,13 @@ import { Tenant } from '../../functions/data/entities/tenant.ts';
 import { modifyLead } from '../../functions/data/leads.ts';
 import { tierOf } from '../../functions/domain/leads.ts';
 import { listOutbox } from '../../scripts/local/adapters/outbox-email.ts';
+import { locs, type Output } from '../support/api-client.ts';
 import { createTestAgent, createTestTenant, type TestTenant, unique } from '../support/factories.ts';
 import { startTestApi, type TestApi } from '../support/http.ts';
 import { startTestStreamConsumer } from '../support/stream.ts';
 
 /** The Lead as the API answers it. */
-interface LeadOut {
-  id: string;
-  name: string;
-  email: string | null;
-  phone: string | null;
-  locale: string | null;
-  notes: string | null;
-  status: string;
-  source: string;
-  assigned_agent_id: string | null;
-  is_active: boolean;
-  score: number | null;
-  score_tier: string | null;
-  buyer_type: string | null;
-  recommended_action: string | null;
-  score_reasons: string[];
-  scored_at: string | null;
-  campaign: string | null;
-  created_at: string;
-  updated_at: string;
-}
+type LeadOut = Output<'getLead'>;
 
 type Call = Awaited<ReturnType<TestApi['call']>>;
 
@@ -51,8 +32,6 @@ beforeAll(async () => {
 afterAll(async () => api.close());
 
 const email = (prefix = 'lead') => `${unique(prefix)}@example.com`;
-const locs = (res: Call) => (res.body.detail as { loc: unknown[] }[]).map((d) => d.loc);
-
 async function createLead(body: Record<string, unknown>, key = tenant.key): Promise<LeadOut> {
   const res = await api.call('POST', '/v1/leads', { key, body: { assigned_agent_id: null, ...body } });
   expect(res.status, res.text).toBe(201);

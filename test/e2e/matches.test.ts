@@ -3,16 +3,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getLeadPropertyLink } from '../../functions/data/lead-properties.ts';
 import { createArea, setManualMembership } from '../../functions/services/areas.ts';
 import { listOutbox } from '../../scripts/local/adapters/outbox-email.ts';
+import { locs, type Output } from '../support/api-client.ts';
 import { createTestLead, createTestPlaces, createTestTenant, type TestTenant } from '../support/factories.ts';
 import { startTestApi, type TestApi } from '../support/http.ts';
 
 type Places = Awaited<ReturnType<typeof createTestPlaces>>;
-interface Listing {
-  id: string;
-  title: string;
-  slug: string;
-  created_at: string;
-}
+/** The listing as GET /v1/properties/{id} answers it. */
+type Listing = Output<'getProperty'>;
 
 let api: TestApi;
 let tenant: TestTenant;
@@ -56,8 +53,6 @@ async function matchLetters(criteria: Record<string, unknown>): Promise<string[]
   const letters = new Map(Object.entries(L).map(([letter, l]) => [l.id, letter]));
   return data.map((m) => letters.get(m.property_id) ?? `other:${m.property_id}`);
 }
-
-const locs = (body: { detail: { loc: unknown[] }[] }) => body.detail.map((d) => d.loc);
 
 beforeAll(async () => {
   [tenant, other, coast, inland] = await Promise.all([

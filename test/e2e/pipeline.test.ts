@@ -1,6 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { revokeApiKeyById } from '../../functions/services/api-keys.ts';
+import type { Output } from '../support/api-client.ts';
 import { createTestPlaces, createTestTenant, type TestTenant, unique } from '../support/factories.ts';
 import { startTestApi, type TestApi } from '../support/http.ts';
 
@@ -13,7 +14,8 @@ beforeAll(async () => {
 });
 afterAll(async () => api.close());
 
-type Listing = { id: string; title: string; price: string | null };
+/** The listing as GET /v1/properties/{id} answers it. */
+type Listing = Output<'getProperty'>;
 
 /** Every listing of the key's tenant (archived too), by id. */
 async function listingIds(key?: string): Promise<string[]> {

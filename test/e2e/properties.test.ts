@@ -1,26 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { locs, type Output } from '../support/api-client.ts';
 import { createTestPlaces, createTestTenant, type TestTenant, unique } from '../support/factories.ts';
 import { startTestApi, type TestApi } from '../support/http.ts';
 
-/** The listing as GET /v1/properties/{id} answers it (the fields these tests read). */
-interface Listing {
-  id: string;
-  title: string;
-  description: string | null;
-  price: string | null;
-  currency: string | null;
-  bedrooms: number | null;
-  place_code: string | null;
-  internal_ref: string | null;
-  status: 'draft' | 'live' | 'archived';
-  needs_location: boolean;
-  origin: string;
-  slug: string;
-  created_at: string;
-  updated_at: string;
-  archived_at: string | null;
-}
+/** The listing as GET /v1/properties/{id} answers it. */
+type Listing = Output<'getProperty'>;
 
 let api: TestApi;
 let tenant: TestTenant;
@@ -58,8 +43,6 @@ async function allPages(key: string, query: string): Promise<Listing[][]> {
 
 const byUpdatedThenId = (a: Listing, b: Listing) =>
   a.updated_at === b.updated_at ? (a.id < b.id ? -1 : 1) : a.updated_at < b.updated_at ? -1 : 1;
-
-const locs = (body: { detail: { loc: unknown[] }[] }) => body.detail.map((d) => d.loc);
 
 describe('POST /v1/properties', () => {
   it('creates a draft that needs a location from a title alone', async () => {

@@ -83,10 +83,22 @@ async function stopStack(): Promise<void> {
   if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
 }
 
-async function adminJson(...args: string[]): Promise<any> {
+/** What the admin CLI printed; by default a created object (a tenant's `id`, a key's `key`…). */
+interface Created {
+  id: string;
+  key: string;
+  secret: string;
+}
+/** An email of the outbox, as `admin email list` prints it. */
+interface Mail {
+  subject: string;
+  to: string;
+  text: string;
+}
+async function adminJson<T = Created>(...args: string[]): Promise<T> {
   const run = await runAdminCli(env, ...args);
   expect(run.code, run.stderr).toBe(0);
-  return JSON.parse(run.stdout);
+  return JSON.parse(run.stdout) as T;
 }
 
 async function api(method: string, path: string, body?: unknown, withKey = key) {
@@ -286,8 +298,13 @@ describe('webhook endpoints API', () => {
       'lead.created',
     );
     expect(cli.secret).toMatch(/^whsec_/);
-    const listed = await adminJson('webhook', 'list', '--tenant', slug);
-    expect(listed.find((e: { id: string }) => e.id === cli.id)?.created_via).toBe('console');
+    const listed = await adminJson<{ id: string; created_via: string }[]>(
+      'webhook',
+      'list',
+      '--tenant',
+      slug,
+    );
+    expect(listed.find((e) => e.id === cli.id)?.created_via).toBe('console');
     expect((await api('DELETE', `/v1/webhooks/subscriptions/${cli.id}`)).status).toBe(404);
   });
 });
@@ -367,8 +384,8 @@ describe('delivery and the ladder', () => {
     });
     expect(disabled.disabled_reason).toBe('gone');
     const outbox = await until('the email', async () => {
-      const mails = await adminJson('email', 'list', '--tenant', slug);
-      return mails.find((m: { subject: string }) => m.subject.includes('/gone'));
+      const mails = await adminJson<Mail[]>('email', 'list', '--tenant', slug);
+      return mails.find((m) => m.subject.includes('/gone'));
     });
     expect(outbox.to).toBe('ada@example.com');
     expect((await api('POST', `/v1/webhooks/${endpoint.id}/test`)).status).toBe(409);
@@ -390,9 +407,7 @@ describe('delivery and the ladder', () => {
     expect(disabled.disabled_reason).toBe('failures');
     expect(disabled.consecutive_failures).toBeGreaterThanOrEqual(20);
     const mails = await until('the email', async () =>
-      (await adminJson('email', 'list', '--tenant', slug)).find((m: { subject: string }) =>
-        m.subject.includes('/down'),
-      ),
+      (await adminJson<Mail[]>('email', 'list', '--tenant', slug)).find((m) => m.subject.includes('/down')),
     );
     expect(mails.text).toMatch(/20 delivery attempts in a row failed/);
     const enabled = await api('PATCH', `/v1/webhooks/${endpoint.id}`, { enabled: true });

@@ -12,7 +12,7 @@
  */
 
 import { randomUUID } from 'node:crypto';
-import type { Stack } from 'aws-cdk-lib';
+import type { CfnResource, Stack } from 'aws-cdk-lib';
 import type { CfnRole } from 'aws-cdk-lib/aws-iam';
 import type { CfnBucket } from 'aws-cdk-lib/aws-s3';
 import type { CfnQueue, Queue } from 'aws-cdk-lib/aws-sqs';
@@ -20,6 +20,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import type { RouteDefinition, RouteUse } from '../../functions/api/route.ts';
 import type { AwsOperation } from '../../functions/kernel/aws-operations.ts';
 import { routes } from '../../functions/routes.ts';
+import { type WorkerUse, workers } from '../../functions/workers.ts';
 import { buildApp } from '../../lib/app.ts';
 import {
   AWS_OPERATIONS_DIR,
@@ -47,22 +48,11 @@ type Json = Record<string, unknown>;
  */
 const LOCAL_STAND_IN_ENTITIES = new Set(['localQueueMessage', 'outboxEmail']);
 
-/** What the AWS adapters behind a `uses` call, as the services authorize it. */
-type Use = RouteUse | 'webhookQueue' | 'model' | 'photoImport';
+/** What a function uses besides the table: a route's row or a worker's row says it. */
+type Use = RouteUse | WorkerUse;
 
-/** What the functions that are not routes use besides the table (routes say it in their row). */
-const WORKER_USES: Record<string, readonly Use[]> = {
-  // Sends each listing's enrichment request to the AI queue, and each webhook delivery to its queue.
-  [WORKER_ENTRIES.streamConsumer]: ['aiQueue', 'webhookQueue'],
-  // Re-queues a failed attempt (the next rung), and emails the Tenant Admins when an endpoint is disabled.
-  [WORKER_ENTRIES.webhookDelivery]: ['webhookQueue', 'email'],
-  // Calls the model (Converse), and re-sends a failed request to its own queue with a delay.
-  [WORKER_ENTRIES.aiWorker]: ['aiQueue', 'model'],
-  // Re-requests held enrichments by updating the listings; the stream consumer queues them.
-  [WORKER_ENTRIES.aiResume]: [],
-  // Stores each fetched photo under images/ (and removes one that lost a race to the gallery).
-  [WORKER_ENTRIES.imageImport]: ['photoImport'],
-};
+/** The uses of each worker, by the entry its records go under (functions/workers.ts). */
+const WORKER_USES: Record<string, readonly Use[]> = Object.fromEntries(workers.map((w) => [w.entry, w.uses]));
 
 /** The geography prefixes of cross-region inference profile ids (`eu.amazon.nova-lite-v1:0`). */
 const INFERENCE_PROFILE_PREFIX = /^(us|us-gov|eu|apac|jp|au|ca|global)\./;
@@ -152,7 +142,18 @@ function declaredNeeds(name: string): Needed[] {
             arn: `arn:${PARTITION}:ses:${REGION}:${ACCOUNT}:identity/${SENDER.domain}`,
           },
         ];
-      case 'model':
+      case 'webhookSchedules': {
+        // A rung over 15 minutes out is a schedule in the ladder's group.
+        const { scheduleGroup } = async.webhookLadder;
+        const groupId = async.getLogicalId(scheduleGroup.node.defaultChild as CfnResource);
+        return [
+          {
+            action: 'scheduler:CreateSchedule',
+            arn: `arn:${PARTITION}:scheduler:${REGION}:${ACCOUNT}:schedule/REF(${groupId})/a-retry`,
+          },
+        ];
+      }
+      case 'bedrock':
         // Converse is authorized as bedrock:InvokeModel on the model (or the inference profile) it names.
         return [
           {

@@ -1,6 +1,7 @@
 import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { type AwsOperation, runAsFunction } from '../../functions/kernel/aws-operations.ts';
+import { workers } from '../../functions/workers.ts';
 
 /**
  * Where the integration and e2e runs leave the AWS operations each function performed, one JSON line
@@ -8,14 +9,13 @@ import { type AwsOperation, runAsFunction } from '../../functions/kernel/aws-ope
  */
 export const AWS_OPERATIONS_DIR = resolve(import.meta.dirname, '../../node_modules/.cache/aws-operations');
 
-/** The entry of a function that is not an HTTP route, as the records name it (relative to the repository). */
-export const WORKER_ENTRIES = {
-  aiWorker: 'functions/workers/ai.ts',
-  aiResume: 'functions/workers/ai-resume.ts',
-  streamConsumer: 'functions/streams/consumer.ts',
-  webhookDelivery: 'functions/workers/webhook-delivery.ts',
-  imageImport: 'functions/workers/image-import.ts',
-} as const;
+/**
+ * The entry of each function that is not an HTTP route, by its row name in the worker table
+ * (functions/workers.ts), relative to the repository: the name its records go under.
+ */
+export const WORKER_ENTRIES = Object.fromEntries(workers.map((w) => [w.name, w.entry])) as {
+  readonly [W in (typeof workers)[number] as W['name']]: W['entry'];
+};
 
 /** Empties the records of the previous run (the global setup does it before a run). */
 export function clearAwsOperations(): void {

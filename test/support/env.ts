@@ -1,9 +1,15 @@
 import { inject } from 'vitest';
 
+/**
+ * Where no DynamoDB Local runs (the unit and infra projects): a port nothing listens on, so that a
+ * test of those kinds that reaches the table fails at once instead of passing on some other table.
+ */
+const NO_DYNAMODB = 'http://127.0.0.1:9';
+
 // Runs before each test file's imports: the data modules read these when they load.
 Object.assign(process.env, {
-  DYNAMODB_ENDPOINT: inject('dynamoEndpoint'),
-  TABLE_NAME: inject('tableName'),
+  DYNAMODB_ENDPOINT: inject('dynamoEndpoint') ?? NO_DYNAMODB,
+  TABLE_NAME: inject('tableName') ?? 'listings-leads-test',
   S3_ENDPOINT: inject('s3Endpoint'),
   AWS_REGION: 'us-east-1',
   AWS_ACCESS_KEY_ID: 'local',

@@ -5,6 +5,10 @@
  */
 import { createTestAgent } from './factories.ts';
 import type { TestApi } from './http.ts';
+import { startTestStreamConsumer } from './stream.ts';
+
+/** How long the fixture waits for the stream consumer to log the Tenant's first event. */
+const EVENT_WAIT_MS = 60_000;
 
 /** Ids by path-parameter name (`lead_id`, `property_id`, …), plus `internal_ref` for the by-ref route. */
 export type TenantObjects = Record<string, string>;
@@ -19,13 +23,38 @@ async function created(api: TestApi, key: string, method: string, path: string, 
 
 /**
  * Makes a Property (with an internal_ref), an Agent, a Lead (with an Inquiry, an Activity, a linked
- * Property and criteria), a webhook endpoint and its test delivery for the Tenant whose full-scope key is `key`.
+ * Property and criteria), a webhook endpoint and its test delivery for the Tenant whose full-scope key is
+ * `key`, and an event: an event exists only once the stream consumer has read a change, so the real
+ * consumer runs behind the local stream poller (for this Tenant's records only) until the Tenant's
+ * first event is logged, and is stopped before the objects are handed over (nothing changes them after).
  */
 export async function createTenantObjects(
   api: TestApi,
   key: string,
   tenantId: string,
 ): Promise<TenantObjects> {
+  const consumer = await startTestStreamConsumer([tenantId]);
+  try {
+    return { ...(await createObjects(api, key, tenantId)), event_id: await firstEventId(api, key) };
+  } finally {
+    consumer.stop();
+  }
+}
+
+/** The id of the Tenant's first logged event, once the consumer has logged one. */
+async function firstEventId(api: TestApi, key: string): Promise<string> {
+  const deadline = Date.now() + EVENT_WAIT_MS;
+  for (;;) {
+    const res = await api.call('GET', '/v1/events?limit=1', { key });
+    const id = (res.body as { data?: { id: string }[] } | undefined)?.data?.[0]?.id;
+    if (res.status === 200 && id) return id;
+    if (Date.now() > deadline)
+      throw new Error(`fixture: no event logged for the Tenant (${res.status} ${res.text})`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+async function createObjects(api: TestApi, key: string, tenantId: string): Promise<TenantObjects> {
   const tag = Math.random().toString(36).slice(2, 10);
   const agent = await createTestAgent(tenantId, `Fixture Agent ${tag}`);
   const property = await created(api, key, 'POST', '/v1/properties', {

@@ -7,6 +7,7 @@
  */
 import { connect } from 'node:net';
 import fc from 'fast-check';
+import { type Contract, responseProblems } from './contract.ts';
 import { arbitraryFor, type IdPool, type JsonSchema } from './fuzz-schema.ts';
 
 /** One operation of the OpenAPI document, as the fuzzer needs it. */
@@ -34,6 +35,10 @@ export interface FuzzRequest {
 
 export interface FuzzResponse {
   status: number;
+  /** The response headers, by lower-case name (repeated ones joined with `, `). */
+  headers: Record<string, string>;
+  /** The whole response body (de-chunked), as text. */
+  body: string;
   /** The start of the response body, for failure messages. */
   text: string;
 }
@@ -436,16 +441,20 @@ export function send(baseUrl: string, request: FuzzRequest, key?: string): Promi
     const socket = connect(Number(url.port), url.hostname);
     const chunks: Buffer[] = [];
     const finish = (error?: Error) => {
-      const text = Buffer.concat(chunks).toString('utf8');
-      const match = /^HTTP\/1\.[01] (\d{3})/.exec(text);
+      const raw = Buffer.concat(chunks);
+      const match = /^HTTP\/1\.[01] (\d{3})/.exec(raw.subarray(0, 16).toString('latin1'));
       if (match) {
-        const split = text.indexOf('\r\n\r\n');
-        const head = text.slice(0, split);
-        const rest = text.slice(split + 4);
-        const body = /^transfer-encoding:\s*chunked/im.test(head) ? dechunk(rest) : rest;
-        resolve({ status: Number(match[1]), text: body.slice(0, 600) });
+        const split = raw.indexOf('\r\n\r\n');
+        const head = raw.subarray(0, split).toString('latin1');
+        const rest = raw.subarray(split + 4);
+        // Chunk sizes count bytes: de-chunk the bytes, then decode (a character may span chunks).
+        const body = (/^transfer-encoding:\s*chunked/im.test(head) ? dechunk(rest) : rest).toString('utf8');
+        resolve({ status: Number(match[1]), headers: headersOf(head), body, text: body.slice(0, 600) });
       } else {
-        reject(error ?? new Error(`no HTTP response (got ${JSON.stringify(text.slice(0, 200))})`));
+        reject(
+          error ??
+            new Error(`no HTTP response (got ${JSON.stringify(raw.subarray(0, 200).toString('utf8'))})`),
+        );
       }
     };
     socket.setTimeout(60_000, () => socket.destroy(new Error('no response within 60 s')));
@@ -484,16 +493,29 @@ function visible(text: string): string {
   );
 }
 
-/** The body of a chunked response, joined. */
-function dechunk(raw: string): string {
-  let out = '';
+/** The header lines of a response head (after its status line), by lower-case name. */
+function headersOf(head: string): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (const line of head.split('\r\n').slice(1)) {
+    const colon = line.indexOf(':');
+    if (colon <= 0) continue;
+    const name = line.slice(0, colon).trim().toLowerCase();
+    const value = line.slice(colon + 1).trim();
+    headers[name] = name in headers ? `${headers[name]}, ${value}` : value;
+  }
+  return headers;
+}
+
+/** The body of a chunked response, joined (sizes and data in bytes). */
+function dechunk(raw: Buffer): Buffer {
+  const parts: Buffer[] = [];
   let rest = raw;
   for (;;) {
     const line = rest.indexOf('\r\n');
-    const size = Number.parseInt(rest.slice(0, line), 16);
-    if (line < 0 || !size) return out;
-    out += rest.slice(line + 2, line + 2 + size);
-    rest = rest.slice(line + 2 + size + 2);
+    const size = Number.parseInt(rest.subarray(0, line).toString('latin1'), 16);
+    if (line < 0 || !size) return Buffer.concat(parts);
+    parts.push(rest.subarray(line + 2, line + 2 + size));
+    rest = rest.subarray(line + 2 + size + 2);
   }
 }
 
@@ -533,15 +555,41 @@ export async function checkRequests(check: FuzzCheck): Promise<number> {
   return details.numRuns;
 }
 
-/** Valid requests: below 500, and a status the document lists for the operation or a pipeline status. */
-export function validVerdict(op: FuzzOperation) {
-  return (_request: FuzzRequest, response: FuzzResponse): string | undefined => {
+/**
+ * Valid requests: below 500, and a status the document lists for the operation or a pipeline
+ * status. Given the `contract` the operation comes from, a documented answer must also pass the
+ * contract check (test/support/contract.ts): its headers and its body against the status's schema.
+ */
+export function validVerdict(op: FuzzOperation, contract?: Contract) {
+  return (request: FuzzRequest, response: FuzzResponse): string | undefined => {
     if (response.status >= 500) return `status ${response.status} (5xx)`;
-    if (!op.documented.has(response.status) && !PIPELINE_STATUSES.has(response.status)) {
-      return `status ${response.status} is not documented for ${op.operationId}`;
+    if (!op.documented.has(response.status)) {
+      return PIPELINE_STATUSES.has(response.status)
+        ? undefined
+        : `status ${response.status} is not documented for ${op.operationId}`;
     }
-    return undefined;
+    if (!contract) return undefined;
+    const problems = responseProblems(
+      request.method,
+      request.path,
+      response.status,
+      response.headers,
+      parsedBody(response),
+      contract,
+    );
+    return problems.length > 0 ? `the answer breaks the document:\n- ${problems.join('\n- ')}` : undefined;
   };
+}
+
+/** The body as the contract check takes it: JSON parsed when it is JSON, else the text (or none). */
+function parsedBody(response: FuzzResponse): unknown {
+  if (response.body === '') return undefined;
+  if (!/json/i.test(response.headers['content-type'] ?? '')) return response.body;
+  try {
+    return JSON.parse(response.body);
+  } catch {
+    return response.body;
+  }
 }
 
 /** Mutated requests: anything but a 5xx. */

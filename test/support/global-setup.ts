@@ -15,13 +15,35 @@ declare module 'vitest' {
   }
 }
 
+interface SharedDynamo {
+  ready: Promise<{ endpoint: string; stop: () => Promise<void> }>;
+  users: number;
+}
+
+/**
+ * The projects that run on DynamoDB Local (int, e2e) share one instance: vitest runs every project's
+ * global setup in its main process before any test, each project loading this file on its own, so
+ * the instance is kept on `globalThis` and counted; the last project's teardown stops it.
+ */
+const shared = globalThis as typeof globalThis & { __listingsDynamoLocal?: SharedDynamo };
+
 /** One in-memory DynamoDB Local for the whole run; test files isolate themselves by Tenant. */
 export default async function setup(project: TestProject) {
-  // This run records afresh what each function does on AWS (test/support/record-aws-operations.ts).
-  clearAwsOperations();
-  const dynamo = await startDynamoLocal();
   const tableName = 'listings-leads-test';
-  await ensureTable(dynamo.endpoint, tableName);
+  if (!shared.__listingsDynamoLocal) {
+    // This run records afresh what each function does on AWS (test/support/record-aws-operations.ts).
+    clearAwsOperations();
+    shared.__listingsDynamoLocal = {
+      users: 0,
+      ready: startDynamoLocal().then(async (dynamo) => {
+        await ensureTable(dynamo.endpoint, tableName);
+        return dynamo;
+      }),
+    };
+  }
+  const instance = shared.__listingsDynamoLocal;
+  instance.users += 1;
+  const dynamo = await instance.ready;
   project.provide('dynamoEndpoint', dynamo.endpoint);
   project.provide('tableName', tableName);
   // The photo bucket's local stand-in, as in npm start (presigned PUTs, photos served by key).
@@ -36,6 +58,9 @@ export default async function setup(project: TestProject) {
   const { port: s3Port } = await s3.run();
   project.provide('s3Endpoint', `http://127.0.0.1:${s3Port}`);
   return async () => {
+    instance.users -= 1;
+    if (instance.users > 0) return;
+    delete shared.__listingsDynamoLocal;
     await dynamo.stop();
     await s3.close().catch(() => undefined);
     rmSync(s3Dir, { recursive: true, force: true });

@@ -1,0 +1,194 @@
+/**
+ * THE worker table: every function that is not an HTTP route is one row, as every route is one row
+ * of functions/routes.ts. CDK builds one function per row with its trigger, table access and `uses`
+ * (lib/stacks/async-stack.ts), the local stack runs each row's handler on its local trigger
+ * (scripts/local/start.ts), the bench bundles each row (scripts/bench/bundles.ts), and the tests name
+ * each worker's recorded AWS operations by its `entry` (test/infra/permissions.test.ts). A new worker
+ * is a new row (and, for a new queue, the queue in the async stack).
+ */
+
+/**
+ * What a worker calls besides the table; CDK grants exactly these and nothing else.
+ * - `aiQueue`: sends to the AI queue (`AI_QUEUE_URL`, `sqs:SendMessage`);
+ * - `bedrock`: calls the AI model (`AI_MODEL_ID`, `bedrock:InvokeModel` on it, and its prices);
+ * - `email`: sends email through SES (`EMAIL_FROM`, `ses:SendEmail` on the sender's identity);
+ * - `webhookQueue`: puts a delivery on the webhook delivery queue (`WEBHOOK_QUEUE_URL`, `sqs:SendMessage`);
+ * - `webhookSchedules`: schedules a later rung of the webhook ladder with EventBridge Scheduler
+ *   (`scheduler:CreateSchedule` in the ladder's group, `iam:PassRole` of the scheduler role);
+ * - `photoImport`: stores fetched photos under the photo bucket's `images/` (`PHOTO_BUCKET`,
+ *   `PHOTO_BASE_URL`; `s3:PutObject` and `s3:DeleteObject` there).
+ *
+ * test/infra/uses.test.ts checks that every port a worker's bundle reaches is declared here.
+ */
+export type WorkerUse = 'aiQueue' | 'bedrock' | 'email' | 'webhookQueue' | 'webhookSchedules' | 'photoImport';
+
+/** The DynamoDB actions a worker may be granted on the table (`dynamodb:Query` also on its indexes). */
+export type WorkerTableAction =
+  | 'dynamodb:GetItem'
+  | 'dynamodb:BatchGetItem'
+  | 'dynamodb:Query'
+  | 'dynamodb:UpdateItem'
+  | 'dynamodb:PutItem'
+  | 'dynamodb:DeleteItem'
+  | 'dynamodb:BatchWriteItem'
+  | 'dynamodb:ConditionCheckItem';
+
+/** The local queues (the table-backed stand-ins) and the SQS queues of the async stack, by name. */
+export type WorkerQueue = 'ai' | 'webhooks' | 'images';
+
+/** What invokes a worker. */
+export type WorkerTrigger =
+  /** The table's stream, filtered to the entities of functions/data/stream-entities.ts. */
+  | { readonly kind: 'stream' }
+  /** A queue; the worker reports the messages that failed (partial batch responses). */
+  | {
+      readonly kind: 'queue';
+      readonly queue: WorkerQueue;
+      /** Messages per invocation. */
+      readonly batchSize: number;
+      /** Most invocations at once (the event source mapping's `maxConcurrency`). */
+      readonly maxConcurrency: number;
+      /**
+       * How often the local stack polls the queue when it is empty.
+       * @default the local poller's default
+       */
+      readonly localPollMs?: number;
+    }
+  /** A schedule (EventBridge, UTC); locally the job runs at start and then every `localEveryMs`. */
+  | {
+      readonly kind: 'schedule';
+      readonly cron: { readonly minute: string; readonly hour: string };
+      /** The schedule rule's description. */
+      readonly summary: string;
+      readonly localEveryMs: number;
+    };
+
+/** One row of the worker table. */
+export interface WorkerDefinition {
+  /** The function's name in the stacks, the bench and the logs (`aiWorker`). */
+  readonly name: string;
+  /** The handler module, relative to the repository root; it exports `handler`. */
+  readonly entry: string;
+  /** Shown next to the function in the console. */
+  readonly description: string;
+  readonly trigger: WorkerTrigger;
+  /** What it does on the table; `dynamodb:Query` is granted on `indexes` too. */
+  readonly table: {
+    readonly actions: readonly WorkerTableAction[];
+    /** The indexes it queries: named ones, or `all` of the table's. */
+    readonly indexes: 'all' | readonly string[];
+  };
+  /** AWS services it calls besides the table (see `WorkerUse`). */
+  readonly uses: readonly WorkerUse[];
+  /** Hard stop for one invocation. */
+  readonly timeoutSeconds: number;
+  /**
+   * Memory. Workers wait on I/O (Bedrock, DynamoDB, SQS, receivers) nearly all of their run and
+   * nobody waits for their cold start, so half of an API function's 1024 MB halves the GB-seconds
+   * billed for the same wall time.
+   * @default 512
+   */
+  readonly memoryMb?: number;
+}
+
+/** Key reads, batches of them, and queries. */
+const READ = ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:Query'] as const;
+
+export const workers = [
+  {
+    name: 'streamConsumer',
+    entry: 'functions/streams/consumer.ts',
+    description: 'DynamoDB stream consumer: records events, fans webhooks out, reacts (emails, AI work)',
+    trigger: { kind: 'stream' },
+    // Reads what a change refers to; puts events and webhook deliveries.
+    table: { actions: [...READ, 'dynamodb:PutItem'], indexes: 'all' },
+    // Sends each requested enrichment and scoring request to the AI queue, each webhook delivery to
+    // its queue, and the owner notifications (functions/streams/reactions) through SES.
+    uses: ['aiQueue', 'webhookQueue', 'email'],
+    timeoutSeconds: 60,
+  },
+  {
+    name: 'aiWorker',
+    entry: 'functions/workers/ai.ts',
+    description: 'AI worker: enriches listings with Amazon Bedrock',
+    // One message per invocation: a message is one model call (up to 4,000 output tokens, well under
+    // a minute), so a slow or throttled call can only time out its own message, never put a batch of
+    // finished ones back on the queue to be charged and run again. At most 10 at once caps parallel
+    // Bedrock calls (and the burst a bulk import can cause against the model's quota and the bill).
+    trigger: { kind: 'queue', queue: 'ai', batchSize: 1, maxConcurrency: 10 },
+    // Key reads (Tenant, listing, the month's AI spend) and updates (the listing, conditioned on its
+    // request id; the spend counter). Queries for Lead scoring: the Lead with its criteria, inquiries
+    // and activities (gsi1, gsi2). A score is written in the Lead's transaction: the Lead put, its
+    // search tokens put and deleted, claims checked.
+    table: {
+      actions: [
+        ...READ,
+        'dynamodb:UpdateItem',
+        'dynamodb:PutItem',
+        'dynamodb:DeleteItem',
+        'dynamodb:ConditionCheckItem',
+      ],
+      indexes: ['gsi1', 'gsi2'],
+    },
+    // Calls the model; the retry ladder re-sends a failed request to its own queue, with a delay.
+    uses: ['aiQueue', 'bedrock'],
+    // Leaves room for the SDK's retries of a throttled call.
+    timeoutSeconds: 300,
+  },
+  {
+    name: 'aiResume',
+    entry: 'functions/workers/ai-resume.ts',
+    description: 'Daily job: resumes AI enrichments paused by a spend ceiling once the month resets',
+    // A new month resets every Tenant's AI spend, so enrichments paused by the ceiling resume.
+    trigger: {
+      kind: 'schedule',
+      cron: { minute: '15', hour: '0' },
+      summary: 'Resume AI enrichments paused by the monthly spend ceiling',
+      localEveryMs: 3_600_000,
+    },
+    // Lists the Tenants (gsi2) and their listings (gsi1), reads the month's spend, re-requests held
+    // ones by updating the listing; the stream consumer queues them.
+    table: { actions: [...READ, 'dynamodb:UpdateItem'], indexes: ['gsi1', 'gsi2'] },
+    uses: [],
+    timeoutSeconds: 300,
+  },
+  {
+    name: 'webhookDelivery',
+    entry: 'functions/workers/webhook-delivery.ts',
+    description: 'Webhook delivery worker: signed POSTs to receivers, retry ladder',
+    // Messages of a batch are attempted side by side, each within the receivers' 10 s.
+    trigger: { kind: 'queue', queue: 'webhooks', batchSize: 10, maxConcurrency: 20, localPollMs: 100 },
+    // Reads the delivery and endpoint (GetItem), the Tenant Admins (Query on gsi1), and logs attempts
+    // and failure counts (UpdateItem). No PutItem: it never creates items.
+    table: { actions: ['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:UpdateItem'], indexes: ['gsi1'] },
+    // Re-queues a failed attempt (the next rung; a rung over 15 minutes is a schedule), and emails the
+    // Tenant Admins when an endpoint is disabled.
+    uses: ['webhookQueue', 'webhookSchedules', 'email'],
+    // Covers a batch of 10 receivers at 10 s each, side by side, with room for the table writes.
+    timeoutSeconds: 60,
+  },
+  {
+    name: 'imageImport',
+    entry: 'functions/workers/image-import.ts',
+    description: 'Photo import worker: fetches photo URLs (SSRF-safe), stores them, adds them to galleries',
+    // One import per invocation (a fetch may take its whole 30 s); at most 10 at once caps how many
+    // outside servers are fetched from in parallel.
+    trigger: { kind: 'queue', queue: 'images', batchSize: 1, maxConcurrency: 10, localPollMs: 200 },
+    // Reads the import and the listing; updates both (the import's state, the listing's gallery).
+    table: { actions: ['dynamodb:GetItem', 'dynamodb:UpdateItem'], indexes: [] },
+    uses: ['photoImport'],
+    timeoutSeconds: 60,
+  },
+] as const satisfies readonly WorkerDefinition[];
+
+export type WorkerName = (typeof workers)[number]['name'];
+
+/** The row of worker `name`. */
+export function workerFor(name: WorkerName): WorkerDefinition {
+  const worker = workers.find((w) => w.name === name);
+  if (!worker) throw new Error(`No worker ${name} in functions/workers.ts`);
+  return worker;
+}
+
+/** Worker memory when its row does not say. */
+export const WORKER_MEMORY_MB = 512;

@@ -1,0 +1,77 @@
+/**
+ * The worker table (functions/workers.ts) run locally: each row's handler on the local stand-in of
+ * its trigger. The table's stream is polled (scripts/local/stream-poller.ts), a queue is the
+ * table-backed local queue (scripts/local/queue-poller.ts), and a schedule runs at start and then
+ * every `localEveryMs`. Lambda's failure destination for the stream is the parked partition here.
+ */
+import { resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { type WorkerDefinition, workers } from '../../functions/workers.ts';
+
+const ROOT = resolve(import.meta.dirname, '../..');
+
+/** A started worker; `stop` ends its poller or timer. */
+interface Running {
+  stop(): void;
+}
+
+/** The `handler` export of a row's entry, loaded as Lambda loads it. */
+async function handlerOf<H>(row: WorkerDefinition): Promise<H> {
+  const module = (await import(pathToFileURL(resolve(ROOT, row.entry)).href)) as { handler?: H };
+  if (typeof module.handler !== 'function') throw new Error(`${row.entry} exports no handler`);
+  return module.handler;
+}
+
+async function startWorker(
+  row: WorkerDefinition,
+  stack: { endpoint: string; tableName: string },
+): Promise<Running> {
+  const onError = (error: unknown) => console.error(`${row.name}:`, (error as Error).message);
+  const trigger = row.trigger;
+  switch (trigger.kind) {
+    case 'stream': {
+      const { startStreamPoller, PARKED_PARTITION } = await import('./stream-poller.ts');
+      return startStreamPoller({
+        endpoint: stack.endpoint,
+        tableName: stack.tableName,
+        handler: await handlerOf(row),
+        onError,
+        // What Lambda's failure destination is in AWS: a record that failed every retry, set aside.
+        onParked: (parked) =>
+          console.error(
+            `${row.name}: PARKED record ${parked.sequenceNumber} (event ${parked.eventId}) after ` +
+              `${parked.attempts} failed attempts; later records flow on. Kept in the table under pk=${PARKED_PARTITION}.`,
+          ),
+      });
+    }
+    case 'queue': {
+      const { startQueuePoller } = await import('./queue-poller.ts');
+      return startQueuePoller({
+        queue: trigger.queue,
+        handler: await handlerOf(row),
+        ...(trigger.localPollMs === undefined ? {} : { intervalMs: trigger.localPollMs }),
+        onError,
+      });
+    }
+    case 'schedule': {
+      const handler = await handlerOf<() => Promise<unknown>>(row);
+      const run = () => handler().catch(onError);
+      void run();
+      const timer = setInterval(run, trigger.localEveryMs);
+      return { stop: () => clearInterval(timer) };
+    }
+    default:
+      throw new Error(`Worker ${row.name} has an unknown trigger ${String(trigger satisfies never)}`);
+  }
+}
+
+/** Starts every worker of the table against the local stack; `stop` stops them all. */
+export async function startWorkers(stack: { endpoint: string; tableName: string }): Promise<Running> {
+  const running: Running[] = [];
+  for (const row of workers) running.push(await startWorker(row, stack));
+  return {
+    stop: () => {
+      for (const worker of running) worker.stop();
+    },
+  };
+}
