@@ -152,12 +152,13 @@ beforeAll(() => {
 }, 300_000); // a synth of every stack; slow on a busy 2-core machine
 
 describe('what a route row uses besides the table', () => {
-  it('tags the rows that queue AI work or send email', () => {
+  it('tags the rows that queue photo imports or send email (AI work is queued by stream reactions)', () => {
     // Act
     const uses = Object.fromEntries(table.filter((r) => r.uses).map((r) => [r.operationId, r.uses]));
 
     // Assess
-    expect(uses).toMatchObject({ putLeadCriteria: ['aiQueue'], sendLeadMatches: ['email'] });
+    expect(uses).toMatchObject({ importPropertyImage: ['imageQueue'], sendLeadMatches: ['email'] });
+    expect(Object.values(uses).flat()).not.toContain('aiQueue');
   });
 
   it('gives each route of the table exactly what its row uses: the AI queue, the import queue, the sender, or neither', () => {

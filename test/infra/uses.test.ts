@@ -12,7 +12,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { build } from 'esbuild';
 import { describe, expect, it } from 'vitest';
-import type { RouteDefinition } from '../../functions/api/route.ts';
+import type { RouteDefinition, RouteUse } from '../../functions/api/route.ts';
 import { routes } from '../../functions/routes.ts';
 import { type WorkerUse, workers } from '../../functions/workers.ts';
 import { exportsHandler } from '../../scripts/bench/bundles.ts';
@@ -20,20 +20,25 @@ import { exportsHandler } from '../../scripts/bench/bundles.ts';
 const ROOT = resolve(import.meta.dirname, '../..');
 const PORTS = 'functions/kernel/ports';
 
+type Use = RouteUse | WorkerUse;
+
 /**
- * Each port's accessor (the function that returns the bound adapter) and the `uses` name that
- * grants what its AWS adapter calls. A new port must be added here (a test below insists).
+ * Each port's accessor (the function that returns the bound adapter) and the `uses` names that grant
+ * what its AWS adapter calls: a port behind several grants (the queue port sends to the AI or the
+ * photo import queue; the photo store is scoped per prefix) is declared by any one of them. A new
+ * port must be added here (a test below insists).
  */
-const PORT_ACCESSORS: Record<string, WorkerUse> = {
-  queue: 'aiQueue',
-  emails: 'email',
-  enrichmentProvider: 'bedrock',
-  scoringProvider: 'bedrock',
-  webhookLadder: 'webhookQueue',
+const PORT_ACCESSORS: Record<string, readonly Use[]> = {
+  queue: ['aiQueue', 'imageQueue'],
+  emails: ['email'],
+  enrichmentProvider: ['bedrock'],
+  scoringProvider: ['bedrock'],
+  webhookLadder: ['webhookQueue'],
+  photoStore: ['photoUpload', 'photoConfirm', 'photoDelete', 'photoImport'],
 };
 
 /** Uses no accessor shows (the ladder's schedules are the same port as its queue, past 15 minutes). */
-const REFINEMENTS: Partial<Record<WorkerUse, WorkerUse>> = { webhookSchedules: 'webhookQueue' };
+const REFINEMENTS: Partial<Record<Use, Use>> = { webhookSchedules: 'webhookQueue' };
 
 interface Row {
   name: string;
@@ -50,7 +55,7 @@ const rows: Row[] = [
   ...workers.map((w) => ({ name: w.name, entry: w.entry, uses: w.uses })),
 ];
 
-/** The `uses` names of the port accessors that survive in a tree-shaken bundle of `source`. */
+/** The port accessors that survive in a tree-shaken bundle of `source`. */
 async function reachedPorts(source: { entry: string } | { contents: string }): Promise<string[]> {
   const result = await build({
     ...('entry' in source
@@ -68,19 +73,24 @@ async function reachedPorts(source: { entry: string } | { contents: string }): P
     logLevel: 'silent',
   });
   const code = result.outputFiles[0]?.text ?? '';
-  const reached = Object.entries(PORT_ACCESSORS)
-    // esbuild keeps the name, with a number added when two modules' names collide.
-    .filter(([accessor]) => new RegExp(`\\bfunction ${accessor}\\d*\\(`).test(code))
-    .map(([, use]) => use);
-  return [...new Set(reached)].sort();
+  // esbuild keeps the name, with a number added when two modules' names collide.
+  return Object.keys(PORT_ACCESSORS)
+    .filter((accessor) => new RegExp(`\\bfunction ${accessor}\\d*\\(`).test(code))
+    .sort();
 }
 
-/** What a row reaches and does not declare, and what it declares and never reaches. */
+/**
+ * What a row reaches and does not declare (a reached port none of whose uses it declares), and what
+ * it declares and never reaches (a use whose port no reached accessor stands for).
+ */
 function mismatch(row: Row, reached: readonly string[]) {
-  const declared = new Set(row.uses.map((use) => REFINEMENTS[use as WorkerUse] ?? use));
+  const declared = new Set(row.uses.map((use) => REFINEMENTS[use as Use] ?? use));
+  const reachable = new Set(reached.flatMap((accessor) => PORT_ACCESSORS[accessor] ?? []));
   return {
-    undeclared: reached.filter((use) => !declared.has(use)),
-    unreached: [...declared].filter((use) => !reached.includes(use)),
+    undeclared: reached
+      .filter((accessor) => !(PORT_ACCESSORS[accessor] ?? []).some((use) => declared.has(use)))
+      .map((accessor) => (PORT_ACCESSORS[accessor] ?? []).join('|')),
+    unreached: [...declared].filter((use) => !reachable.has(use as Use)),
   };
 }
 
@@ -126,9 +136,9 @@ export const handler = (event: unknown) => send(event);`;
     // Act
     const reached = await reachedPorts({ contents });
     // Assess
-    expect(reached).toEqual(['aiQueue']);
+    expect(reached).toEqual(['queue']);
     expect(mismatch({ name: 'synthetic', entry: '-', uses: [] }, reached)).toEqual({
-      undeclared: ['aiQueue'],
+      undeclared: ['aiQueue|imageQueue'],
       unreached: [],
     });
     expect(mismatch({ name: 'synthetic', entry: '-', uses: ['aiQueue', 'email'] }, reached)).toEqual({
@@ -146,6 +156,6 @@ export const handler = (event: unknown) => queue().send('ai', event);`;
     // Act
     const reached = await reachedPorts({ contents });
     // Assess
-    expect(reached).toEqual(['aiQueue']);
+    expect(reached).toEqual(['queue']);
   });
 });

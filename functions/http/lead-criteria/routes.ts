@@ -19,7 +19,6 @@ export const leadCriteriaRoutes = [
     entry: 'lead-criteria/put-lead-criteria.ts',
     summary: "Replace a Lead's whole search criteria (omitted fields are cleared); queues rescoring",
     tag: 'Leads',
-    uses: ['aiQueue'],
   },
   {
     operationId: 'listLeadMatches',

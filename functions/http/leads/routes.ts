@@ -10,7 +10,6 @@ export const leadRoutes = [
     entry: 'leads/create-lead.ts',
     summary: 'Add a Lead by hand (201 new; 200 when its email or phone merged it onto an existing Lead)',
     tag: 'Leads',
-    uses: ['email'],
   },
   {
     operationId: 'listLeads',
@@ -29,7 +28,6 @@ export const leadRoutes = [
     entry: 'leads/ingest-lead.ts',
     summary: 'Ingest one event of an integration (201 Lead created; 200 existing Lead updated)',
     tag: 'Leads',
-    uses: ['aiQueue', 'email'],
   },
   {
     operationId: 'getLead',

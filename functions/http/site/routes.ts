@@ -114,7 +114,6 @@ export const siteRoutes = [
     entry: 'site/create-site-lead.ts',
     summary: "Send an Inquiry from the website's form (Turnstile token required)",
     tag: 'Site',
-    uses: ['aiQueue', 'email'],
   },
   {
     operationId: 'countSitePropertyView',
