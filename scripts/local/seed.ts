@@ -7,6 +7,7 @@ import { createAgent } from '../../functions/services/agents.ts';
 import { issueApiKey } from '../../functions/services/api-keys.ts';
 import { orderByDepth, type PlaceInput, savePlace } from '../../functions/services/places.ts';
 import { createTenantFromAdmin } from '../../functions/services/tenants.ts';
+import { DEMO_AGENTS, DEMO_LANGUAGES, seedCatalogue } from './demo-catalogue.ts';
 
 export const DEMO_SLUG = 'demo';
 
@@ -18,7 +19,10 @@ export interface DemoSeed {
   keys?: { name: string; key: string; scopes: string[] }[];
 }
 
-/** The demo tenant: a sample Place catalogue, an agent and two keys, created on the first start only. */
+/**
+ * The demo tenant: a sample Place catalogue, three Agents, two dozen listings (scripts/local/demo-catalogue.ts)
+ * and two keys, created on the first start only.
+ */
 export async function seedDemo(): Promise<DemoSeed> {
   const existing = await getTenantBySlug(DEMO_SLUG);
   if (existing) {
@@ -36,7 +40,7 @@ export async function seedDemo(): Promise<DemoSeed> {
   const tenant = await createTenantFromAdmin({
     slug: DEMO_SLUG,
     name: 'Demo Realty',
-    languages: ['en', 'es'],
+    languages: [...DEMO_LANGUAGES],
     website: 'https://demo.example',
     defaultCountry: 'ES',
   });
@@ -46,6 +50,8 @@ export async function seedDemo(): Promise<DemoSeed> {
     email: 'ana@demo.example',
     isAdmin: true,
   });
+  for (const other of DEMO_AGENTS) await createAgent({ tenantId: tenant.tenantId, ...other });
+  await seedCatalogue(tenant);
   const full = await issueApiKey({
     tenantId: tenant.tenantId,
     name: 'demo-full-access',

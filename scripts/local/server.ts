@@ -113,6 +113,11 @@ export interface ApiServerOptions {
   host?: string;
   /** One line per request; silent when omitted. */
   log?: (line: string) => void;
+  /**
+   * Serves what is not an API route (the example site, the reference page): answers and returns
+   * true, or returns false to let the route table answer.
+   */
+  pages?: (req: IncomingMessage, res: ServerResponse, url: URL) => boolean;
 }
 
 /**
@@ -126,6 +131,10 @@ export async function startApiServer(options: ApiServerOptions): Promise<{ serve
     const url = new URL(req.url ?? '/', 'http://127.0.0.1');
     let status = 500;
     try {
+      if (!url.pathname.startsWith('/v1/') && options.pages?.(req, res, url)) {
+        status = res.statusCode;
+        return;
+      }
       const candidates = mounted
         .map((m) => ({ m, match: url.pathname.match(m.pattern) }))
         .filter((c): c is { m: MountedRoute; match: RegExpMatchArray } => c.match !== null);

@@ -62,7 +62,16 @@ const { seedDemo } = await import('./seed.ts');
 const demo = await seedDemo();
 
 const { startApiServer } = await import('./server.ts');
-const { server, url } = await startApiServer({ port, log });
+const { localPages } = await import('./pages.ts');
+const { server, url } = await startApiServer({
+  port,
+  log,
+  // The example site is served from http://localhost and calls the API on 127.0.0.1: two origins,
+  // so the browser applies CORS exactly as for a real website.
+  pages: localPages({
+    site: () => ({ apiBase: url, publishableKey: '', turnstileSiteKey: null }),
+  }),
+});
 
 const { handler: streamHandler } = await import('../../functions/streams/consumer.ts');
 const { startStreamPoller, PARKED_PARTITION } = await import('./stream-poller.ts');
@@ -123,6 +132,8 @@ if (demo.keys) {
   );
 }
 log('');
+log(`Example website: ${url.replace('127.0.0.1', 'localhost')}/site/`);
+log(`API reference:   ${url}/docs`);
 log(`API ready on ${url}`);
 
 let stopping = false;
