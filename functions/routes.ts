@@ -1,4 +1,4 @@
-import type { ScopeRequirement } from './domain/scopes.ts';
+import type { RouteDefinition } from './api/route.ts';
 import { activityRoutes } from './http/activities/routes.ts';
 import { agentRoutes } from './http/agents/routes.ts';
 import { areaRoutes } from './http/areas/routes.ts';
@@ -21,26 +21,6 @@ import { webhookRoutes } from './http/webhooks/routes.ts';
  * Each resource keeps its rows beside its handlers (functions/http/<resource>/routes.ts); this is
  * the one place they are put together.
  */
-export interface RouteDefinition {
-  readonly operationId: string;
-  readonly method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
-  /** API Gateway path syntax: `/v1/properties/{property_id}`. */
-  readonly path: string;
-  /** The scope a key needs, or a list of scopes any one of which will do. */
-  readonly scope: ScopeRequirement;
-  readonly entry: string;
-  readonly summary: string;
-  readonly tag: string;
-  /**
-   * AWS services the operation calls besides the table: CDK grants exactly these
-   * (lib/stacks/route-group-stack.ts). `aiQueue`: sends to the AI queue (`AI_QUEUE_URL`,
-   * `sqs:SendMessage`); `email`: sends email through SES (`EMAIL_FROM`, `ses:SendEmail` on the
-   * sender's identity). Without it, the function gets neither, and a call to either throws.
-   * @default - none
-   */
-  readonly uses?: readonly ('aiQueue' | 'email')[];
-}
-
 export const routes = [
   ...placeRoutes,
   ...propertyRoutes,
@@ -61,36 +41,4 @@ export function routeFor(operationId: OperationId): RouteDefinition {
   const route = routes.find((r) => r.operationId === operationId);
   if (!route) throw new Error(`No route ${operationId} in functions/routes.ts`);
   return route;
-}
-
-/**
- * The route's path as an API Gateway route key path. API Gateway takes a path variable only as a
- * whole segment, so an action suffix after a variable (`{delivery_id}:redeliver`) is matched by the
- * variable alone (`{delivery_id}`), and `pathParameters` then carry the suffix: see
- * `stripActionSuffixes`. No two rows may differ only by such a suffix (the route table test checks).
- */
-export function apiGatewayPath(path: string): string {
-  return path.replace(/\{(\w+)\}[^/]+/g, '{$1}');
-}
-
-/**
- * The path parameters of `route` without the action suffixes API Gateway left on them
- * (`<uuid>:redeliver` → `<uuid>`); the local server already matches the full segment.
- */
-export function stripActionSuffixes(
-  route: RouteDefinition,
-  parameters: Record<string, string | undefined>,
-): Record<string, string | undefined> {
-  const stripped = { ...parameters };
-  for (const [, name, suffix] of route.path.matchAll(/\{(\w+)\}([^/]+)/g)) {
-    const value = stripped[name as string];
-    if (value?.endsWith(suffix as string))
-      stripped[name as string] = value.slice(0, -(suffix as string).length);
-  }
-  return stripped;
-}
-
-/** Writes are every method but GET: they need an active subscription and accept Idempotency-Key. */
-export function isWrite(route: RouteDefinition): boolean {
-  return route.method !== 'GET';
 }

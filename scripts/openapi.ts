@@ -8,15 +8,10 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import * as z from 'zod/mini';
+import { documentedResponses, type HeaderSpec } from '../functions/api/answers.ts';
+import { type Operation, pipelineSteps, shapeOf } from '../functions/api/operation.ts';
+import { ErrorOut, InternalErrorOut, ValidationErrorOut } from '../functions/contract/errors.ts';
 import { describeRequirement } from '../functions/domain/scopes.ts';
-import {
-  documentedResponses,
-  ErrorOut,
-  type HeaderSpec,
-  InternalErrorOut,
-  ValidationErrorOut,
-} from '../functions/platform/answers.ts';
-import { type Operation, pipelineSteps, shapeOf } from '../functions/platform/operation.ts';
 import { routes } from '../functions/routes.ts';
 import { webhooksDocument } from './openapi-webhooks.ts';
 import { referencePageHtml } from './reference-page.ts';

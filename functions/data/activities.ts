@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { EntityItem } from 'electrodb';
 import type { ActivityKind } from '../domain/activities.ts';
-import { NotFoundError } from '../platform/errors.ts';
+import { NotFoundError } from '../kernel/errors.ts';
 import { Activity } from './entities/activity.ts';
 import { isConditionalFailure } from './errors.ts';
 

@@ -1,5 +1,5 @@
 import { Service } from 'electrodb';
-import { BusinessMetric, countMetric } from '../platform/metrics.ts';
+import { BusinessMetric, countMetric } from '../kernel/metrics.ts';
 import { AiCharge } from './entities/ai-charge.ts';
 import { AiSpend } from './entities/ai-spend.ts';
 

@@ -2,7 +2,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { type ConsumedCapacity, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { MiddlewareStack } from '@smithy/types';
-import { config } from '../platform/config.ts';
+import { config } from '../kernel/config.ts';
 
 /** Round trips and consumed capacity of one unit of work (a request, a bench operation). */
 export interface DynamoMeter {

@@ -1,5 +1,5 @@
 import type { EntityItem } from 'electrodb';
-import { NotFoundError } from '../platform/errors.ts';
+import { NotFoundError } from '../kernel/errors.ts';
 import { Inquiry } from './entities/inquiry.ts';
 
 export type InquiryRecord = EntityItem<typeof Inquiry>;

@@ -6,6 +6,12 @@ import { isConditionalFailure } from './errors.ts';
 
 export type LeadPropertyRecord = EntityItem<typeof LeadProperty>;
 
+/** A link with the linked listing's title, as the API shows it. */
+export interface LinkedListing {
+  link: LeadPropertyRecord;
+  title: string;
+}
+
 export async function getLeadPropertyLink(
   tenantId: string,
   leadId: string,

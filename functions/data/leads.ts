@@ -1,5 +1,5 @@
 import type { EntityItem } from 'electrodb';
-import { ConflictError, NotFoundError } from '../platform/errors.ts';
+import { ConflictError, NotFoundError } from '../kernel/errors.ts';
 import type { ActivityRecord } from './activities.ts';
 import { AssignmentCounter } from './entities/assignment-counter.ts';
 import { Lead } from './entities/lead.ts';

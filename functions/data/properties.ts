@@ -1,6 +1,6 @@
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { EntityItem } from 'electrodb';
-import { NotFoundError } from '../platform/errors.ts';
+import { NotFoundError } from '../kernel/errors.ts';
 import type { AreaMembershipRecord } from './areas.ts';
 import { dynamo, tableName } from './client.ts';
 import { AreaMembership } from './entities/area-membership.ts';

@@ -1,5 +1,5 @@
 import type { CreateEntityItem, EntityItem } from 'electrodb';
-import { ConflictError, NotFoundError } from '../platform/errors.ts';
+import { ConflictError, NotFoundError } from '../kernel/errors.ts';
 import { Tenant } from './entities/tenant.ts';
 import { UniqueClaim } from './entities/unique-claim.ts';
 import { isConditionalFailure } from './errors.ts';

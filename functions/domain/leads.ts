@@ -178,3 +178,16 @@ export function searchPrefixes(words: string[]): string[] {
 export function queryWords(q: string): string[] {
   return searchWords([q]).filter((w) => !w.includes('@') || w.length >= 2);
 }
+
+/** What an ingested event could not honour: named, never a refusal (ordered as listed). */
+export const INGEST_WARNING_CODES = [
+  'property_ref_unmatched',
+  'property_ref_ambiguous',
+  'property_not_found',
+  'agent_unmatched',
+] as const;
+export type IngestWarningCode = (typeof INGEST_WARNING_CODES)[number];
+export interface IngestWarning {
+  code: IngestWarningCode;
+  detail: string;
+}

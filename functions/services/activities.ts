@@ -1,3 +1,4 @@
+import type { ActivityCreateInput, ActivityUpdateInput } from '../contract/activities.ts';
 import {
   type ActivityRecord,
   type ActivityWrite,
@@ -15,8 +16,7 @@ import {
   isEmptyChange,
   planActivityUpdate,
 } from '../domain/activities.ts';
-import type { ActivityCreateInput, ActivityUpdateInput } from '../http/activities/schemas.ts';
-import { ConflictError, NotFoundError, RequestValidationError } from '../platform/errors.ts';
+import { ConflictError, NotFoundError, RequestValidationError } from '../kernel/errors.ts';
 import { pageFrom, readCursor } from './paging.ts';
 
 /** Who writes an Activity: the Tenant, and the API key's name recorded as its author. */

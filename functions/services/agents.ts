@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { type AgentRecord, getAgent, insertAgent, queryAgents } from '../data/agents.ts';
 import { slugCandidate, slugify } from '../domain/slug.ts';
-import { ConflictError, NotFoundError } from '../platform/errors.ts';
+import { ConflictError, NotFoundError } from '../kernel/errors.ts';
 import { pageFrom, readCursor } from './paging.ts';
 import { AdminInputError } from './tenants.ts';
 

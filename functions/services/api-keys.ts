@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { type ApiKeyRecord, createApiKey, findApiKeyById, revokeApiKey } from '../data/api-keys.ts';
 import { displayPrefix, generateSecretKey, hashSecretKey } from '../domain/api-key-secret.ts';
 import { isScope, SCOPES } from '../domain/scopes.ts';
-import { NotFoundError } from '../platform/errors.ts';
+import { NotFoundError } from '../kernel/errors.ts';
 import { AdminInputError } from './tenants.ts';
 import { disableEndpointsOfKey } from './webhook-endpoints.ts';
 

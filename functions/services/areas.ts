@@ -13,7 +13,7 @@ import {
 import { getPlace } from '../data/places.ts';
 import { getProperty, type PropertyRecord, queryAllProperties } from '../data/properties.ts';
 import { AREA_KINDS, type AreaKind, type AreaVia, planMemberships } from '../domain/areas.ts';
-import { NotFoundError } from '../platform/errors.ts';
+import { NotFoundError } from '../kernel/errors.ts';
 import { AdminInputError } from './tenants.ts';
 
 const placePathCodes = (p: Pick<PropertyRecord, 'placePath'>) => (p.placePath ?? []).map((e) => e.code);

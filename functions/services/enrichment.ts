@@ -13,10 +13,10 @@ import {
   statusOnTrigger,
 } from '../domain/enrichment.ts';
 import { clientWritten, type ListingTexts } from '../domain/listing-text.ts';
-import { config } from '../platform/config.ts';
-import { logger } from '../platform/logger.ts';
-import { enrichmentProvider } from '../platform/ports/ai-provider.ts';
-import { queue } from '../platform/ports/queue.ts';
+import { config } from '../kernel/config.ts';
+import { logger } from '../kernel/logger.ts';
+import { enrichmentProvider } from '../kernel/ports/ai-provider.ts';
+import { queue } from '../kernel/ports/queue.ts';
 
 export interface EnrichMessage {
   type: 'enrich';

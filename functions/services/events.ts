@@ -10,7 +10,7 @@ import {
   groupsCoveredBy,
   normalizeEventTime,
 } from '../domain/events.ts';
-import { ForbiddenError, NotFoundError, RequestValidationError } from '../platform/errors.ts';
+import { ForbiddenError, NotFoundError, RequestValidationError } from '../kernel/errors.ts';
 import { pageFrom, readCursor } from './paging.ts';
 
 /** Who reads: the Tenant and the scopes of the key. */

@@ -1,5 +1,5 @@
+import type { InquiryListInput } from '../contract/inquiries.ts';
 import { type InquiryRecord, queryInquiries, requireInquiry } from '../data/inquiries.ts';
-import type { InquiryListInput } from '../http/inquiries/schemas.ts';
 import { pageFrom, readCursor } from './paging.ts';
 
 export async function readInquiry(tenantId: string, id: string): Promise<InquiryRecord> {

@@ -1,3 +1,4 @@
+import type { LeadCriteriaInput } from '../contract/lead-criteria.ts';
 import { type AreaRecord, listAreas } from '../data/areas.ts';
 import {
   getLeadCriteria,
@@ -8,8 +9,7 @@ import {
 import { requireLead } from '../data/leads.ts';
 import type { PlaceRecord } from '../data/places.ts';
 import type { Criteria } from '../domain/criteria.ts';
-import type { LeadCriteriaInput } from '../http/lead-criteria/schemas.ts';
-import { RequestValidationError } from '../platform/errors.ts';
+import { RequestValidationError } from '../kernel/errors.ts';
 import { requestScoring } from './scoring-requests.ts';
 
 export interface CriteriaView {

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { LeadIngestInput } from '../contract/leads.ts';
 import { type ActivityRecord, insertActivity, newActivityRecord } from '../data/activities.ts';
 import { type AgentRecord, findAgentByEmail, getAgent, listActiveAgents } from '../data/agents.ts';
 import { type InquiryRecord, insertInquiry } from '../data/inquiries.ts';
@@ -15,12 +16,19 @@ import {
 } from '../data/leads.ts';
 import { findPropertyClaim, getProperty, type PropertyRecord } from '../data/properties.ts';
 import type { TenantRecord } from '../data/tenants.ts';
-import { isBackfill, type LeadSource, normalizeEmail, normalizePhone } from '../domain/leads.ts';
-import { ConflictError, RequestValidationError } from '../platform/errors.ts';
-import { logger } from '../platform/logger.ts';
-import { BusinessMetric, countMetric } from '../platform/metrics.ts';
-import { emails } from '../platform/ports/email.ts';
-import type { Caller } from '../platform/request-state.ts';
+import {
+  INGEST_WARNING_CODES,
+  type IngestWarning,
+  isBackfill,
+  type LeadSource,
+  normalizeEmail,
+  normalizePhone,
+} from '../domain/leads.ts';
+import { ConflictError, RequestValidationError } from '../kernel/errors.ts';
+import { logger } from '../kernel/logger.ts';
+import { BusinessMetric, countMetric } from '../kernel/metrics.ts';
+import { emails } from '../kernel/ports/email.ts';
+import type { Caller } from './caller.ts';
 import { linkLeadProperty } from './lead-properties.ts';
 import { requestScoring } from './scoring-requests.ts';
 
@@ -356,30 +364,8 @@ async function queueScoring(tenantId: string, leadId: string): Promise<void> {
   }
 }
 
-export const INGEST_WARNING_CODES = [
-  'property_ref_unmatched',
-  'property_ref_ambiguous',
-  'property_not_found',
-  'agent_unmatched',
-] as const;
-export type IngestWarningCode = (typeof INGEST_WARNING_CODES)[number];
-export interface IngestWarning {
-  code: IngestWarningCode;
-  detail: string;
-}
-
-export interface IngestInput {
-  source: string;
-  type: 'inquiry' | 'registration' | 'note';
-  person: { name: string; email?: string | null; phone?: string | null; locale?: string | null };
-  campaign?: string | null | undefined;
-  message?: string | null | undefined;
-  occurred_at?: string | null | undefined;
-  property_id?: string | null | undefined;
-  property_ref?: string | null | undefined;
-  agent_id?: string | null | undefined;
-  agent_email?: string | null | undefined;
-}
+/** What an integration sends: the contract's ingest body. */
+export type IngestInput = LeadIngestInput;
 
 /**
  * The listing an event names: property_id, else property_ref (a slug, retired ones included, or an

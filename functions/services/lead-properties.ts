@@ -4,12 +4,13 @@ import {
   getPropertyTitles,
   insertLeadPropertyLink,
   type LeadPropertyRecord,
+  type LinkedListing,
   queryLeadPropertyLinks,
 } from '../data/lead-properties.ts';
 import { getLead } from '../data/leads.ts';
 import { getProperty } from '../data/properties.ts';
 import { type LeadPropertyRole, type LeadPropertySource, relinkRole } from '../domain/activities.ts';
-import { ConflictError, NotFoundError, RequestValidationError } from '../platform/errors.ts';
+import { ConflictError, NotFoundError, RequestValidationError } from '../kernel/errors.ts';
 
 export interface LinkLeadPropertyInput {
   tenantId: string;
@@ -53,11 +54,6 @@ export async function linkLeadProperty(input: LinkLeadPropertyInput): Promise<Li
     if (updated !== 'stale') return { link: updated, created: false };
   }
   throw new ConflictError('The link changed while it was being written; retry');
-}
-
-export interface LinkedListing {
-  link: LeadPropertyRecord;
-  title: string;
 }
 
 /** POST /v1/leads/{lead_id}/properties: an unknown Lead → 404, a listing the Tenant lacks → 422. */

@@ -1,11 +1,11 @@
+import type { LeadListInput, LeadManualCreateInput, LeadUpdateInput } from '../contract/leads.ts';
 import { getAgent } from '../data/agents.ts';
 import { searchLeadTokens, searchPlan } from '../data/lead-search.ts';
 import { getLead, type LeadRecord, modifyLead, queryLeads, requireLead } from '../data/leads.ts';
 import type { TenantRecord } from '../data/tenants.ts';
 import { allowedMoves, canMove, normalizePhone } from '../domain/leads.ts';
-import type { LeadListInput, LeadManualCreateInput, LeadUpdateInput } from '../http/leads/schemas.ts';
-import { RequestValidationError } from '../platform/errors.ts';
-import type { Caller } from '../platform/request-state.ts';
+import { RequestValidationError } from '../kernel/errors.ts';
+import type { Caller } from './caller.ts';
 import { contactOf, notifyOwnerOfAssignment, type OwnerChoice, takeInContact } from './lead-intake.ts';
 import { pageFrom, readCursor } from './paging.ts';
 

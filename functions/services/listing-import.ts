@@ -1,7 +1,7 @@
+import { PropertyCreate } from '../contract/properties.ts';
+import { toValidationIssues } from '../contract/validation.ts';
 import type { TenantRecord } from '../data/tenants.ts';
-import { PropertyCreate } from '../http/properties/schemas.ts';
-import { ConflictError, RequestValidationError } from '../platform/errors.ts';
-import { toValidationIssues } from '../platform/middleware/validate-input.ts';
+import { ConflictError, RequestValidationError } from '../kernel/errors.ts';
 import { upsertListingByRef } from './properties.ts';
 
 export interface ImportSummary {

@@ -17,8 +17,8 @@ import {
   matchReasons,
   newestFirst,
 } from '../domain/criteria.ts';
-import { RequestValidationError, type ValidationIssue } from '../platform/errors.ts';
-import { emails } from '../platform/ports/email.ts';
+import { RequestValidationError, type ValidationIssue } from '../kernel/errors.ts';
+import { emails } from '../kernel/ports/email.ts';
 import { criteriaOf } from './lead-criteria.ts';
 import { linkLeadProperty } from './lead-properties.ts';
 

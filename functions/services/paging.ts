@@ -1,6 +1,6 @@
 import { decodeCursor, encodeCursor } from '../domain/cursor.ts';
-import { cursorSecret } from '../platform/cursor-secret.ts';
-import { RequestValidationError } from '../platform/errors.ts';
+import { cursorSecret } from '../kernel/cursor-secret.ts';
+import { RequestValidationError } from '../kernel/errors.ts';
 
 /** The time field a list is ordered by, with `id` breaking ties. */
 type OrderField = 'updatedAt' | 'createdAt';

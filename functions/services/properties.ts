@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { PropertyCreateInput, PropertyUpdateInput } from '../contract/properties.ts';
 import { findAgentByEmail, getAgent } from '../data/agents.ts';
 import { spentThisMonthUsd } from '../data/ai-spend.ts';
 import { getPlace } from '../data/places.ts';
@@ -17,11 +18,10 @@ import { enrichmentTriggered, spendMonth, statusOnTrigger } from '../domain/enri
 import { type ListingTexts, type TextWrite, writeTexts } from '../domain/listing-text.ts';
 import { listingStatus } from '../domain/property.ts';
 import { slugCandidate, slugify } from '../domain/slug.ts';
-import type { PropertyCreateInput, PropertyUpdateInput } from '../http/properties/schemas.ts';
-import { ConflictError, NotFoundError, RequestValidationError } from '../platform/errors.ts';
-import { BusinessMetric, countMetric } from '../platform/metrics.ts';
-import type { Caller } from '../platform/request-state.ts';
+import { ConflictError, NotFoundError, RequestValidationError } from '../kernel/errors.ts';
+import { BusinessMetric, countMetric } from '../kernel/metrics.ts';
 import { recomputeListing } from './areas.ts';
+import type { Caller } from './caller.ts';
 import { pageFrom, readCursor, type UpdatedPosition } from './paging.ts';
 
 /** Who writes a listing: an API key (its name is recorded), or an admin import of a feed. */

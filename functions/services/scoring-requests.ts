@@ -1,4 +1,4 @@
-import { queue } from '../platform/ports/queue.ts';
+import { queue } from '../kernel/ports/queue.ts';
 
 /** The AI queue message that asks for a Lead to be (re)scored. */
 export interface ScoreMessage {

@@ -7,9 +7,9 @@ import { getProperty } from '../data/properties.ts';
 import { getTenant, type TenantRecord } from '../data/tenants.ts';
 import { costUsd, spendMonth } from '../domain/enrichment.ts';
 import type { Score, ScoringInput } from '../domain/scoring.ts';
-import { config } from '../platform/config.ts';
-import { logger } from '../platform/logger.ts';
-import { LocalScoringProvider, scoringProvider } from '../platform/ports/scoring.ts';
+import { config } from '../kernel/config.ts';
+import { logger } from '../kernel/logger.ts';
+import { LocalScoringProvider, scoringProvider } from '../kernel/ports/scoring.ts';
 import type { ScoreMessage } from './scoring-requests.ts';
 
 /** What the scorer sees of a Lead: contact, inquiries (with the asked listings' prices), activity, criteria. */

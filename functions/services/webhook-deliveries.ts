@@ -16,16 +16,16 @@ import {
   type WebhookEndpointRecord,
 } from '../data/webhooks.ts';
 import { MAX_CONSECUTIVE_FAILURES, nextDelay, outcomeOf } from '../domain/webhooks.ts';
-import { config } from '../platform/config.ts';
-import { logger } from '../platform/logger.ts';
-import { BusinessMetric, countMetric } from '../platform/metrics.ts';
-import { sendWebhook, type WebhookRequest, type WebhookResponse } from '../platform/net/webhook-sender.ts';
-import { emails } from '../platform/ports/email.ts';
+import { config } from '../kernel/config.ts';
+import { logger } from '../kernel/logger.ts';
+import { BusinessMetric, countMetric } from '../kernel/metrics.ts';
+import { sendWebhook, type WebhookRequest, type WebhookResponse } from '../kernel/net/webhook-sender.ts';
+import { emails } from '../kernel/ports/email.ts';
 import {
   type DeliveryMessage,
   type WebhookLadderPort,
   webhookLadder,
-} from '../platform/ports/webhook-ladder.ts';
+} from '../kernel/ports/webhook-ladder.ts';
 import { deliveryIdFor, newDelivery } from './webhook-endpoints.ts';
 
 /** What the delivery logic reaches outside the table; tests pass their own. */

@@ -25,8 +25,8 @@ import {
   NotFoundError,
   RequestValidationError,
   type ValidationIssue,
-} from '../platform/errors.ts';
-import { checkPublicUrl, privateUrlsAllowed } from '../platform/net/public-dispatcher.ts';
+} from '../kernel/errors.ts';
+import { checkPublicUrl, privateUrlsAllowed } from '../kernel/net/public-dispatcher.ts';
 import { pageBy, readCursorBy } from './paging.ts';
 
 export interface NewEndpointInput {

@@ -2,7 +2,7 @@ import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
 import { isStreamIgnored } from '../data/stream-entities.ts';
-import { logger } from '../platform/logger.ts';
+import { logger } from '../kernel/logger.ts';
 import { queueRequestedEnrichment } from '../services/enrichment.ts';
 import { recordEvents } from './events.ts';
 import type { TableChange } from './table-change.ts';

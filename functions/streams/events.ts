@@ -1,3 +1,7 @@
+import { toActivityOut } from '../contract/activities.ts';
+import { toInquiryOut } from '../contract/inquiries.ts';
+import { toLeadOut } from '../contract/leads.ts';
+import { toPropertyOut } from '../contract/properties.ts';
 import type { AreaMembershipRecord } from '../data/areas.ts';
 import { Activity } from '../data/entities/activity.ts';
 import { Inquiry } from '../data/entities/inquiry.ts';
@@ -19,10 +23,6 @@ import {
   type PublicResource,
   type SubjectKind,
 } from '../domain/events.ts';
-import { toActivityOut } from '../http/activities/schemas.ts';
-import { toInquiryOut } from '../http/inquiries/schemas.ts';
-import { toLeadOut } from '../http/leads/schemas.ts';
-import { toPropertyOut } from '../http/properties/schemas.ts';
 import type { TableChange } from './table-change.ts';
 
 type Image = Record<string, unknown>;

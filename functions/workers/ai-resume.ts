@@ -1,4 +1,4 @@
-import { logger } from '../platform/logger.ts';
+import { logger } from '../kernel/logger.ts';
 import { resumeAllTenants } from '../services/enrichment.ts';
 
 /**

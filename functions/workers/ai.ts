@@ -1,8 +1,8 @@
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import * as z from 'zod/mini';
-import { logger } from '../platform/logger.ts';
-import { withMetrics } from '../platform/metrics.ts';
-import '../platform/zod.ts';
+import { logger } from '../kernel/logger.ts';
+import { withMetrics } from '../kernel/metrics.ts';
+import '../kernel/zod.ts';
 import { enrichListing } from '../services/enrichment.ts';
 import { scoreLead } from '../services/scoring.ts';
 

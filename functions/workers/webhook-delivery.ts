@@ -1,8 +1,8 @@
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
-import { logger } from '../platform/logger.ts';
-import '../platform/zod.ts';
-import { privateUrlsAllowed } from '../platform/net/public-dispatcher.ts';
-import { DeliveryMessage } from '../platform/ports/webhook-ladder.ts';
+import { logger } from '../kernel/logger.ts';
+import '../kernel/zod.ts';
+import { privateUrlsAllowed } from '../kernel/net/public-dispatcher.ts';
+import { DeliveryMessage } from '../kernel/ports/webhook-ladder.ts';
 import { processDeliveryMessage } from '../services/webhook-deliveries.ts';
 
 // Refuses to start inside Lambda with the local switch set: the deployed worker must never reach

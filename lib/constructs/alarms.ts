@@ -274,7 +274,7 @@ export class ServiceAlarms extends Construct {
   }
 
   /**
-   * Alarms when the service counts `metricName` (a Powertools business metric of functions/platform/
+   * Alarms when the service counts `metricName` (a Powertools business metric of functions/kernel/
    * metrics.ts, namespace `namespace`, dimension `service`) at least once in five minutes.
    */
   watchBusinessCount(options: {

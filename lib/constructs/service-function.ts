@@ -93,7 +93,7 @@ export function parseBedrockModelId(modelId: string): BedrockModelTarget {
 
 /**
  * The domain of a sender address, which must be a plain address (no display name) that the functions'
- * configuration accepts (`EMAIL_FROM`, functions/platform/config.ts): the same zod check, so that synth
+ * configuration accepts (`EMAIL_FROM`, functions/kernel/config.ts): the same zod check, so that synth
  * refuses what the functions would refuse at cold start.
  */
 export function emailDomain(address: string): string {
@@ -178,7 +178,7 @@ export interface ServiceFunctionProps {
   readonly projectRoot?: string;
 }
 
-/** The CloudWatch namespace of the business metrics (functions/platform/metrics.ts, EMF). */
+/** The CloudWatch namespace of the business metrics (functions/kernel/metrics.ts, EMF). */
 export const METRICS_NAMESPACE = 'ListingsLeads';
 
 /**

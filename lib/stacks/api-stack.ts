@@ -12,7 +12,7 @@ import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { ITopic } from 'aws-cdk-lib/aws-sns';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
-import type { RouteDefinition } from '../../functions/routes.ts';
+import type { RouteDefinition } from '../../functions/api/route.ts';
 import { ServiceAlarms } from '../constructs/alarms.ts';
 import { emailDomain } from '../constructs/service-function.ts';
 import { RouteGroupStack } from './route-group-stack.ts';

@@ -7,8 +7,8 @@ import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { NagSuppressions } from 'cdk-nag';
 import type { Construct } from 'constructs';
+import { apiGatewayPath, isWrite, type RouteDefinition } from '../../functions/api/route.ts';
 import { tableDefinition } from '../../functions/data/table.ts';
-import { apiGatewayPath, isWrite, type RouteDefinition } from '../../functions/routes.ts';
 import {
   repoRoot,
   ServiceFunction,

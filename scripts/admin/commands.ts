@@ -1,10 +1,10 @@
 import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
+import { toPlaceOut } from '../../functions/contract/places.ts';
+import { toPropertyOut } from '../../functions/contract/properties.ts';
+import { toEndpointOut } from '../../functions/contract/webhooks.ts';
 import { requireTenantBySlug } from '../../functions/data/tenants.ts';
-import { toPlaceOut } from '../../functions/http/places/schemas.ts';
-import { toPropertyOut } from '../../functions/http/properties/schemas.ts';
-import { toEndpointOut } from '../../functions/http/webhooks/schemas.ts';
-import { RequestValidationError } from '../../functions/platform/errors.ts';
+import { RequestValidationError } from '../../functions/kernel/errors.ts';
 import { createAgent } from '../../functions/services/agents.ts';
 import { issueApiKey, parseScopes, revokeApiKeyById } from '../../functions/services/api-keys.ts';
 import { createArea, recomputeAreas, setManualMembership } from '../../functions/services/areas.ts';

@@ -17,7 +17,7 @@ import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { marshall } from '@aws-sdk/util-dynamodb';
-import type { RouteDefinition } from '../../functions/routes.ts';
+import type { RouteDefinition } from '../../functions/api/route.ts';
 import { routes } from '../../functions/routes.ts';
 import { type AwsResponder, awsEndpointEnv, responderQueueUrl, startAwsResponder } from './aws-responder.ts';
 import type { BundleResult } from './bundles.ts';

@@ -1,5 +1,5 @@
-import type { HttpEvent } from '../../functions/platform/http.ts';
-import type { RouteDefinition } from '../../functions/routes.ts';
+import type { HttpEvent } from '../../functions/api/http.ts';
+import type { RouteDefinition } from '../../functions/api/route.ts';
 import { httpEvent, lambdaContext } from '../local/lambda-events.ts';
 
 export interface BenchRequest {

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Context } from 'aws-lambda';
-import type { HttpEvent } from '../../functions/platform/http.ts';
-import type { RouteDefinition } from '../../functions/routes.ts';
+import type { HttpEvent } from '../../functions/api/http.ts';
+import type { RouteDefinition } from '../../functions/api/route.ts';
 
 export interface HttpEventParts {
   route: RouteDefinition;

@@ -1,7 +1,7 @@
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { LocalQueueMessage } from '../../functions/data/entities/local-queue-message.ts';
 import { isConditionalFailure } from '../../functions/data/errors.ts';
-import type { QueueName } from '../../functions/platform/ports/queue.ts';
+import type { QueueName } from '../../functions/kernel/ports/queue.ts';
 import { visibleAtKey } from './adapters/local-queue.ts';
 
 /** A local queue's name: the service's queues, and the webhook delivery queue. */

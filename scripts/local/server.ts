@@ -2,10 +2,11 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Context } from 'aws-lambda';
-import { runAsFunction } from '../../functions/platform/aws-operations.ts';
-import { decodePathSegment, type HttpEvent, type HttpResponse } from '../../functions/platform/http.ts';
-import { MAX_BODY_BYTES } from '../../functions/platform/middleware/validate-input.ts';
-import { type RouteDefinition, routes } from '../../functions/routes.ts';
+import { decodePathSegment, type HttpEvent, type HttpResponse } from '../../functions/api/http.ts';
+import { MAX_BODY_BYTES } from '../../functions/api/middleware/validate-input.ts';
+import type { RouteDefinition } from '../../functions/api/route.ts';
+import { runAsFunction } from '../../functions/kernel/aws-operations.ts';
+import { routes } from '../../functions/routes.ts';
 import { httpEvent, lambdaContext } from './lambda-events.ts';
 
 type LambdaHandler = (event: HttpEvent, context: Context) => Promise<HttpResponse>;

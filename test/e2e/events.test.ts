@@ -10,7 +10,7 @@ import type { SQSEvent } from 'aws-lambda';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { EVENT_TYPES } from '../../functions/domain/events.ts';
-import { type QueuePort, setQueue } from '../../functions/platform/ports/queue.ts';
+import { type QueuePort, setQueue } from '../../functions/kernel/ports/queue.ts';
 import { createEndpoint } from '../../functions/services/webhook-endpoints.ts';
 import { handler as streamConsumer } from '../../functions/streams/consumer.ts';
 import { handler as aiWorker } from '../../functions/workers/ai.ts';

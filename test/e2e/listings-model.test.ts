@@ -6,9 +6,9 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { findPropertyClaim, getProperty } from '../../functions/data/properties.ts';
-import { ProviderError } from '../../functions/platform/ports/ai.ts';
-import { setEnrichmentProvider } from '../../functions/platform/ports/ai-provider.ts';
-import { setQueue } from '../../functions/platform/ports/queue.ts';
+import { ProviderError } from '../../functions/kernel/ports/ai.ts';
+import { setEnrichmentProvider } from '../../functions/kernel/ports/ai-provider.ts';
+import { setQueue } from '../../functions/kernel/ports/queue.ts';
 import { enrichListing } from '../../functions/services/enrichment.ts';
 import { parseArgs } from '../../scripts/admin/args.ts';
 import { commands } from '../../scripts/admin/commands.ts';

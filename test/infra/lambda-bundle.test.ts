@@ -4,7 +4,7 @@ import { join, relative, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { build, type Metafile } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { HttpEvent, HttpResponse, LambdaContext } from '../../functions/platform/http.ts';
+import type { HttpEvent, HttpResponse, LambdaContext } from '../../functions/api/http.ts';
 import { type OperationId, routeFor } from '../../functions/routes.ts';
 import { esbuildOptions } from '../../lib/bundling.ts';
 import { httpEvent, lambdaContext } from '../../scripts/local/lambda-events.ts';

@@ -14,8 +14,9 @@ import type { Stack } from 'aws-cdk-lib';
 import type { CfnRole } from 'aws-cdk-lib/aws-iam';
 import type { CfnQueue } from 'aws-cdk-lib/aws-sqs';
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { AwsOperation } from '../../functions/platform/aws-operations.ts';
-import { type RouteDefinition, routes } from '../../functions/routes.ts';
+import type { RouteDefinition } from '../../functions/api/route.ts';
+import type { AwsOperation } from '../../functions/kernel/aws-operations.ts';
+import { routes } from '../../functions/routes.ts';
 import { buildApp } from '../../lib/app.ts';
 import {
   AWS_OPERATIONS_DIR,

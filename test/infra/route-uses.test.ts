@@ -4,7 +4,8 @@ import type { CfnRole } from 'aws-cdk-lib/aws-iam';
 import type { CfnFunction } from 'aws-cdk-lib/aws-lambda';
 import type { CfnQueue } from 'aws-cdk-lib/aws-sqs';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { type RouteDefinition, routes } from '../../functions/routes.ts';
+import type { RouteDefinition } from '../../functions/api/route.ts';
+import { routes } from '../../functions/routes.ts';
 import { buildApp, type ServiceApp } from '../../lib/app.ts';
 import { DEPLOY_CONTEXT } from './deploy-context.ts';
 

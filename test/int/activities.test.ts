@@ -3,7 +3,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { createActivity, getActivity } from '../../functions/data/activities.ts';
 import { LeadProperty } from '../../functions/data/entities/lead-property.ts';
 import { Property } from '../../functions/data/entities/property.ts';
-import { NotFoundError, RequestValidationError } from '../../functions/platform/errors.ts';
+import { NotFoundError, RequestValidationError } from '../../functions/kernel/errors.ts';
 import { addActivity, editActivity, listActivities } from '../../functions/services/activities.ts';
 import {
   linkLeadProperty,

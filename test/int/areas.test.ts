@@ -1,8 +1,8 @@
 import { beforeAll, describe, expect, it } from 'vitest';
+import type { PropertyCreateInput } from '../../functions/contract/properties.ts';
 import { membershipsOfProperty } from '../../functions/data/areas.ts';
 import { getTenant } from '../../functions/data/tenants.ts';
-import type { PropertyCreateInput } from '../../functions/http/properties/schemas.ts';
-import { NotFoundError } from '../../functions/platform/errors.ts';
+import { NotFoundError } from '../../functions/kernel/errors.ts';
 import {
   createArea,
   recomputeArea,

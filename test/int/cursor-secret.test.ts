@@ -1,8 +1,8 @@
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { resetConfig } from '../../functions/platform/config.ts';
-import { resetCursorSecret } from '../../functions/platform/cursor-secret.ts';
+import { resetConfig } from '../../functions/kernel/config.ts';
+import { resetCursorSecret } from '../../functions/kernel/cursor-secret.ts';
 import { createTestTenant, type TestTenant } from '../support/factories.ts';
 import { startTestApi, type TestApi } from '../support/http.ts';
 

@@ -1,16 +1,16 @@
 import { marshall } from '@aws-sdk/util-dynamodb';
 import type { DynamoDBRecord, DynamoDBStreamEvent, SQSEvent } from 'aws-lambda';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { PropertyCreateInput } from '../../functions/contract/properties.ts';
 import { chargeSpend, spentThisMonthUsd } from '../../functions/data/ai-spend.ts';
 import { getProperty, type PropertyRecord } from '../../functions/data/properties.ts';
 import { getTenant, type TenantChanges } from '../../functions/data/tenants.ts';
 import { costUsd, spendMonth } from '../../functions/domain/enrichment.ts';
 import { type ListingTexts, viewTexts } from '../../functions/domain/listing-text.ts';
-import type { PropertyCreateInput } from '../../functions/http/properties/schemas.ts';
-import { config } from '../../functions/platform/config.ts';
-import { type EnrichmentProvider, ProviderError } from '../../functions/platform/ports/ai.ts';
-import { setEnrichmentProvider } from '../../functions/platform/ports/ai-provider.ts';
-import { type QueueName, type QueuePort, setQueue } from '../../functions/platform/ports/queue.ts';
+import { config } from '../../functions/kernel/config.ts';
+import { type EnrichmentProvider, ProviderError } from '../../functions/kernel/ports/ai.ts';
+import { setEnrichmentProvider } from '../../functions/kernel/ports/ai-provider.ts';
+import { type QueueName, type QueuePort, setQueue } from '../../functions/kernel/ports/queue.ts';
 import {
   type EnrichMessage,
   enrichListing,

@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
+import type { PropertyCreateInput, PropertyUpdateInput } from '../../functions/contract/properties.ts';
 import { UniqueClaim } from '../../functions/data/entities/unique-claim.ts';
 import { getProperty } from '../../functions/data/properties.ts';
-import type { PropertyCreateInput, PropertyUpdateInput } from '../../functions/http/properties/schemas.ts';
-import { ConflictError, NotFoundError, RequestValidationError } from '../../functions/platform/errors.ts';
-import type { Caller } from '../../functions/platform/request-state.ts';
+import { ConflictError, NotFoundError, RequestValidationError } from '../../functions/kernel/errors.ts';
+import type { Caller } from '../../functions/services/caller.ts';
 import {
   archiveListing,
   createListing,

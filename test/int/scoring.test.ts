@@ -5,14 +5,14 @@ import { getLead } from '../../functions/data/leads.ts';
 import { costUsd, spendMonth } from '../../functions/domain/enrichment.ts';
 import { tierOf } from '../../functions/domain/leads.ts';
 import type { Score, ScoringInput } from '../../functions/domain/scoring.ts';
-import { config } from '../../functions/platform/config.ts';
-import { ProviderError } from '../../functions/platform/ports/ai.ts';
-import { type QueueName, type QueuePort, setQueue } from '../../functions/platform/ports/queue.ts';
+import { config } from '../../functions/kernel/config.ts';
+import { ProviderError } from '../../functions/kernel/ports/ai.ts';
+import { type QueueName, type QueuePort, setQueue } from '../../functions/kernel/ports/queue.ts';
 import {
   LocalScoringProvider,
   type ScoringProvider,
   setScoringProvider,
-} from '../../functions/platform/ports/scoring.ts';
+} from '../../functions/kernel/ports/scoring.ts';
 import { scoreLead } from '../../functions/services/scoring.ts';
 import type { ScoreMessage } from '../../functions/services/scoring-requests.ts';
 import { handler as aiWorkerHandler } from '../../functions/workers/ai.ts';

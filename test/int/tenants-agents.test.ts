@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { findAgentByEmail, getAgent } from '../../functions/data/agents.ts';
 import { UniqueClaim } from '../../functions/data/entities/unique-claim.ts';
 import { getTenant, getTenantBySlug } from '../../functions/data/tenants.ts';
-import { ConflictError, NotFoundError } from '../../functions/platform/errors.ts';
+import { ConflictError, NotFoundError } from '../../functions/kernel/errors.ts';
 import { createAgent } from '../../functions/services/agents.ts';
 import {
   AdminInputError,

@@ -4,8 +4,8 @@ import type { AddressInfo } from 'node:net';
 import type { SQSEvent } from 'aws-lambda';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { getDelivery, getEndpoint } from '../../functions/data/webhooks.ts';
-import type { WebhookResponse } from '../../functions/platform/net/webhook-sender.ts';
-import type { DeliveryMessage, WebhookLadderPort } from '../../functions/platform/ports/webhook-ladder.ts';
+import type { WebhookResponse } from '../../functions/kernel/net/webhook-sender.ts';
+import type { DeliveryMessage, WebhookLadderPort } from '../../functions/kernel/ports/webhook-ladder.ts';
 import { revokeApiKeyById } from '../../functions/services/api-keys.ts';
 import {
   type DeliveryDeps,
@@ -96,7 +96,7 @@ describe('fan-out from the stream', () => {
 
   it('is reached through the consumer processor with a hand-built table change', async () => {
     const ladder = new RecordingLadder();
-    const { setWebhookLadder } = await import('../../functions/platform/ports/webhook-ladder.ts');
+    const { setWebhookLadder } = await import('../../functions/kernel/ports/webhook-ladder.ts');
     setWebhookLadder(ladder);
     const endpoint = await createEndpoint({
       tenantId: tenant.tenantId,

@@ -1,6 +1,6 @@
 import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { type AwsOperation, runAsFunction } from '../../functions/platform/aws-operations.ts';
+import { type AwsOperation, runAsFunction } from '../../functions/kernel/aws-operations.ts';
 
 /**
  * Where the integration and e2e runs leave the AWS operations each function performed, one JSON line

@@ -1,6 +1,6 @@
 import { beforeAll } from 'vitest';
 import { dynamo } from '../../functions/data/client.ts';
-import { recordAwsOperations } from '../../functions/platform/aws-operations.ts';
+import { recordAwsOperations } from '../../functions/kernel/aws-operations.ts';
 import { awsOperationsFileSink } from './aws-operations.ts';
 
 // Every test file records the AWS operations the functions it runs perform (test/infra/permissions.test.ts

@@ -12,7 +12,7 @@ import {
   type AwsOperation,
   recordAwsOperations,
   runAsFunction,
-} from '../../functions/platform/aws-operations.ts';
+} from '../../functions/kernel/aws-operations.ts';
 
 const local = { region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } };
 

@@ -9,11 +9,11 @@ import { SESv2Client, SendEmailCommand } from '@aws-sdk/client-sesv2';
 import { QueueDoesNotExist, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { resetConfig } from '../../functions/platform/config.ts';
-import { cursorSecret, loadCursorSecret, resetCursorSecret } from '../../functions/platform/cursor-secret.ts';
-import { bedrockConverse } from '../../functions/platform/ports/bedrock-converse.ts';
-import { SesEmail } from '../../functions/platform/ports/email.ts';
-import { SqsQueue } from '../../functions/platform/ports/queue.ts';
+import { resetConfig } from '../../functions/kernel/config.ts';
+import { cursorSecret, loadCursorSecret, resetCursorSecret } from '../../functions/kernel/cursor-secret.ts';
+import { bedrockConverse } from '../../functions/kernel/ports/bedrock-converse.ts';
+import { SesEmail } from '../../functions/kernel/ports/email.ts';
+import { SqsQueue } from '../../functions/kernel/ports/queue.ts';
 import { converseAnswer, rejection } from '../support/bedrock.ts';
 
 const sqs = mockClient(SQSClient);

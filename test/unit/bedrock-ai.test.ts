@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { EnrichmentRequest } from '../../functions/domain/enrichment.ts';
-import { ProviderError } from '../../functions/platform/ports/ai.ts';
-import { BedrockEnrichmentProvider } from '../../functions/platform/ports/bedrock-ai.ts';
+import { ProviderError } from '../../functions/kernel/ports/ai.ts';
+import { BedrockEnrichmentProvider } from '../../functions/kernel/ports/bedrock-ai.ts';
 import { converseAnswer, mockBedrock, rejection, unmockBedrock } from '../support/bedrock.ts';
 
 const MODEL = 'anthropic.claude-test-v1:0';

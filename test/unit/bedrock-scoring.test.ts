@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ScoringInput } from '../../functions/domain/scoring.ts';
-import { ProviderError } from '../../functions/platform/ports/ai.ts';
-import { BedrockScoringProvider } from '../../functions/platform/ports/scoring.ts';
+import { ProviderError } from '../../functions/kernel/ports/ai.ts';
+import { BedrockScoringProvider } from '../../functions/kernel/ports/scoring.ts';
 import { converseAnswer, mockBedrock, rejection, unmockBedrock } from '../support/bedrock.ts';
 
 const MODEL = 'anthropic.claude-test-v1:0';

@@ -1,11 +1,11 @@
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { describe, expect, it } from 'vitest';
 import * as z from 'zod/mini';
+import { ActivityCreate } from '../../functions/contract/activities.ts';
+import { LeadCriteriaIn } from '../../functions/contract/lead-criteria.ts';
+import { EmailAddress, LeadIngestIn, PhoneText } from '../../functions/contract/leads.ts';
+import { trimmedText } from '../../functions/contract/shared.ts';
 import { checkNewActivity } from '../../functions/domain/activities.ts';
-import { ActivityCreate } from '../../functions/http/activities/schemas.ts';
-import { LeadCriteriaIn } from '../../functions/http/lead-criteria/schemas.ts';
-import { EmailAddress, LeadIngestIn, PhoneText } from '../../functions/http/leads/schemas.ts';
-import { trimmedText } from '../../functions/http/shared/schemas.ts';
 
 /** The document's verdict on a value: the schema zod generates for the request, through Ajv. */
 function documentAccepts(schema: z.ZodMiniType, value: unknown): boolean {

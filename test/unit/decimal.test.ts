@@ -135,7 +135,7 @@ describe('compareDecimals', () => {
 
 describe('the decimal field schema (Money) built on the pattern', () => {
   it('normalises valid strings and refuses the rest', async () => {
-    const { Money } = await import('../../functions/http/shared/schemas.ts');
+    const { Money } = await import('../../functions/contract/shared.ts');
     expect(Money.parse('+0100.50')).toBe('100.50');
     expect(Money.parse(`${'0'.repeat(50)}7.5`)).toBe('7.5');
     for (const bad of ['abc', '-1', '1.234', '99999999999999', '', '1e3']) {
@@ -145,7 +145,7 @@ describe('the decimal field schema (Money) built on the pattern', () => {
 
   it('refuses long input in linear time (the pattern alone backtracks cubically on "000…0x")', async () => {
     // Prepare
-    const { Money } = await import('../../functions/http/shared/schemas.ts');
+    const { Money } = await import('../../functions/contract/shared.ts');
     const inputs = [`${'0'.repeat(200_000)}x`, '1'.repeat(200_000), `${'0'.repeat(64)}x`];
     // Act
     const started = performance.now();

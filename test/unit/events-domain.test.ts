@@ -1,4 +1,8 @@
 import { describe, expect, it } from 'vitest';
+import { toActivityOut } from '../../functions/contract/activities.ts';
+import { toInquiryOut } from '../../functions/contract/inquiries.ts';
+import { toLeadOut } from '../../functions/contract/leads.ts';
+import { toPropertyOut } from '../../functions/contract/properties.ts';
 import type { ActivityRecord } from '../../functions/data/activities.ts';
 import type { InquiryRecord } from '../../functions/data/inquiries.ts';
 import type { LeadRecord } from '../../functions/data/leads.ts';
@@ -15,10 +19,6 @@ import {
   isEventType,
   normalizeEventTime,
 } from '../../functions/domain/events.ts';
-import { toActivityOut } from '../../functions/http/activities/schemas.ts';
-import { toInquiryOut } from '../../functions/http/inquiries/schemas.ts';
-import { toLeadOut } from '../../functions/http/leads/schemas.ts';
-import { toPropertyOut } from '../../functions/http/properties/schemas.ts';
 
 const T0 = '2026-11-20T10:00:00.000Z';
 const T1 = '2026-11-20T11:00:00.000Z';

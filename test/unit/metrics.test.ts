@@ -20,11 +20,11 @@ afterEach(() => {
   vi.resetModules();
 });
 
-describe('business metrics (functions/platform/metrics.ts)', () => {
+describe('business metrics (functions/kernel/metrics.ts)', () => {
   it('writes nothing outside Lambda (npm start, tests): no EMF noise', async () => {
     // Prepare
     vi.stubEnv('AWS_LAMBDA_FUNCTION_NAME', undefined);
-    const { BusinessMetric, countMetric, flushMetrics } = await import('../../functions/platform/metrics.ts');
+    const { BusinessMetric, countMetric, flushMetrics } = await import('../../functions/kernel/metrics.ts');
 
     // Act
     const lines = await stdoutOf(() => {
@@ -41,7 +41,7 @@ describe('business metrics (functions/platform/metrics.ts)', () => {
     vi.stubEnv('AWS_LAMBDA_FUNCTION_NAME', 'createLead');
     vi.stubEnv('POWERTOOLS_METRICS_NAMESPACE', 'ListingsLeads');
     vi.stubEnv('POWERTOOLS_SERVICE_NAME', 'listings-leads');
-    const { BusinessMetric, countMetric, flushMetrics } = await import('../../functions/platform/metrics.ts');
+    const { BusinessMetric, countMetric, flushMetrics } = await import('../../functions/kernel/metrics.ts');
 
     // Act
     const first = await stdoutOf(() => {
@@ -64,7 +64,7 @@ describe('business metrics (functions/platform/metrics.ts)', () => {
   it("withMetrics publishes a worker invocation's counts even when it throws", async () => {
     // Prepare
     vi.stubEnv('AWS_LAMBDA_FUNCTION_NAME', 'aiWorker');
-    const { BusinessMetric, countMetric, withMetrics } = await import('../../functions/platform/metrics.ts');
+    const { BusinessMetric, countMetric, withMetrics } = await import('../../functions/kernel/metrics.ts');
     const failing = withMetrics(async () => {
       countMetric(BusinessMetric.AiSpendUsd, 0.5);
       throw new Error('model refused');

@@ -1,14 +1,14 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { resetConfig } from '../../functions/platform/config.ts';
-import { enrichmentProvider, setEnrichmentProvider } from '../../functions/platform/ports/ai-provider.ts';
-import { BedrockEnrichmentProvider } from '../../functions/platform/ports/bedrock-ai.ts';
-import { emails, SesEmail, setEmails } from '../../functions/platform/ports/email.ts';
-import { queue, SqsQueue, setQueue } from '../../functions/platform/ports/queue.ts';
+import { resetConfig } from '../../functions/kernel/config.ts';
+import { enrichmentProvider, setEnrichmentProvider } from '../../functions/kernel/ports/ai-provider.ts';
+import { BedrockEnrichmentProvider } from '../../functions/kernel/ports/bedrock-ai.ts';
+import { emails, SesEmail, setEmails } from '../../functions/kernel/ports/email.ts';
+import { queue, SqsQueue, setQueue } from '../../functions/kernel/ports/queue.ts';
 import {
   BedrockScoringProvider,
   scoringProvider,
   setScoringProvider,
-} from '../../functions/platform/ports/scoring.ts';
+} from '../../functions/kernel/ports/scoring.ts';
 import { bindLocalAdapters } from '../../scripts/local/adapters/index.ts';
 import { LocalQueue } from '../../scripts/local/adapters/local-queue.ts';
 

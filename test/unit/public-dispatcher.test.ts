@@ -8,7 +8,7 @@ import {
   publicDispatcher,
   publicOnlyLookup,
   type Resolver,
-} from '../../functions/platform/net/public-dispatcher.ts';
+} from '../../functions/kernel/net/public-dispatcher.ts';
 
 /** A resolver playing DNS: each name answers its list of addresses, one list per lookup in turn. */
 function fakeDns(answers: Record<string, string[][]>): Resolver {

@@ -7,7 +7,7 @@ import {
   AwsWebhookLadder,
   awsLadderFromEnvironment,
   type DeliveryMessage,
-} from '../../functions/platform/ports/webhook-ladder.ts';
+} from '../../functions/kernel/ports/webhook-ladder.ts';
 
 const QUEUE_URL = 'https://sqs.us-east-1.amazonaws.com/123456789012/webhook-deliveries';
 const QUEUE_ARN = 'arn:aws:sqs:us-east-1:123456789012:webhook-deliveries';

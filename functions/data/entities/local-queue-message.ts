@@ -2,7 +2,7 @@ import { Entity } from 'electrodb';
 import { asIs, entityConfig, lazyEntity, SERVICE } from './common.ts';
 
 /**
- * A message of the local queue adapter (platform/ports/queue.ts): what SQS holds in AWS, the local
+ * A message of the local queue adapter (kernel/ports/queue.ts): what SQS holds in AWS, the local
  * stack keeps here, so that any process (the API, the admin CLI) can enqueue and the local stack's
  * poller delivers. Sorted by the time the message becomes visible (delays, retries with backoff).
  */

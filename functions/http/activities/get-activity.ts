@@ -1,7 +1,7 @@
-import { defineOperation } from '../../platform/operation.ts';
+import { defineOperation } from '../../api/operation.ts';
+import { ActivityOut, ActivityPath, toActivityOut } from '../../contract/activities.ts';
+import { ErrorOut, ValidationErrorOut } from '../../contract/shared.ts';
 import { readActivity } from '../../services/activities.ts';
-import { ErrorOut, ValidationErrorOut } from '../shared/schemas.ts';
-import { ActivityOut, ActivityPath, toActivityOut } from './schemas.ts';
 
 export const operation = defineOperation(
   'getActivity',

@@ -1,7 +1,7 @@
-import { defineOperation } from '../../platform/operation.ts';
+import { defineOperation } from '../../api/operation.ts';
+import { ActivityListQuery, ActivityOut, toActivityOut } from '../../contract/activities.ts';
+import { pageOf, ValidationErrorOut } from '../../contract/shared.ts';
 import { listActivities } from '../../services/activities.ts';
-import { pageOf, ValidationErrorOut } from '../shared/schemas.ts';
-import { ActivityListQuery, ActivityOut, toActivityOut } from './schemas.ts';
 
 export const operation = defineOperation(
   'listActivities',

@@ -1,7 +1,7 @@
-import { defineOperation } from '../../platform/operation.ts';
+import { defineOperation } from '../../api/operation.ts';
+import { AgentOut, AgentPath, toAgentOut } from '../../contract/agents.ts';
+import { ErrorOut, ValidationErrorOut } from '../../contract/shared.ts';
 import { readAgent } from '../../services/agents.ts';
-import { ErrorOut, ValidationErrorOut } from '../shared/schemas.ts';
-import { AgentOut, AgentPath, toAgentOut } from './schemas.ts';
 
 export const operation = defineOperation(
   'getAgent',

@@ -1,7 +1,7 @@
-import { defineOperation } from '../../platform/operation.ts';
+import { defineOperation } from '../../api/operation.ts';
+import { AgentOut, toAgentOut } from '../../contract/agents.ts';
+import { PageQuery, pageOf, ValidationErrorOut } from '../../contract/shared.ts';
 import { listAgents } from '../../services/agents.ts';
-import { PageQuery, pageOf, ValidationErrorOut } from '../shared/schemas.ts';
-import { AgentOut, toAgentOut } from './schemas.ts';
 
 export const operation = defineOperation(
   'listAgents',

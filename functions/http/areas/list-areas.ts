@@ -1,8 +1,8 @@
 import * as z from 'zod/mini';
+import { defineOperation } from '../../api/operation.ts';
+import { pageOf } from '../../contract/shared.ts';
 import { listAreas } from '../../data/areas.ts';
-import { defineOperation } from '../../platform/operation.ts';
 import { presentArea } from '../../services/areas.ts';
-import { pageOf } from '../shared/schemas.ts';
 
 export const AreaOut = z.object({
   id: z.uuid(),

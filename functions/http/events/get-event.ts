@@ -1,7 +1,7 @@
-import { defineOperation } from '../../platform/operation.ts';
+import { defineOperation } from '../../api/operation.ts';
+import { EventOut, EventPath } from '../../contract/events.ts';
+import { ErrorOut, ValidationErrorOut } from '../../contract/shared.ts';
 import { readEvent } from '../../services/events.ts';
-import { ErrorOut, ValidationErrorOut } from '../shared/schemas.ts';
-import { EventOut, EventPath } from './schemas.ts';
 
 export const operation = defineOperation(
   'getEvent',

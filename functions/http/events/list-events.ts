@@ -1,7 +1,7 @@
-import { defineOperation } from '../../platform/operation.ts';
+import { defineOperation } from '../../api/operation.ts';
+import { EventListQuery, EventOut } from '../../contract/events.ts';
+import { ErrorOut, pageOf, ValidationErrorOut } from '../../contract/shared.ts';
 import { listEvents } from '../../services/events.ts';
-import { ErrorOut, pageOf, ValidationErrorOut } from '../shared/schemas.ts';
-import { EventListQuery, EventOut } from './schemas.ts';
 
 export const operation = defineOperation(
   'listEvents',

@@ -1,7 +1,7 @@
-import { defineOperation } from '../../platform/operation.ts';
+import { defineOperation } from '../../api/operation.ts';
+import { InquiryOut, InquiryPath, toInquiryOut } from '../../contract/inquiries.ts';
+import { ErrorOut, ValidationErrorOut } from '../../contract/shared.ts';
 import { readInquiry } from '../../services/inquiries.ts';
-import { ErrorOut, ValidationErrorOut } from '../shared/schemas.ts';
-import { InquiryOut, InquiryPath, toInquiryOut } from './schemas.ts';
 
 export const operation = defineOperation(
   'getInquiry',

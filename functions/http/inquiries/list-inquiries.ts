@@ -1,7 +1,7 @@
-import { defineOperation } from '../../platform/operation.ts';
+import { defineOperation } from '../../api/operation.ts';
+import { InquiryListQuery, InquiryOut, toInquiryOut } from '../../contract/inquiries.ts';
+import { pageOf, ValidationErrorOut } from '../../contract/shared.ts';
 import { listInquiries } from '../../services/inquiries.ts';
-import { pageOf, ValidationErrorOut } from '../shared/schemas.ts';
-import { InquiryListQuery, InquiryOut, toInquiryOut } from './schemas.ts';
 
 export const operation = defineOperation(
   'listInquiries',

@@ -1,7 +1,7 @@
-import { defineOperation } from '../../platform/operation.ts';
+import { defineOperation } from '../../api/operation.ts';
+import { LeadCriteriaOut, LeadPath, toLeadCriteriaOut } from '../../contract/lead-criteria.ts';
+import { ErrorOut, ValidationErrorOut } from '../../contract/shared.ts';
 import { readLeadCriteria } from '../../services/lead-criteria.ts';
-import { ErrorOut, ValidationErrorOut } from '../shared/schemas.ts';
-import { LeadCriteriaOut, LeadPath, toLeadCriteriaOut } from './schemas.ts';
 
 export const operation = defineOperation(
   'getLeadCriteria',

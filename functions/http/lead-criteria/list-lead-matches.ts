@@ -1,7 +1,7 @@
-import { defineOperation } from '../../platform/operation.ts';
+import { defineOperation } from '../../api/operation.ts';
+import { LeadMatchList, LeadPath, toLeadMatchOut } from '../../contract/lead-criteria.ts';
+import { ErrorOut, ValidationErrorOut } from '../../contract/shared.ts';
 import { listLeadMatches } from '../../services/matches.ts';
-import { ErrorOut, ValidationErrorOut } from '../shared/schemas.ts';
-import { LeadMatchList, LeadPath, toLeadMatchOut } from './schemas.ts';
 
 export const operation = defineOperation(
   'listLeadMatches',

@@ -1,7 +1,12 @@
-import { defineOperation } from '../../platform/operation.ts';
+import { defineOperation } from '../../api/operation.ts';
+import {
+  LeadCriteriaIn,
+  LeadCriteriaOut,
+  LeadPath,
+  toLeadCriteriaOut,
+} from '../../contract/lead-criteria.ts';
+import { ErrorOut, ValidationErrorOut } from '../../contract/shared.ts';
 import { saveLeadCriteria } from '../../services/lead-criteria.ts';
-import { ErrorOut, ValidationErrorOut } from '../shared/schemas.ts';
-import { LeadCriteriaIn, LeadCriteriaOut, LeadPath, toLeadCriteriaOut } from './schemas.ts';
 
 export const operation = defineOperation(
   'putLeadCriteria',

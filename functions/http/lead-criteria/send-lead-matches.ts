@@ -1,7 +1,7 @@
-import { defineOperation } from '../../platform/operation.ts';
+import { defineOperation } from '../../api/operation.ts';
+import { LeadPath, MatchSendIn, MatchSendOut } from '../../contract/lead-criteria.ts';
+import { ErrorOut, ValidationErrorOut } from '../../contract/shared.ts';
 import { sendLeadMatches } from '../../services/matches.ts';
-import { ErrorOut, ValidationErrorOut } from '../shared/schemas.ts';
-import { LeadPath, MatchSendIn, MatchSendOut } from './schemas.ts';
 
 export const operation = defineOperation(
   'sendLeadMatches',

@@ -1,7 +1,12 @@
-import { defineOperation } from '../../platform/operation.ts';
+import { defineOperation } from '../../api/operation.ts';
+import {
+  LeadPropertyCreate,
+  LeadPropertyOut,
+  LeadPropertyPath,
+  toLeadPropertyOut,
+} from '../../contract/lead-properties.ts';
+import { ErrorOut, ValidationErrorOut } from '../../contract/shared.ts';
 import { linkListingManually } from '../../services/lead-properties.ts';
-import { ErrorOut, ValidationErrorOut } from '../shared/schemas.ts';
-import { LeadPropertyCreate, LeadPropertyOut, LeadPropertyPath, toLeadPropertyOut } from './schemas.ts';
 
 export const operation = defineOperation(
   'linkLeadProperty',

@@ -1,7 +1,7 @@
-import { defineOperation } from '../../platform/operation.ts';
+import { defineOperation } from '../../api/operation.ts';
+import { LeadPath } from '../../contract/leads.ts';
+import { ErrorOut, ValidationErrorOut } from '../../contract/shared.ts';
 import { archiveLead } from '../../services/leads.ts';
-import { ErrorOut, ValidationErrorOut } from '../shared/schemas.ts';
-import { LeadPath } from './schemas.ts';
 
 export const operation = defineOperation(
   'archiveLead',

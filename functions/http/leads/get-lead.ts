@@ -1,7 +1,7 @@
-import { defineOperation } from '../../platform/operation.ts';
+import { defineOperation } from '../../api/operation.ts';
+import { LeadOut, LeadPath, toLeadOut } from '../../contract/leads.ts';
+import { ErrorOut, ValidationErrorOut } from '../../contract/shared.ts';
 import { readLead } from '../../services/leads.ts';
-import { ErrorOut, ValidationErrorOut } from '../shared/schemas.ts';
-import { LeadOut, LeadPath, toLeadOut } from './schemas.ts';
 
 export const operation = defineOperation(
   'getLead',

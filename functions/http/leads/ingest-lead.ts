@@ -1,7 +1,7 @@
-import { defineOperation } from '../../platform/operation.ts';
+import { defineOperation } from '../../api/operation.ts';
+import { LeadIngestIn, LeadIngestOut, toLeadOut } from '../../contract/leads.ts';
+import { ErrorOut, ValidationErrorOut } from '../../contract/shared.ts';
 import { ingestLeadEvent } from '../../services/lead-intake.ts';
-import { ErrorOut, ValidationErrorOut } from '../shared/schemas.ts';
-import { LeadIngestIn, LeadIngestOut, toLeadOut } from './schemas.ts';
 
 export const operation = defineOperation(
   'ingestLead',

@@ -1,7 +1,7 @@
-import { defineOperation } from '../../platform/operation.ts';
+import { defineOperation } from '../../api/operation.ts';
+import { LeadListQuery, LeadOut, toLeadOut } from '../../contract/leads.ts';
+import { pageOf, ValidationErrorOut } from '../../contract/shared.ts';
 import { listLeads } from '../../services/leads.ts';
-import { pageOf, ValidationErrorOut } from '../shared/schemas.ts';
-import { LeadListQuery, LeadOut, toLeadOut } from './schemas.ts';
 
 export const operation = defineOperation(
   'listLeads',

@@ -1,7 +1,7 @@
-import { defineOperation } from '../../platform/operation.ts';
+import { defineOperation } from '../../api/operation.ts';
+import { PropertyPath } from '../../contract/properties.ts';
+import { ErrorOut } from '../../contract/shared.ts';
 import { archiveListing, writerOf } from '../../services/properties.ts';
-import { ErrorOut } from '../shared/schemas.ts';
-import { PropertyPath } from './schemas.ts';
 
 export const operation = defineOperation(
   'archiveProperty',

@@ -1,7 +1,7 @@
-import { defineOperation } from '../../platform/operation.ts';
+import { defineOperation } from '../../api/operation.ts';
+import { LanguageQuery, PropertyCreate, PropertyOut, toPropertyOut } from '../../contract/properties.ts';
+import { ErrorOut, ValidationErrorOut } from '../../contract/shared.ts';
 import { createListing, readListing, writerOf } from '../../services/properties.ts';
-import { ErrorOut, ValidationErrorOut } from '../shared/schemas.ts';
-import { LanguageQuery, PropertyCreate, PropertyOut, toPropertyOut } from './schemas.ts';
 
 export const operation = defineOperation(
   'createProperty',

@@ -1,7 +1,7 @@
-import { defineOperation } from '../../platform/operation.ts';
+import { defineOperation } from '../../api/operation.ts';
+import { PropertyListQuery, PropertyOut, toPropertyOut } from '../../contract/properties.ts';
+import { pageOf, ValidationErrorOut } from '../../contract/shared.ts';
 import { listProperties, resolveLanguage } from '../../services/properties.ts';
-import { pageOf, ValidationErrorOut } from '../shared/schemas.ts';
-import { PropertyListQuery, PropertyOut, toPropertyOut } from './schemas.ts';
 
 export const operation = defineOperation(
   'listProperties',

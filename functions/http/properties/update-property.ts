@@ -1,7 +1,13 @@
-import { defineOperation } from '../../platform/operation.ts';
+import { defineOperation } from '../../api/operation.ts';
+import {
+  LanguageQuery,
+  PropertyOut,
+  PropertyPath,
+  PropertyUpdate,
+  toPropertyOut,
+} from '../../contract/properties.ts';
+import { ErrorOut, ValidationErrorOut } from '../../contract/shared.ts';
 import { editListing, readListing, writerOf } from '../../services/properties.ts';
-import { ErrorOut, ValidationErrorOut } from '../shared/schemas.ts';
-import { LanguageQuery, PropertyOut, PropertyPath, PropertyUpdate, toPropertyOut } from './schemas.ts';
 
 export const operation = defineOperation(
   'updateProperty',

@@ -1,7 +1,13 @@
-import { defineOperation } from '../../platform/operation.ts';
+import { defineOperation } from '../../api/operation.ts';
+import {
+  LanguageQuery,
+  PropertyCreate,
+  PropertyOut,
+  PropertyRefPath,
+  toPropertyOut,
+} from '../../contract/properties.ts';
+import { ValidationErrorOut } from '../../contract/shared.ts';
 import { readListing, upsertListingByRef, writerOf } from '../../services/properties.ts';
-import { ValidationErrorOut } from '../shared/schemas.ts';
-import { LanguageQuery, PropertyCreate, PropertyOut, PropertyRefPath, toPropertyOut } from './schemas.ts';
 
 export const operation = defineOperation(
   'upsertPropertyByRef',

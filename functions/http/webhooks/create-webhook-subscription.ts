@@ -1,7 +1,7 @@
-import { defineOperation } from '../../platform/operation.ts';
+import { defineOperation } from '../../api/operation.ts';
+import { ErrorOut, ValidationErrorOut } from '../../contract/shared.ts';
+import { EndpointWithSecretOut, SubscriptionIn, toEndpointOut } from '../../contract/webhooks.ts';
 import { createEndpoint } from '../../services/webhook-endpoints.ts';
-import { ErrorOut, ValidationErrorOut } from '../shared/schemas.ts';
-import { EndpointWithSecretOut, SubscriptionIn, toEndpointOut } from './schemas.ts';
 
 export const operation = defineOperation(
   'createWebhookSubscription',

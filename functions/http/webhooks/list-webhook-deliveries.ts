@@ -1,7 +1,7 @@
-import { defineOperation } from '../../platform/operation.ts';
+import { defineOperation } from '../../api/operation.ts';
+import { ErrorOut, pageOf, ValidationErrorOut } from '../../contract/shared.ts';
+import { DeliveryOut, EndpointPath, toDeliveryOut, WebhookPageQuery } from '../../contract/webhooks.ts';
 import { listDeliveries } from '../../services/webhook-endpoints.ts';
-import { ErrorOut, pageOf, ValidationErrorOut } from '../shared/schemas.ts';
-import { DeliveryOut, EndpointPath, toDeliveryOut, WebhookPageQuery } from './schemas.ts';
 
 export const operation = defineOperation(
   'listWebhookDeliveries',

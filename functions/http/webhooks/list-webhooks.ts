@@ -1,7 +1,7 @@
-import { defineOperation } from '../../platform/operation.ts';
+import { defineOperation } from '../../api/operation.ts';
+import { pageOf, ValidationErrorOut } from '../../contract/shared.ts';
+import { EndpointOut, toEndpointOut, WebhookPageQuery } from '../../contract/webhooks.ts';
 import { listEndpoints } from '../../services/webhook-endpoints.ts';
-import { pageOf, ValidationErrorOut } from '../shared/schemas.ts';
-import { EndpointOut, toEndpointOut, WebhookPageQuery } from './schemas.ts';
 
 export const operation = defineOperation(
   'listWebhooks',

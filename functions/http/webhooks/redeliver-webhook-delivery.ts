@@ -1,7 +1,7 @@
-import { defineOperation } from '../../platform/operation.ts';
+import { defineOperation } from '../../api/operation.ts';
+import { ErrorOut, ValidationErrorOut } from '../../contract/shared.ts';
+import { DeliveryOut, DeliveryPath, toDeliveryOut } from '../../contract/webhooks.ts';
 import { redeliver } from '../../services/webhook-endpoints.ts';
-import { ErrorOut, ValidationErrorOut } from '../shared/schemas.ts';
-import { DeliveryOut, DeliveryPath, toDeliveryOut } from './schemas.ts';
 
 export const operation = defineOperation(
   'redeliverWebhookDelivery',

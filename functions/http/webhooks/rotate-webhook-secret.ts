@@ -1,7 +1,7 @@
-import { defineOperation } from '../../platform/operation.ts';
+import { defineOperation } from '../../api/operation.ts';
+import { ErrorOut, ValidationErrorOut } from '../../contract/shared.ts';
+import { EndpointPath, SecretOut } from '../../contract/webhooks.ts';
 import { rotateEndpointSecret } from '../../services/webhook-endpoints.ts';
-import { ErrorOut, ValidationErrorOut } from '../shared/schemas.ts';
-import { EndpointPath, SecretOut } from './schemas.ts';
 
 export const operation = defineOperation(
   'rotateWebhookSecret',

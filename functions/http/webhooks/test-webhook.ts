@@ -1,7 +1,7 @@
-import { defineOperation } from '../../platform/operation.ts';
+import { defineOperation } from '../../api/operation.ts';
+import { ErrorOut, ValidationErrorOut } from '../../contract/shared.ts';
+import { DeliveryOut, EndpointPath, toDeliveryOut } from '../../contract/webhooks.ts';
 import { sendTestPing } from '../../services/webhook-endpoints.ts';
-import { ErrorOut, ValidationErrorOut } from '../shared/schemas.ts';
-import { DeliveryOut, EndpointPath, toDeliveryOut } from './schemas.ts';
 
 export const operation = defineOperation(
   'testWebhook',

@@ -1,7 +1,7 @@
-import { defineOperation } from '../../platform/operation.ts';
+import { defineOperation } from '../../api/operation.ts';
+import { ErrorOut, ValidationErrorOut } from '../../contract/shared.ts';
+import { EndpointOut, EndpointPatchIn, EndpointPath, toEndpointOut } from '../../contract/webhooks.ts';
 import { setEndpointEnabled } from '../../services/webhook-endpoints.ts';
-import { ErrorOut, ValidationErrorOut } from '../shared/schemas.ts';
-import { EndpointOut, EndpointPatchIn, EndpointPath, toEndpointOut } from './schemas.ts';
 
 export const operation = defineOperation(
   'updateWebhook',

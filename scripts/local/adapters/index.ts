@@ -1,8 +1,8 @@
-import { setEnrichmentProvider } from '../../../functions/platform/ports/ai-provider.ts';
-import { setEmails } from '../../../functions/platform/ports/email.ts';
-import { setQueue } from '../../../functions/platform/ports/queue.ts';
-import { LocalScoringProvider, setScoringProvider } from '../../../functions/platform/ports/scoring.ts';
-import { setWebhookLadder } from '../../../functions/platform/ports/webhook-ladder.ts';
+import { setEnrichmentProvider } from '../../../functions/kernel/ports/ai-provider.ts';
+import { setEmails } from '../../../functions/kernel/ports/email.ts';
+import { setQueue } from '../../../functions/kernel/ports/queue.ts';
+import { LocalScoringProvider, setScoringProvider } from '../../../functions/kernel/ports/scoring.ts';
+import { setWebhookLadder } from '../../../functions/kernel/ports/webhook-ladder.ts';
 import { LocalEnrichmentProvider } from './local-ai.ts';
 import { LocalQueue } from './local-queue.ts';
 import { OutboxEmailPort } from './outbox-email.ts';

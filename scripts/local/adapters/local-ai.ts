@@ -6,7 +6,7 @@ import {
   SEO_DESCRIPTION_MAX,
   truncateText,
 } from '../../../functions/domain/enrichment.ts';
-import type { EnrichmentProvider } from '../../../functions/platform/ports/ai.ts';
+import type { EnrichmentProvider } from '../../../functions/kernel/ports/ai.ts';
 
 type Phrases = {
   bedrooms: (n: number) => string;

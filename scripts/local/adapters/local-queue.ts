@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { LocalQueueMessage } from '../../../functions/data/entities/local-queue-message.ts';
-import type { QueueName, QueuePort } from '../../../functions/platform/ports/queue.ts';
+import type { QueueName, QueuePort } from '../../../functions/kernel/ports/queue.ts';
 
 /** The sort key of a message: when it becomes visible, zero-padded so that keys sort by time. */
 export function visibleAtKey(epochMs: number): string {

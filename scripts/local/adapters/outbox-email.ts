@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { OutboxEmail } from '../../../functions/data/entities/outbox-email.ts';
-import type { Email, EmailPort } from '../../../functions/platform/ports/email.ts';
+import type { Email, EmailPort } from '../../../functions/kernel/ports/email.ts';
 
 /** The local stack's outbox: nothing leaves the machine; `admin email list` reads it. */
 export class OutboxEmailPort implements EmailPort {

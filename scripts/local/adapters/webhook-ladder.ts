@@ -4,7 +4,7 @@ import {
   type DeliveryMessage,
   LOCAL_WEBHOOK_QUEUE,
   type WebhookLadderPort,
-} from '../../../functions/platform/ports/webhook-ladder.ts';
+} from '../../../functions/kernel/ports/webhook-ladder.ts';
 import { visibleAtKey } from './local-queue.ts';
 
 /**

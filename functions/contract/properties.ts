@@ -1,11 +1,11 @@
 import * as z from 'zod/mini';
-import type { AreaMembershipRecord } from '../../data/areas.ts';
-import type { PropertyRecord } from '../../data/properties.ts';
-import { AMENITY_CODES } from '../../domain/amenities.ts';
-import { ENRICHMENT_STATUSES, MAX_HIGHLIGHTS } from '../../domain/enrichment.ts';
-import { viewTexts } from '../../domain/listing-text.ts';
-import { listingStatus, needsLocation } from '../../domain/property.ts';
-import { PathEntryOut, placeLabels } from '../places/schemas.ts';
+import type { AreaMembershipRecord } from '../data/areas.ts';
+import type { PropertyRecord } from '../data/properties.ts';
+import { AMENITY_CODES } from '../domain/amenities.ts';
+import { ENRICHMENT_STATUSES, MAX_HIGHLIGHTS } from '../domain/enrichment.ts';
+import { viewTexts } from '../domain/listing-text.ts';
+import { listingStatus, needsLocation } from '../domain/property.ts';
+import { PathEntryOut, placeLabels } from './places.ts';
 import {
   AmenityCode,
   CurrencyCode,
@@ -17,7 +17,7 @@ import {
   setOf,
   trimmedText,
   Uuid,
-} from '../shared/schemas.ts';
+} from './shared.ts';
 
 const HttpsUrl = z
   .string()

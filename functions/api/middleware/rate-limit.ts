@@ -1,10 +1,11 @@
 import type { MiddlewareObj } from '@middy/core';
 import type { Context } from 'aws-lambda';
+import { ErrorOut } from '../../contract/errors.ts';
 import { countRequest } from '../../data/rate-limits.ts';
 import { judge, windowStart } from '../../domain/rate-limit.ts';
-import { ErrorOut, type HeaderSpec, type PipelineStep } from '../answers.ts';
-import { config } from '../config.ts';
-import { RateLimitedError } from '../errors.ts';
+import { config } from '../../kernel/config.ts';
+import { RateLimitedError } from '../../kernel/errors.ts';
+import type { HeaderSpec, PipelineStep } from '../answers.ts';
 import type { HttpEvent } from '../http.ts';
 import { callerOf, stateOf } from '../request-state.ts';
 

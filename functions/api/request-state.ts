@@ -1,13 +1,6 @@
 import type { Context } from 'aws-lambda';
-import type { ApiKeyRecord } from '../data/api-keys.ts';
-import type { TenantRecord } from '../data/tenants.ts';
-import type { RouteDefinition } from '../routes.ts';
-
-/** Who is calling: the verified key and its Tenant, as the middleware established them. */
-export interface Caller {
-  tenant: TenantRecord;
-  apiKey: Pick<ApiKeyRecord, 'id' | 'name' | 'scopes' | 'tenantId'>;
-}
+import type { Caller } from '../services/caller.ts';
+import type { RouteDefinition } from './route.ts';
 
 /** What the middleware chain learns about one request, shared by its steps and the handler. */
 export interface RequestState {

@@ -1,17 +1,18 @@
 import { createHash } from 'node:crypto';
 import type { MiddlewareObj } from '@middy/core';
 import type { Context } from 'aws-lambda';
+import { ErrorOut, ValidationErrorOut } from '../../contract/errors.ts';
 import {
   acquireIdempotencyKey,
   completeIdempotencyKey,
   type IdempotencyScope,
   releaseIdempotencyKey,
 } from '../../data/idempotency.ts';
-import { isWrite } from '../../routes.ts';
-import { ErrorOut, type PipelineStep, ValidationErrorOut } from '../answers.ts';
-import { ConflictError, RequestValidationError } from '../errors.ts';
+import { ConflictError, RequestValidationError } from '../../kernel/errors.ts';
+import type { PipelineStep } from '../answers.ts';
 import { type HttpEvent, type HttpResponse, header } from '../http.ts';
 import { callerOf, stateOf } from '../request-state.ts';
+import { isWrite } from '../route.ts';
 
 const MAX_KEY_LENGTH = 255;
 

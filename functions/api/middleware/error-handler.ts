@@ -1,9 +1,10 @@
 import type { MiddlewareObj } from '@middy/core';
 import type { Context } from 'aws-lambda';
-import { InternalErrorOut, type PipelineStep } from '../answers.ts';
-import { RequestValidationError, ServiceError } from '../errors.ts';
+import { InternalErrorOut } from '../../contract/errors.ts';
+import { RequestValidationError, ServiceError } from '../../kernel/errors.ts';
+import { logger } from '../../kernel/logger.ts';
+import type { PipelineStep } from '../answers.ts';
 import { type HttpEvent, type HttpResponse, jsonResponse } from '../http.ts';
-import { logger } from '../logger.ts';
 import { stateOf } from '../request-state.ts';
 
 /**

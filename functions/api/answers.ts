@@ -1,24 +1,11 @@
-import * as z from 'zod/mini';
-import type { RouteDefinition } from '../routes.ts';
+import type * as z from 'zod/mini';
+import type { RouteDefinition } from './route.ts';
 
 /**
  * What the request pipeline can answer, declared beside the code that answers it: each middleware
  * exports a {@link PipelineStep}, and the OpenAPI generator merges the steps' answers into every
  * operation from its route row (see {@link documentedResponses}), so no handler lists them by hand.
  */
-
-/** `{detail}`: every error answer but validation and 500. */
-export const ErrorOut = z.object({ detail: z.string() });
-
-/** 422: one item per problem, `loc` saying where (["body", "price"], ["query", "limit"]). */
-export const ValidationErrorOut = z.object({
-  detail: z.array(
-    z.object({ loc: z.array(z.union([z.string(), z.number()])), msg: z.string(), type: z.string() }),
-  ),
-});
-
-/** 500: a bug; the request id finds its log line. */
-export const InternalErrorOut = z.object({ detail: z.string(), request_id: z.string() });
 
 /** A response header as OpenAPI documents it. */
 export interface HeaderSpec {

@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import type { PlaceRecord } from '../../data/places.ts';
+import type { PlaceRecord } from '../data/places.ts';
 
 export const PathEntryOut = z.object({ code: z.string(), name: z.string(), kind: z.string() });
 

@@ -1,12 +1,14 @@
 import type { MiddlewareObj } from '@middy/core';
 import type { Context } from 'aws-lambda';
 import type * as z from 'zod/mini';
-import { stripActionSuffixes } from '../../routes.ts';
-import { PayloadTooLargeError, RequestValidationError, type ValidationIssue } from '../errors.ts';
+import { PayloadTooLargeError, RequestValidationError, type ValidationIssue } from '../../kernel/errors.ts';
 import { type HttpEvent, pathParameterProblem } from '../http.ts';
 import { stateOf } from '../request-state.ts';
-import '../zod.ts';
-import { ErrorOut, type PipelineStep, ValidationErrorOut } from '../answers.ts';
+import { stripActionSuffixes } from '../route.ts';
+import '../../kernel/zod.ts';
+import { ErrorOut, ValidationErrorOut } from '../../contract/errors.ts';
+import { toValidationIssues } from '../../contract/validation.ts';
+import type { PipelineStep } from '../answers.ts';
 
 export const MAX_BODY_BYTES = 1024 * 1024;
 
@@ -14,35 +16,6 @@ export interface InputSchemas {
   params?: z.ZodMiniType;
   query?: z.ZodMiniType;
   body?: z.ZodMiniType;
-}
-
-function valueAt(root: unknown, path: PropertyKey[]): unknown {
-  let current = root;
-  for (const key of path) {
-    if (current === null || typeof current !== 'object') return undefined;
-    current = (current as Record<PropertyKey, unknown>)[key];
-  }
-  return current;
-}
-
-/** zod issues → `{loc, msg, type}` items; a value that is absent is reported as `missing`. */
-export function toValidationIssues(
-  location: 'body' | 'query' | 'path',
-  error: z.core.$ZodError,
-  input: unknown,
-): ValidationIssue[] {
-  return error.issues.map((issue) => {
-    const path = issue.path.map((p) => (typeof p === 'number' ? p : String(p)));
-    // zod reports an absent enum as invalid_value and an absent field as invalid_type.
-    const absent =
-      (issue.code === 'invalid_type' || issue.code === 'invalid_value') &&
-      valueAt(input, issue.path) === undefined;
-    return {
-      loc: [location, ...path],
-      msg: absent ? 'Field required' : issue.message,
-      type: absent ? 'missing' : issue.code,
-    };
-  });
 }
 
 function parse<S extends z.ZodMiniType>(

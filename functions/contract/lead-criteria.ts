@@ -1,18 +1,18 @@
 import * as z from 'zod/mini';
-import type { AreaRecord } from '../../data/areas.ts';
-import type { LeadCriteriaRecord } from '../../data/lead-criteria.ts';
-import type { MatchListing } from '../../data/matches.ts';
-import type { PlaceRecord } from '../../data/places.ts';
-import { AMENITY_CODES } from '../../domain/amenities.ts';
-import { AREA_KINDS } from '../../domain/areas.ts';
+import type { AreaRecord } from '../data/areas.ts';
+import type { LeadCriteriaRecord } from '../data/lead-criteria.ts';
+import type { MatchListing } from '../data/matches.ts';
+import type { PlaceRecord } from '../data/places.ts';
+import { AMENITY_CODES } from '../domain/amenities.ts';
+import { AREA_KINDS } from '../domain/areas.ts';
 import {
   CRITERIA_LIMITS,
   criteriaProblems,
   MATCH_REASONS,
   MAX_SEND,
   numberToDecimal,
-} from '../../domain/criteria.ts';
-import { placeLabels } from '../places/schemas.ts';
+} from '../domain/criteria.ts';
+import { placeLabels } from './places.ts';
 import {
   AmenityCode,
   CurrencyCode,
@@ -23,7 +23,7 @@ import {
   setOf,
   trimmedText,
   Uuid,
-} from '../shared/schemas.ts';
+} from './shared.ts';
 
 export const LeadPath = z.object({ lead_id: Uuid });
 

@@ -1,13 +1,13 @@
 import * as z from 'zod/mini';
-import { AMENITY_CODES, isAmenityCode } from '../../domain/amenities.ts';
+import { AMENITY_CODES, isAmenityCode } from '../domain/amenities.ts';
 import {
   DECIMAL_PATTERN,
   fractionDigits,
   integerDigits,
   isNegativeDecimal,
   normalizeDecimal,
-} from '../../domain/decimal.ts';
-import { coercedNumber } from '../../platform/zod.ts';
+} from '../domain/decimal.ts';
+import { coercedNumber } from '../kernel/zod.ts';
 
 /**
  * Building blocks shared by the operations' schemas. zod is the single source of request and
@@ -143,5 +143,5 @@ export function pageOf<T extends z.ZodMiniType>(item: T) {
   return z.object({ data: z.array(item), next_cursor: z.nullable(z.string()) });
 }
 
-/** The error bodies are the pipeline's (platform/answers.ts): one schema object each, one component. */
-export { ErrorOut, ValidationErrorOut } from '../../platform/answers.ts';
+/** The error bodies are the pipeline's (api/answers.ts): one schema object each, one component. */
+export { ErrorOut, ValidationErrorOut } from './errors.ts';

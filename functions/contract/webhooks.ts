@@ -1,7 +1,7 @@
 import * as z from 'zod/mini';
-import type { WebhookDeliveryRecord, WebhookEndpointRecord } from '../../data/webhooks.ts';
-import { SUBSCRIBABLE_EVENT_TYPES } from '../../domain/webhooks.ts';
-import { PageQuery, Uuid } from '../shared/schemas.ts';
+import type { WebhookDeliveryRecord, WebhookEndpointRecord } from '../data/webhooks.ts';
+import { SUBSCRIBABLE_EVENT_TYPES } from '../domain/webhooks.ts';
+import { PageQuery, Uuid } from './shared.ts';
 
 export const EndpointPath = z.object({ endpoint_id: Uuid });
 export const DeliveryPath = z.object({ endpoint_id: Uuid, delivery_id: Uuid });

@@ -1,7 +1,7 @@
 import * as z from 'zod/mini';
-import { LEAD_PROPERTY_ROLES, LEAD_PROPERTY_SOURCES } from '../../domain/activities.ts';
-import type { LinkedListing } from '../../services/lead-properties.ts';
-import { Uuid } from '../shared/schemas.ts';
+import type { LinkedListing } from '../data/lead-properties.ts';
+import { LEAD_PROPERTY_ROLES, LEAD_PROPERTY_SOURCES } from '../domain/activities.ts';
+import { Uuid } from './shared.ts';
 
 export const LeadPropertyPath = z.object({ lead_id: Uuid });
 

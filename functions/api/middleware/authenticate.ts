@@ -1,13 +1,15 @@
 import type { MiddlewareObj } from '@middy/core';
 import type { Context } from 'aws-lambda';
+import { ErrorOut } from '../../contract/errors.ts';
 import { findApiKeyByHash } from '../../data/api-keys.ts';
 import { getTenant } from '../../data/tenants.ts';
 import { hashSecretKey, SECRET_KEY_PREFIX } from '../../domain/api-key-secret.ts';
-import { ErrorOut, type PipelineStep } from '../answers.ts';
-import { config } from '../config.ts';
-import { UnauthorizedError } from '../errors.ts';
+import { config } from '../../kernel/config.ts';
+import { UnauthorizedError } from '../../kernel/errors.ts';
+import type { Caller } from '../../services/caller.ts';
+import type { PipelineStep } from '../answers.ts';
 import { type HttpEvent, header } from '../http.ts';
-import { type Caller, stateOf } from '../request-state.ts';
+import { stateOf } from '../request-state.ts';
 
 interface CacheEntry {
   caller: Caller;

@@ -1,6 +1,6 @@
 import * as z from 'zod/mini';
-import type { AgentRecord } from '../../data/agents.ts';
-import { Uuid } from '../shared/schemas.ts';
+import type { AgentRecord } from '../data/agents.ts';
+import { Uuid } from './shared.ts';
 
 export const AgentPath = z.object({ agent_id: Uuid });
 

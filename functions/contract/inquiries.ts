@@ -1,6 +1,6 @@
 import * as z from 'zod/mini';
-import type { InquiryRecord } from '../../data/inquiries.ts';
-import { PageQuery, Uuid } from '../shared/schemas.ts';
+import type { InquiryRecord } from '../data/inquiries.ts';
+import { PageQuery, Uuid } from './shared.ts';
 
 export const InquiryPath = z.object({ inquiry_id: Uuid });
 

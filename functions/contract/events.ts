@@ -1,6 +1,6 @@
 import * as z from 'zod/mini';
-import { EVENT_TYPES, normalizeEventTime } from '../../domain/events.ts';
-import { PageQuery, Uuid } from '../shared/schemas.ts';
+import { EVENT_TYPES, normalizeEventTime } from '../domain/events.ts';
+import { PageQuery, Uuid } from './shared.ts';
 
 export const EventPath = z.object({ event_id: Uuid });
 

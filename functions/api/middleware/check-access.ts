@@ -1,11 +1,12 @@
 import type { MiddlewareObj } from '@middy/core';
 import type { Context } from 'aws-lambda';
+import { ErrorOut } from '../../contract/errors.ts';
 import { describeRequirement, satisfies } from '../../domain/scopes.ts';
-import { isWrite } from '../../routes.ts';
-import { ErrorOut, type PipelineStep } from '../answers.ts';
-import { ForbiddenError, PaymentRequiredError, ServiceUnavailableError } from '../errors.ts';
+import { ForbiddenError, PaymentRequiredError, ServiceUnavailableError } from '../../kernel/errors.ts';
+import type { PipelineStep } from '../answers.ts';
 import type { HttpEvent } from '../http.ts';
 import { callerOf, stateOf } from '../request-state.ts';
+import { isWrite } from '../route.ts';
 
 /**
  * Steps 3 and 4 of the chain: the Tenant's account state, then the route's scope.

@@ -1,6 +1,6 @@
 import * as z from 'zod/mini';
-import type { ActivityRecord } from '../../data/activities.ts';
-import { ACTIVITY_KINDS, DATED_KINDS } from '../../domain/activities.ts';
+import type { ActivityRecord } from '../data/activities.ts';
+import { ACTIVITY_KINDS, DATED_KINDS } from '../domain/activities.ts';
 import {
   jsonSchemaIfThen,
   OffsetDateTime,
@@ -8,7 +8,7 @@ import {
   trimmedInputSchema,
   trimmedLengthPattern,
   Uuid,
-} from '../shared/schemas.ts';
+} from './shared.ts';
 
 const Kind = z.enum(ACTIVITY_KINDS, { message: `Must be one of ${ACTIVITY_KINDS.join(', ')}` });
 

@@ -1,21 +1,14 @@
 import * as z from 'zod/mini';
-import type { LeadRecord } from '../../data/leads.ts';
+import type { LeadRecord } from '../data/leads.ts';
 import {
   BUYER_TYPES,
+  INGEST_WARNING_CODES,
   LEAD_SOURCES,
   LEAD_STATUSES,
   RECOMMENDED_ACTIONS,
   SCORE_TIERS,
-} from '../../domain/leads.ts';
-import { INGEST_WARNING_CODES } from '../../services/lead-intake.ts';
-import {
-  OffsetDateTime,
-  PageQuery,
-  QueryBoolean,
-  trimmedInputSchema,
-  trimmedText,
-  Uuid,
-} from '../shared/schemas.ts';
+} from '../domain/leads.ts';
+import { OffsetDateTime, PageQuery, QueryBoolean, trimmedInputSchema, trimmedText, Uuid } from './shared.ts';
 
 /** Checked first, aborting: the address pattern is not worth running on a long string. */
 const MAX_EMAIL = 320;
