@@ -4,14 +4,14 @@
  * very zod schema the API answers with, plus the type's extras), and the Standard Webhooks headers.
  */
 import * as z from 'zod/mini';
+import { ActivityOut } from '../functions/contract/activities.ts';
+import { EventOut } from '../functions/contract/events.ts';
+import { InquiryOut } from '../functions/contract/inquiries.ts';
+import { LeadOut } from '../functions/contract/leads.ts';
+import { PropertyOut } from '../functions/contract/properties.ts';
 import { EVENT_TYPES, type EventType, kindOf, type SubjectKind } from '../functions/domain/events.ts';
 import { LEAD_STATUSES } from '../functions/domain/leads.ts';
 import { PING_EVENT_TYPE } from '../functions/domain/webhooks.ts';
-import { ActivityOut } from '../functions/http/activities/schemas.ts';
-import { EventOut } from '../functions/http/events/schemas.ts';
-import { InquiryOut } from '../functions/http/inquiries/schemas.ts';
-import { LeadOut } from '../functions/http/leads/schemas.ts';
-import { PropertyOut } from '../functions/http/properties/schemas.ts';
 
 type JsonSchema = Record<string, unknown>;
 type ToJson = (s: z.ZodMiniType) => JsonSchema;

@@ -5,9 +5,9 @@
  * composed from each listing's facts, so every language says the same thing.
  */
 
+import { PropertyCreate } from '../../functions/contract/properties.ts';
 import type { TenantRecord } from '../../functions/data/tenants.ts';
 import { type AmenityCode, amenityLabel } from '../../functions/domain/amenities.ts';
-import { PropertyCreate } from '../../functions/http/properties/schemas.ts';
 import { createListing, editListing, type ListingWriter } from '../../functions/services/properties.ts';
 
 export const DEMO_LANGUAGES = ['en', 'es', 'de'] as const;
