@@ -17,7 +17,10 @@ function redocBundle(): string {
   // has them only inside regex literals, where `\x3C` means the same `<`.
   bundle ??= readFileSync(require.resolve('redoc/bundles/redoc.standalone.js'), 'utf8')
     .replaceAll('<!--', '\\x3C!--')
-    .replaceAll('</script', '\\x3C/script');
+    .replaceAll('</script', '\\x3C/script')
+    // The sidebar's "API docs by Redocly" badge loads its logo from Redocly's CDN: the page must
+    // not reach out, so the image gets no address (its onError hides it; the link text stays).
+    .replaceAll('"https://cdn.redoc.ly/redoc/logo-mini.svg"', '""');
   return bundle;
 }
 
