@@ -40,7 +40,7 @@ async function admin(command: string, ...args: string[]): Promise<Body> {
   const { flags } = parseArgs(args);
   const entry = commands[command];
   if (!entry) throw new Error(`no admin command ${command}`);
-  return entry.run(flags, () => undefined);
+  return entry.run(flags, () => () => undefined);
 }
 
 const failure = (promise: Promise<unknown>): Promise<unknown> =>

@@ -71,7 +71,7 @@ const listAll = async (key: string): Promise<Body[]> =>
 /** The admin CLI's `listing show`, run in-process. */
 async function listingShow(slug: string, id: string): Promise<Body> {
   const { flags } = parseArgs(['--tenant', slug, '--id', id]);
-  return commands['listing show']!.run(flags, () => undefined);
+  return commands['listing show']!.run(flags, () => () => undefined);
 }
 
 describe('every writable field', () => {
