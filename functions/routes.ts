@@ -9,6 +9,7 @@ import { leadPropertyRoutes } from './http/lead-properties/routes.ts';
 import { leadRoutes } from './http/leads/routes.ts';
 import { placeRoutes } from './http/places/routes.ts';
 import { propertyRoutes } from './http/properties/routes.ts';
+import { siteRoutes } from './http/site/routes.ts';
 import { webhookRoutes } from './http/webhooks/routes.ts';
 
 /**
@@ -33,6 +34,7 @@ export const routes = [
   ...agentRoutes,
   ...eventRoutes,
   ...webhookRoutes,
+  ...siteRoutes,
 ] as const satisfies readonly RouteDefinition[];
 
 export type OperationId = (typeof routes)[number]['operationId'];

@@ -9,7 +9,8 @@ import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import * as z from 'zod/mini';
 import { documentedResponses, type HeaderSpec } from '../functions/api/answers.ts';
-import { type Operation, pipelineSteps, shapeOf } from '../functions/api/operation.ts';
+import { type Operation, shapeOf } from '../functions/api/operation.ts';
+import { PUBLISHABLE } from '../functions/api/route.ts';
 import { ErrorOut, InternalErrorOut, ValidationErrorOut } from '../functions/contract/errors.ts';
 import { describeRequirement } from '../functions/domain/scopes.ts';
 import { routes } from '../functions/routes.ts';
@@ -67,7 +68,7 @@ function headerRef(name: string, header: HeaderSpec): { $ref: string } {
 
 /** The operation's answers: the pipeline's (from its route row) merged with the handler's own. */
 function responsesOf(operation: Operation): Record<string, unknown> {
-  const merged = documentedResponses(pipelineSteps, shapeOf(operation), operation.spec.responses);
+  const merged = documentedResponses(operation.steps, shapeOf(operation), operation.spec.responses);
   return Object.fromEntries(
     Object.entries(merged).map(([status, r]) => {
       const bodies = [
@@ -112,17 +113,20 @@ export async function buildOpenApi(): Promise<Record<string, unknown>> {
       required: true,
       schema: pathSchema?.properties?.[m[1] as string] ?? { type: 'string' },
     }));
-    const writes = route.method !== 'GET';
+    const site = route.scope === PUBLISHABLE;
+    const writes = route.method !== 'GET' && !site;
     paths[route.path] ??= {};
     (paths[route.path] as Record<string, unknown>)[route.method.toLowerCase()] = {
       operationId: route.operationId,
       summary: route.summary,
       tags: [route.tag],
-      security: [{ apiKey: [] }],
+      security: [site ? { publishableKey: [] } : { apiKey: [] }],
       // One scope, or a list of which a key needs any one.
-      ...(typeof route.scope === 'string'
-        ? { 'x-required-scope': route.scope }
-        : { 'x-required-scope-any-of': route.scope }),
+      ...(route.scope === PUBLISHABLE
+        ? {}
+        : typeof route.scope === 'string'
+          ? { 'x-required-scope': route.scope }
+          : { 'x-required-scope-any-of': route.scope }),
       parameters: [
         ...pathParams,
         ...queryParameters(spec.query),
@@ -163,7 +167,16 @@ export async function buildOpenApi(): Promise<Record<string, unknown>> {
     },
     servers: [{ url: '{base_url}', variables: { base_url: { default: 'http://127.0.0.1:3000' } } }],
     components: {
-      securitySchemes: { apiKey: { type: 'http', scheme: 'bearer', description: 'Secret key svc_live_…' } },
+      securitySchemes: {
+        apiKey: { type: 'http', scheme: 'bearer', description: 'Secret key svc_live_…' },
+        publishableKey: {
+          type: 'apiKey',
+          in: 'query',
+          name: 'key',
+          description:
+            'Publishable key svc_pk_… of the site routes, with the page origin in `origin` (interface §5: origin rules, CORS)',
+        },
+      },
       headers: Object.fromEntries(
         Object.entries(sharedHeaders)
           .sort(([a], [b]) => a.localeCompare(b))
@@ -183,7 +196,7 @@ export async function buildOpenApi(): Promise<Record<string, unknown>> {
 export function routeTableMarkdown(): string {
   const rows = routes.map(
     (r) =>
-      `| ${r.method} | \`${r.path}\` | ${describeRequirement(r.scope)} | ${r.summary} | \`functions/http/${r.entry}\` |`,
+      `| ${r.method} | \`${r.path}\` | ${r.scope === PUBLISHABLE ? 'publishable key' : describeRequirement(r.scope)} | ${r.summary} | \`functions/http/${r.entry}\` |`,
   );
   return ['| Method | Path | Scope | What it does | Handler |', '|---|---|---|---|---|', ...rows].join('\n');
 }

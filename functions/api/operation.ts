@@ -15,9 +15,11 @@ import { checkAccess, checkAccessStep } from './middleware/check-access.ts';
 import { errorHandler, errorHandlerStep } from './middleware/error-handler.ts';
 import { idempotency, idempotencyStep } from './middleware/idempotency.ts';
 import { rateLimit, rateLimitStep } from './middleware/rate-limit.ts';
+import { siteAccess, siteAccessStep } from './middleware/site-access.ts';
+import { siteRateLimit, siteRateLimitStep } from './middleware/site-rate-limit.ts';
 import { validateInput, validateInputStep } from './middleware/validate-input.ts';
-import { attachState, callerOf, type RequestState, stateOf } from './request-state.ts';
-import type { RouteDefinition } from './route.ts';
+import { attachState, callerOf, type RequestState, type SiteRequest, stateOf } from './request-state.ts';
+import { isPublishable, isWrite, type RouteDefinition } from './route.ts';
 
 type MiddyRequest = Request<HttpEvent, HttpResponse, Error, Context>;
 type Infer<S> = S extends z.ZodMiniType ? z.infer<S> : Record<string, never>;
@@ -37,6 +39,8 @@ export interface OperationInput<P, Q, B> {
   body: Infer<B>;
   caller: Caller;
   requestId: string;
+  /** Site routes only: the visitor and page (the admission's findings). */
+  site?: SiteRequest | undefined;
 }
 
 export interface OperationResult {
@@ -47,6 +51,8 @@ export interface OperationResult {
 
 export interface Operation {
   route: RouteDefinition;
+  /** The chain this operation runs, as documentation (secret-key or site chain). */
+  steps: readonly PipelineStep[];
   spec: OperationSpec<z.ZodMiniType | undefined, z.ZodMiniType | undefined, z.ZodMiniType | undefined>;
   handler: (event: HttpEvent, context: Context) => Promise<HttpResponse>;
 }
@@ -77,6 +83,28 @@ export const pipelineSteps: readonly PipelineStep[] = [
   validateInputStep,
 ];
 
+/**
+ * The chain of a site route (publishable key): admission (key, origin rules, CORS, tenant state)
+ * replaces authenticate and the scope check; the site budgets replace the key's; no idempotency.
+ */
+export const sitePipelineSteps: readonly PipelineStep[] = [
+  gatewayStep,
+  errorHandlerStep,
+  siteAccessStep,
+  siteRateLimitStep,
+  validateInputStep,
+];
+
+/**
+ * Site answers (interface §5 rule 8): a successful GET is cached at the edge for a minute and served
+ * stale for five more while CloudFront refreshes it; anything else is never cached.
+ */
+export const SITE_CACHE_CONTROL = 'public, s-maxage=60, stale-while-revalidate=300';
+
+function siteCacheControl(route: RouteDefinition, status: number): string {
+  return !isWrite(route) && status >= 200 && status < 300 ? SITE_CACHE_CONTROL : 'no-store';
+}
+
 /** The route row and input shape of an operation, as the pipeline's declarations need them. */
 export function shapeOf(operation: Operation): OperationShape {
   const { spec, route } = operation;
@@ -99,6 +127,12 @@ async function finish(state: RequestState, response: HttpResponse): Promise<void
     else await state.idempotency.complete(response);
   }
   Object.assign(response.headers, state.rateLimitHeaders, { 'X-Request-Id': state.requestId });
+  if (isPublishable(state.route)) {
+    Object.assign(response.headers, state.corsHeaders, {
+      Vary: 'Origin',
+      'Cache-Control': siteCacheControl(state.route, response.statusCode),
+    });
+  }
   logger.info('request', {
     requestId: state.requestId,
     operation: state.route.operationId,
@@ -139,7 +173,12 @@ export function defineOperation<
     if (paged) await loadCursorSecret();
     const state = stateOf(context);
     const input = state.input as { params: Infer<P>; query: Infer<Q>; body: Infer<B> };
-    const result = await run({ ...input, caller: callerOf(state), requestId: state.requestId });
+    const result = await run({
+      ...input,
+      caller: callerOf(state),
+      requestId: state.requestId,
+      site: state.site,
+    });
     return jsonResponse(result.status, result.body, result.headers);
   };
   // middy's plugin hooks receive the request at run time, though its types declare no argument.
@@ -162,12 +201,17 @@ export function defineOperation<
       }
     },
   } as unknown as Parameters<typeof middy>[1];
-  const handler = middy<HttpEvent, HttpResponse, Error, Context>(core, lifecycle)
-    .use(errorHandler())
+  const validation = validateInput(spec as OperationSpec<z.ZodMiniType, z.ZodMiniType, z.ZodMiniType>);
+  const chain = middy<HttpEvent, HttpResponse, Error, Context>(core, lifecycle).use(errorHandler());
+  if (isPublishable(route)) {
+    const handler = chain.use(siteAccess()).use(siteRateLimit()).use(validation);
+    return { route, steps: sitePipelineSteps, spec, handler: handler as Operation['handler'] };
+  }
+  const handler = chain
     .use(authenticate())
     .use(checkAccess())
     .use(rateLimit())
     .use(idempotency())
-    .use(validateInput(spec as OperationSpec<z.ZodMiniType, z.ZodMiniType, z.ZodMiniType>));
-  return { route, spec, handler: handler as Operation['handler'] };
+    .use(validation);
+  return { route, steps: pipelineSteps, spec, handler: handler as Operation['handler'] };
 }

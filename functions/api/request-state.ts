@@ -2,6 +2,16 @@ import type { Context } from 'aws-lambda';
 import type { Caller } from '../services/caller.ts';
 import type { RouteDefinition } from './route.ts';
 
+/** What a site route's admission learned of the visitor. */
+export interface SiteRequest {
+  /** The bucket the budgets count: an IPv4 address or an IPv6 /64. */
+  visitor: string;
+  /** The visitor's address (CloudFront's viewer address, or the socket's locally). */
+  ip: string | undefined;
+  /** The page the request came from (`Referer`). */
+  referer: string | undefined;
+}
+
 /** What the middleware chain learns about one request, shared by its steps and the handler. */
 export interface RequestState {
   route: RouteDefinition;
@@ -16,6 +26,10 @@ export interface RequestState {
     complete: (response: import('./http.ts').HttpResponse) => Promise<void>;
   };
   replayed?: boolean;
+  /** Site routes: the visitor their budgets count (an IPv4 address or an IPv6 /64). */
+  site?: SiteRequest;
+  /** Site routes: CORS headers for every answer after the origin was admitted. */
+  corsHeaders?: Record<string, string>;
   input?: { params: unknown; query: unknown; body: unknown };
 }
 

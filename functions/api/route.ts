@@ -1,13 +1,20 @@
 import type { ScopeRequirement } from '../domain/scopes.ts';
 
+/** The `scope` of a site route: a publishable key calls it, not a secret one. */
+export const PUBLISHABLE = 'publishable' as const;
+
 /** One row of the route table (functions/routes.ts): what the API edge, CDK and the docs read. */
 export interface RouteDefinition {
   readonly operationId: string;
   readonly method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
   /** API Gateway path syntax: `/v1/properties/{property_id}`. */
   readonly path: string;
-  /** The scope a key needs, or a list of scopes any one of which will do. */
-  readonly scope: ScopeRequirement;
+  /**
+   * The scope a secret key needs, or a list of scopes any one of which will do; `publishable`: the
+   * route is a site route, called from web pages with a publishable key (`?key=svc_pk_…`) under the
+   * origin rules, its own budgets, CORS and edge caching (functions/api/middleware/site-access.ts).
+   */
+  readonly scope: ScopeRequirement | typeof PUBLISHABLE;
   readonly entry: string;
   readonly summary: string;
   readonly tag: string;
@@ -51,4 +58,14 @@ export function stripActionSuffixes(
 /** Writes are every method but GET: they need an active subscription and accept Idempotency-Key. */
 export function isWrite(route: RouteDefinition): boolean {
   return route.method !== 'GET';
+}
+
+/** True for a site route (publishable key, origin rules, CORS, edge cache). */
+export function isPublishable(route: RouteDefinition): boolean {
+  return route.scope === PUBLISHABLE;
+}
+
+/** The scope a secret key needs for `route` (a site route needs none: it takes no secret key). */
+export function secretScope(route: RouteDefinition): ScopeRequirement | undefined {
+  return route.scope === PUBLISHABLE ? undefined : route.scope;
 }

@@ -15,6 +15,10 @@ export const InquiryOut = z.object({
   lead_id: Uuid,
   property_id: z.nullable(Uuid).check(z.describe('The listing asked about; null for a general inquiry')),
   channel: z.enum(['form', 'concierge']),
+  via: z
+    .nullable(z.enum(['widget']))
+    .check(z.describe("widget: sent from the agency's website through the site API")),
+  page_url: z.nullable(z.string()).check(z.describe('The page the website form was sent from (its Referer)')),
   message: z.nullable(z.string()),
   source: z.nullable(z.string()).check(z.describe('Free-text attribution (the ingest source)')),
   campaign: z.nullable(z.string()),
@@ -30,6 +34,8 @@ export function toInquiryOut(inquiry: InquiryRecord): InquiryOutput {
     lead_id: inquiry.leadId,
     property_id: inquiry.propertyId ?? null,
     channel: inquiry.channel,
+    via: inquiry.via ?? null,
+    page_url: inquiry.pageUrl ?? null,
     message: inquiry.message ?? null,
     source: inquiry.source ?? null,
     campaign: inquiry.campaign ?? null,

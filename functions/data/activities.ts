@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { EntityItem } from 'electrodb';
 import type { ActivityKind } from '../domain/activities.ts';
 import { NotFoundError } from '../kernel/errors.ts';
+import { withoutUndefined } from './defined.ts';
 import { Activity } from './entities/activity.ts';
 import { isConditionalFailure } from './errors.ts';
 
@@ -23,13 +24,10 @@ export interface NewActivity {
   now?: string | undefined;
 }
 
-const defined = <T extends object>(value: T): T =>
-  Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as T;
-
 /** A new, open Activity as stored; createActivity stores one, ingestion stores one with its Lead. */
 export function newActivityRecord(input: NewActivity): ActivityRecord {
   const now = input.now ?? new Date().toISOString();
-  return defined({
+  return withoutUndefined({
     tenantId: input.tenantId,
     id: randomUUID(),
     leadId: input.leadId,

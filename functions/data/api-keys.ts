@@ -1,5 +1,6 @@
 import type { EntityItem } from 'electrodb';
 import { ApiKey } from './entities/api-key.ts';
+import { isConditionalFailure } from './errors.ts';
 
 export type ApiKeyRecord = EntityItem<typeof ApiKey>;
 
@@ -23,4 +24,33 @@ export async function revokeApiKey(record: ApiKeyRecord, revokedAt: string): Pro
     .set({ revokedAt })
     .go({ response: 'all_new' });
   return data as ApiKeyRecord;
+}
+
+/** Every key of a Tenant, secret and publishable, revoked ones included (the console's list). */
+export async function listApiKeys(tenantId: string): Promise<ApiKeyRecord[]> {
+  const { data } = await ApiKey.query.byTenant({ tenantId }).go({ pages: 'all' });
+  return data;
+}
+
+/** Replaces a publishable key's origins. */
+export async function setApiKeyOrigins(record: ApiKeyRecord, origins: string[]): Promise<ApiKeyRecord> {
+  const { data } = await ApiKey.patch({ keyHash: record.keyHash })
+    .set({ origins })
+    .go({ response: 'all_new' });
+  return data as ApiKeyRecord;
+}
+
+/**
+ * Marks a secret key as exposed (seen in a URL), once: the first sighting is kept. The key keeps
+ * working; revoking it is the Tenant Admin's call.
+ */
+export async function markApiKeyExposed(keyHash: string, exposedAt: string): Promise<void> {
+  await ApiKey.patch({ keyHash })
+    .set({ exposedAt })
+    .where(({ exposedAt: current }, { notExists }) => notExists(current))
+    .go()
+    .catch((error: unknown) => {
+      // Already marked (the condition failed): nothing to do.
+      if (!isConditionalFailure(error)) throw error;
+    });
 }

@@ -1,6 +1,7 @@
 import type { EntityItem } from 'electrodb';
 import { ConflictError, NotFoundError } from '../kernel/errors.ts';
 import type { ActivityRecord } from './activities.ts';
+import { withoutUndefined } from './defined.ts';
 import { AssignmentCounter } from './entities/assignment-counter.ts';
 import { Lead } from './entities/lead.ts';
 import { UniqueClaim } from './entities/unique-claim.ts';
@@ -43,16 +44,13 @@ export async function findLeadClaim(
   return data?.ownerId;
 }
 
-const defined = <T extends object>(value: T): T =>
-  Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as T;
-
 /**
  * The Lead with its index values recomputed from its own fields: ownerKey (gsi3) from the owner,
  * tierKey (gsi4) from the score tier, and the search prefixes its token items are filed under.
  * Every write goes through this, so they never drift from what they index.
  */
 export function withDerivedKeys(lead: LeadRecord): LeadRecord {
-  return defined({
+  return withoutUndefined({
     ...lead,
     ownerKey: lead.assignedAgentId ?? 'unassigned',
     tierKey: lead.scoreTier ?? 'unscored',

@@ -214,3 +214,18 @@ export async function queryAllProperties(tenantId: string): Promise<PropertyReco
   const { data } = await Property.query.byUpdated({ tenantId }).go({ pages: 'all' });
   return data;
 }
+
+/**
+ * A Tenant's listings updated at or after `since` (archived ones included), least recently updated
+ * first: the site catalogue's catch-up read, usually empty (one Query, half a read unit).
+ */
+export async function queryPropertiesUpdatedSince(
+  tenantId: string,
+  since: string,
+): Promise<PropertyRecord[]> {
+  const { data } = await Property.query
+    .byUpdated({ tenantId })
+    .gte({ updatedAt: since })
+    .go({ pages: 'all' });
+  return data;
+}

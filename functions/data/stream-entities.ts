@@ -12,6 +12,10 @@
  */
 export const STREAM_IGNORED_ENTITIES = [
   'rateLimitWindow',
+  'siteRateWindow',
+  // Website view counters and their once-a-minute marks.
+  'listingViews',
+  'listingViewMark',
   'idempotencyRecord',
   'uniqueClaim',
   'leadSearchToken',

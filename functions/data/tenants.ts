@@ -52,6 +52,7 @@ export type TenantChanges = Partial<
     | 'name'
     | 'languages'
     | 'website'
+    | 'theme'
     | 'subscription'
     | 'suspended'
     | 'rateLimitPerMinute'

@@ -1,4 +1,5 @@
 import type { EntityItem } from 'electrodb';
+import { withoutUndefined } from './defined.ts';
 import { WebhookDelivery } from './entities/webhook-delivery.ts';
 import { WebhookEndpoint } from './entities/webhook-endpoint.ts';
 import { isConditionalFailure } from './errors.ts';
@@ -168,7 +169,7 @@ export async function recordAttempt(
       ...(change.scheduleToken ? { scheduleToken: change.scheduleToken } : {}),
       ...('requestId' in guard ? { handledRequestId: guard.requestId } : {}),
     })
-    .append({ attempts: [change.attempt] });
+    .append({ attempts: [withoutUndefined(change.attempt)] });
   if (!change.nextAttemptAt) update = update.remove(['nextAttemptAt']);
   try {
     if ('scheduleToken' in guard) {

@@ -20,3 +20,8 @@ export function hashSecretKey(secret: string): string {
 export function displayPrefix(secret: string): string {
   return secret.slice(0, SECRET_KEY_PREFIX.length + 4);
 }
+
+/** A new publishable key: not secret (it sits in a web page), but unguessable all the same. */
+export function generatePublishableKey(): string {
+  return PUBLISHABLE_KEY_PREFIX + randomBytes(24).toString('base64url');
+}

@@ -9,7 +9,8 @@ export const LEAD_STATUSES = [
   'closed_lost',
 ] as const;
 export type LeadStatus = (typeof LEAD_STATUSES)[number];
-export const LEAD_SOURCES = ['website', 'manual', 'concierge', 'api', 'import'] as const;
+/** widget: a Lead created by an Inquiry from the agency's website through the site API (POST /v1/site/leads). */
+export const LEAD_SOURCES = ['website', 'manual', 'concierge', 'api', 'import', 'widget'] as const;
 export type LeadSource = (typeof LEAD_SOURCES)[number];
 export const SCORE_TIERS = ['hot', 'warm', 'moderate', 'cold'] as const;
 export type ScoreTier = (typeof SCORE_TIERS)[number];

@@ -16,7 +16,7 @@ export interface AwsOperation {
   /** The ARN's resource part, or `*` when the call names none. */
   resource: string;
   /** For a DynamoDB PutItem: the ElectroDB entity of the item (`__edb_e__`), to tell local stand-ins apart. */
-  entity?: string;
+  entity?: string | undefined;
 }
 
 const functionScope = new AsyncLocalStorage<string>();

@@ -23,6 +23,23 @@ const ConfigSchema = z.object({
   /** Default budgets; a Tenant's own `rate_limit_per_minute` replaces the tenant budget. */
   RATE_LIMIT_KEY_PER_MINUTE: z._default(coercedNumber().check(z.int(), z.positive()), 600),
   RATE_LIMIT_TENANT_PER_MINUTE: z._default(coercedNumber().check(z.int(), z.positive()), 1200),
+  /** Site budgets (interface §8): per visitor IP, per Tenant over all its publishable keys, inquiries per key and IP. */
+  SITE_RATE_LIMIT_IP_PER_MINUTE: z._default(coercedNumber().check(z.int(), z.positive()), 120),
+  SITE_RATE_LIMIT_TENANT_PER_MINUTE: z._default(coercedNumber().check(z.int(), z.positive()), 3000),
+  SITE_RATE_LIMIT_INQUIRY_PER_MINUTE: z._default(coercedNumber().check(z.int(), z.positive()), 5),
+  /**
+   * The secret CloudFront sends to the API in `X-Origin-Verify`: site routes refuse a request
+   * without it, so nobody reaches them around the distribution (and its viewer address). Set from
+   * Secrets Manager in Lambda (SITE_ORIGIN_SECRET_ARN); unset locally, where the socket address counts.
+   */
+  SITE_ORIGIN_SECRET: z.optional(z.string().check(z.minLength(16))),
+  SITE_ORIGIN_SECRET_ARN: z.optional(z.string().check(z.startsWith('arn:'))),
+  /**
+   * Cloudflare Turnstile secret for the site's inquiry form (or its Secrets Manager ARN). Unset (the
+   * local stack), only Cloudflare's documented dummy token passes.
+   */
+  TURNSTILE_SECRET: z.optional(z.string().check(z.minLength(1))),
+  TURNSTILE_SECRET_ARN: z.optional(z.string().check(z.startsWith('arn:'))),
   /** SQS queue of AI work (enrichment, scoring); required in Lambda by the functions that queue. */
   AI_QUEUE_URL: z.optional(z.url()),
   /** Bedrock model (or inference profile) id for AI work; required in Lambda by the AI worker. */

@@ -7,6 +7,7 @@ import {
   queryActivities,
   requireActivity,
 } from '../data/activities.ts';
+import { withoutUndefined } from '../data/defined.ts';
 import { getLead, requireLead } from '../data/leads.ts';
 import { getProperty } from '../data/properties.ts';
 import {
@@ -107,7 +108,7 @@ export async function editActivity(
       listingChecked = true;
     }
     if (isEmptyChange(change)) return current;
-    const write: ActivityWrite = { set: change.set, clear: change.clear };
+    const write: ActivityWrite = { set: withoutUndefined(change.set), clear: change.clear };
     const outcome = await applyActivityChange(current, write, now);
     if (outcome !== 'stale') return outcome;
     await pause(attempt);

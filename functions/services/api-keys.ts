@@ -37,6 +37,7 @@ export async function issueApiKey(input: {
     keyHash: hashSecretKey(secret),
     id: randomUUID(),
     tenantId: input.tenantId,
+    kind: 'secret',
     name: input.name.trim(),
     scopes: input.scopes,
     displayPrefix: displayPrefix(secret),

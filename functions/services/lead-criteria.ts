@@ -1,5 +1,6 @@
 import type { LeadCriteriaInput } from '../contract/lead-criteria.ts';
 import { type AreaRecord, listAreas } from '../data/areas.ts';
+import { withoutUndefined } from '../data/defined.ts';
 import {
   getLeadCriteria,
   getPlaces,
@@ -48,7 +49,7 @@ function toRecord(
   input: LeadCriteriaInput,
   now: string,
 ): LeadCriteriaRecord {
-  return {
+  return withoutUndefined({
     tenantId,
     leadId,
     listingType: input.listing_type ?? undefined,
@@ -63,7 +64,7 @@ function toRecord(
     areaIds: input.area_ids ?? [],
     notes: input.notes ?? undefined,
     updatedAt: now,
-  };
+  });
 }
 
 /**

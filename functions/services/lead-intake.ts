@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { LeadIngestInput } from '../contract/leads.ts';
 import { type ActivityRecord, insertActivity, newActivityRecord } from '../data/activities.ts';
 import { type AgentRecord, findAgentByEmail, getAgent, listActiveAgents } from '../data/agents.ts';
+import { withoutUndefined } from '../data/defined.ts';
 import { type InquiryRecord, insertInquiry } from '../data/inquiries.ts';
 import {
   findLeadClaim,
@@ -209,7 +210,7 @@ export async function takeInContact(input: IntakeInput): Promise<IntakeResult> {
     if (!existingId) {
       const { agentId, picked } = await ownerOnce();
       const now = nextTimestamp();
-      const record: LeadRecord = {
+      const record: LeadRecord = withoutUndefined({
         tenantId,
         id: newId,
         name: contact.name,
@@ -217,7 +218,7 @@ export async function takeInContact(input: IntakeInput): Promise<IntakeResult> {
         phone: contact.phone,
         locale: contact.locale,
         notes: contact.notes?.trim() || undefined,
-        status: 'new',
+        status: 'new' as const,
         source: input.source,
         sourceDetail: input.sourceDetail,
         campaign: input.campaign,
@@ -229,7 +230,7 @@ export async function takeInContact(input: IntakeInput): Promise<IntakeResult> {
         lastContactAt: input.firstSeenAt,
         createdAt: now,
         updatedAt: now,
-      };
+      });
       const claims: { kind: LeadClaimKind; value: string }[] = [];
       if (contact.email) claims.push({ kind: 'lead-email', value: contact.email });
       if (contact.phone) claims.push({ kind: 'lead-phone', value: contact.phone });
@@ -356,7 +357,7 @@ export async function notifyOwnerOfAssignment(tenantId: string, lead: LeadRecord
 }
 
 /** Queues (re)scoring; like the email, a failure is logged and does not fail the request. */
-async function queueScoring(tenantId: string, leadId: string): Promise<void> {
+export async function queueScoring(tenantId: string, leadId: string): Promise<void> {
   try {
     await requestScoring(tenantId, leadId);
   } catch (error) {
@@ -493,7 +494,7 @@ export async function ingestLeadEvent(caller: Caller, input: IngestInput): Promi
     sourceDetail: input.source,
     firstSeenAt: occurredAt,
     owner: { kind: 'rule', listingAgentId: listing?.agentId, namedAgent },
-    record: (leadId, at) =>
+    record: (leadId, at): LeadRecordWith =>
       type === 'note'
         ? {
             activity: newActivityRecord({
@@ -508,13 +509,13 @@ export async function ingestLeadEvent(caller: Caller, input: IngestInput): Promi
             }),
           }
         : {
-            inquiry: {
+            inquiry: withoutUndefined({
               tenantId,
               id: inquiryId,
               leadId,
               propertyId: listing?.id,
               propertyKey: listing?.id ?? 'none',
-              channel: 'form',
+              channel: 'form' as const,
               type,
               message: input.message ?? undefined,
               source: input.source,
@@ -522,7 +523,7 @@ export async function ingestLeadEvent(caller: Caller, input: IngestInput): Promi
               occurredAt,
               createdAt: at,
               updatedAt: at,
-            },
+            }),
           },
   });
   if (result.inquiry && listing) {

@@ -1,5 +1,6 @@
 import type { LeadListInput, LeadManualCreateInput, LeadUpdateInput } from '../contract/leads.ts';
 import { getAgent } from '../data/agents.ts';
+import { withoutUndefined } from '../data/defined.ts';
 import { searchLeadTokens, searchPlan } from '../data/lead-search.ts';
 import { getLead, type LeadRecord, modifyLead, queryLeads, requireLead } from '../data/leads.ts';
 import type { TenantRecord } from '../data/tenants.ts';
@@ -155,7 +156,7 @@ export async function listLeads<O>(tenant: TenantRecord, q: LeadListInput, prese
       const copy = t.lead as LeadRecord;
       if (t.complete) return copy;
       const full = await getLead(tenantId, t.leadId);
-      return { ...copy, notes: full?.notes };
+      return withoutUndefined({ ...copy, notes: full?.notes });
     }),
   );
   return pageFrom(leads, q.limit, scope, present);

@@ -3,6 +3,8 @@ import { basename } from 'node:path';
 import { toPlaceOut } from '../../functions/contract/places.ts';
 import { toPropertyOut } from '../../functions/contract/properties.ts';
 import { toEndpointOut } from '../../functions/contract/webhooks.ts';
+import { withoutUndefined } from '../../functions/data/defined.ts';
+import { listingViewCount } from '../../functions/data/listing-views.ts';
 import { requireTenantBySlug } from '../../functions/data/tenants.ts';
 import { RequestValidationError } from '../../functions/kernel/errors.ts';
 import { createAgent } from '../../functions/services/agents.ts';
@@ -12,6 +14,13 @@ import { resumeHeldEnrichments } from '../../functions/services/enrichment.ts';
 import { importListings } from '../../functions/services/listing-import.ts';
 import { orderByDepth, type PlaceInput, savePlace } from '../../functions/services/places.ts';
 import { readListing } from '../../functions/services/properties.ts';
+import {
+  issueSiteKey,
+  listKeys,
+  revokeSiteKey,
+  updateSiteKeyOrigins,
+} from '../../functions/services/site-keys.ts';
+import { setTheme } from '../../functions/services/site-theme.ts';
 import {
   AdminInputError,
   createTenantFromAdmin,
@@ -63,7 +72,7 @@ export const commands: Record<string, Command> = {
       '--tenant SLUG [--name NAME] [--languages en,es] [--website URL] [--country ES] [--subscription active|read_only] [--suspended true|false] [--rate-limit-per-minute N] [--ai on|off] [--ai-monthly-limit-usd N]',
     run: async (flags) => {
       const languages = optional(flags, 'languages');
-      const changes = {
+      const changes = withoutUndefined({
         ...(optional(flags, 'name') ? { name: required(flags, 'name') } : {}),
         ...(languages ? { languages: parseLanguages(languages) } : {}),
         ...(optional(flags, 'website') ? { website: required(flags, 'website') } : {}),
@@ -79,7 +88,7 @@ export const commands: Record<string, Command> = {
         ...(flags.has('ai-monthly-limit-usd')
           ? { aiMonthlyLimitUsd: decimalFlag(flags, 'ai-monthly-limit-usd') }
           : {}),
-      };
+      });
       if (Object.keys(changes).length === 0)
         throw new UsageError('Nothing to change: pass at least one option');
       const tenant = await updateTenantFromAdmin(required(flags, 'tenant'), changes);
@@ -128,6 +137,46 @@ export const commands: Record<string, Command> = {
       const tenant = await requireTenantBySlug(required(flags, 'tenant'));
       const record = await revokeApiKeyById(tenant.tenantId, required(flags, 'id'));
       return { id: record.id, revoked_at: record.revokedAt, webhooks_disabled: record.webhooksDisabled };
+    },
+  },
+  'key list': {
+    usage: '--tenant SLUG   (every secret and publishable key; never the keys themselves)',
+    run: async (flags) => {
+      const tenant = await requireTenantBySlug(required(flags, 'tenant'));
+      return listKeys(tenant.tenantId);
+    },
+  },
+  'site-key create': {
+    usage:
+      '--tenant SLUG --origins https://a.example,https://*.a.example [--name NAME]   (the key is shown only here)',
+    run: async (flags) => {
+      const tenant = await requireTenantBySlug(required(flags, 'tenant'));
+      const { record, key } = await issueSiteKey({
+        tenantId: tenant.tenantId,
+        origins: required(flags, 'origins'),
+        name: optional(flags, 'name'),
+      });
+      return { id: record.id, key };
+    },
+  },
+  'site-key update': {
+    usage: '--tenant SLUG --id ID --origins https://a.example,...   (replaces the whole list)',
+    run: async (flags) => {
+      const tenant = await requireTenantBySlug(required(flags, 'tenant'));
+      const record = await updateSiteKeyOrigins(
+        tenant.tenantId,
+        required(flags, 'id'),
+        required(flags, 'origins'),
+      );
+      return { id: record.id, origins: record.origins ?? [] };
+    },
+  },
+  'site-key revoke': {
+    usage: '--tenant SLUG --id ID',
+    run: async (flags) => {
+      const tenant = await requireTenantBySlug(required(flags, 'tenant'));
+      const record = await revokeSiteKey(tenant.tenantId, required(flags, 'id'));
+      return { id: record.id, revoked_at: record.revokedAt };
     },
   },
   'webhook create': {
@@ -237,6 +286,7 @@ export const commands: Record<string, Command> = {
         updated_by: property.updatedBy,
         price_history: property.priceHistory ?? [],
         manual_fields: property.manualFields ?? [],
+        views: await listingViewCount(tenant.tenantId, property.id),
         texts: property.texts ?? {},
         enrichment: {
           status: property.enrichmentStatus ?? null,
@@ -246,6 +296,11 @@ export const commands: Record<string, Command> = {
         },
       };
     },
+  },
+  'theme set': {
+    usage:
+      '--tenant SLUG --file theme.json   ({colors: {primary, accent, background, text}, fonts: {heading, body}, corner_style, logo_url, show_powered_by})',
+    run: async (flags) => setTheme(required(flags, 'tenant'), readJson(required(flags, 'file'))),
   },
   'email list': {
     usage: '--tenant SLUG   (the local outbox: what the local stack would have emailed)',
@@ -299,13 +354,16 @@ export const commands: Record<string, Command> = {
   },
 };
 
-function readJsonArray(file: string): unknown[] {
-  let parsed: unknown;
+function readJson(file: string): unknown {
   try {
-    parsed = JSON.parse(readFileSync(file, 'utf8'));
+    return JSON.parse(readFileSync(file, 'utf8'));
   } catch (error) {
     throw new AdminInputError(`Cannot read ${file}: ${(error as Error).message}`);
   }
+}
+
+function readJsonArray(file: string): unknown[] {
+  const parsed = readJson(file);
   if (!Array.isArray(parsed)) throw new AdminInputError(`${file} must hold a JSON array`);
   return parsed;
 }

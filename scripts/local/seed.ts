@@ -6,6 +6,7 @@ import { SCOPES } from '../../functions/domain/scopes.ts';
 import { createAgent } from '../../functions/services/agents.ts';
 import { issueApiKey } from '../../functions/services/api-keys.ts';
 import { orderByDepth, type PlaceInput, savePlace } from '../../functions/services/places.ts';
+import { issueSiteKey, listKeys } from '../../functions/services/site-keys.ts';
 import { createTenantFromAdmin } from '../../functions/services/tenants.ts';
 import { DEMO_AGENTS, DEMO_LANGUAGES, seedCatalogue } from './demo-catalogue.ts';
 
@@ -17,6 +18,16 @@ export interface DemoSeed {
   agentEmail: string;
   /** Present only on the start that created the tenant: secrets are shown once. */
   keys?: { name: string; key: string; scopes: string[] }[];
+  /** The publishable key for a site on http://localhost (any port), when this start created it. */
+  siteKey?: { name: string; key: string; origins: string[] };
+}
+
+/** The demo's publishable key, made once: a page on http://localhost (any port) may use it. */
+async function seedSiteKey(tenantId: string): Promise<DemoSeed['siteKey']> {
+  const existing = await listKeys(tenantId);
+  if (existing.some((k) => k.kind === 'publishable')) return undefined;
+  const { record, key } = await issueSiteKey({ tenantId, origins: 'http://localhost', name: 'demo-website' });
+  return { name: record.name, key, origins: record.origins ?? [] };
 }
 
 /**
@@ -28,7 +39,14 @@ export async function seedDemo(): Promise<DemoSeed> {
   if (existing) {
     // A data directory from before GET /v1/agents: its Agents gain the index that lists them.
     await reindexAgents(existing.tenantId);
-    return { tenantId: existing.tenantId, slug: DEMO_SLUG, agentEmail: 'ana@demo.example' };
+    // A data directory from before publishable keys gets its site key now (shown on this start).
+    const siteKey = await seedSiteKey(existing.tenantId);
+    return {
+      tenantId: existing.tenantId,
+      slug: DEMO_SLUG,
+      agentEmail: 'ana@demo.example',
+      ...(siteKey ? { siteKey } : {}),
+    };
   }
 
   const places = JSON.parse(
@@ -62,10 +80,12 @@ export async function seedDemo(): Promise<DemoSeed> {
     name: 'demo-read-only',
     scopes: ['properties:read', 'leads:read', 'activities:read'],
   });
+  const siteKey = await seedSiteKey(tenant.tenantId);
   return {
     tenantId: tenant.tenantId,
     slug: DEMO_SLUG,
     agentEmail: agent.email,
+    ...(siteKey ? { siteKey } : {}),
     keys: [
       { name: full.record.name, key: full.secret, scopes: full.record.scopes },
       { name: readOnly.record.name, key: readOnly.secret, scopes: readOnly.record.scopes },

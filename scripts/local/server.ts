@@ -4,7 +4,7 @@ import { pathToFileURL } from 'node:url';
 import type { Context } from 'aws-lambda';
 import { decodePathSegment, type HttpEvent, type HttpResponse } from '../../functions/api/http.ts';
 import { MAX_BODY_BYTES } from '../../functions/api/middleware/validate-input.ts';
-import type { RouteDefinition } from '../../functions/api/route.ts';
+import { isPublishable, type RouteDefinition } from '../../functions/api/route.ts';
 import { runAsFunction } from '../../functions/kernel/aws-operations.ts';
 import { routes } from '../../functions/routes.ts';
 import { httpEvent, lambdaContext } from './lambda-events.ts';
@@ -17,6 +17,8 @@ interface MountedRoute {
   paramNames: string[];
   load: () => Promise<LambdaHandler>;
 }
+/** The name the preflight function's AWS calls are recorded under (its CDK construct id too). */
+export const SITE_PREFLIGHT_FUNCTION = 'sitePreflight';
 
 const FUNCTIONS_HTTP = resolve(import.meta.dirname, '../../functions/http');
 
@@ -139,6 +141,18 @@ export async function startApiServer(options: ApiServerOptions): Promise<{ serve
       const candidates = mounted
         .map((m) => ({ m, match: url.pathname.match(m.pattern) }))
         .filter((c): c is { m: MountedRoute; match: RegExpMatchArray } => c.match !== null);
+      const preflight =
+        req.method === 'OPTIONS' ? candidates.find((c) => isPublishable(c.m.route)) : undefined;
+      if (preflight) {
+        // CORS preflight of a site path: one handler for all of them, as in API Gateway (lib/constructs/site-api.ts).
+        const event = toEvent(req, url, Buffer.alloc(0), preflight.m, preflight.match);
+        const { handler } = await import('../../functions/http/site/preflight.ts');
+        const response = await runAsFunction(SITE_PREFLIGHT_FUNCTION, () => handler(event));
+        status = response.statusCode;
+        res.writeHead(status, response.headers);
+        res.end(response.body ?? '');
+        return;
+      }
       const hit = candidates.find((c) => c.m.route.method === req.method);
       if (!hit) {
         status = candidates.length ? 405 : 404;

@@ -125,7 +125,15 @@ if (demo.keys) {
   for (const k of demo.keys) log(`  ${k.name.padEnd(18)} ${k.key}   (${k.scopes.join(',')})`);
   log('');
   log(`  curl -H "Authorization: Bearer ${demo.keys[0]?.key}" ${url}/v1/places`);
-} else {
+}
+if (demo.siteKey) {
+  log('');
+  log(
+    `  ${demo.siteKey.name.padEnd(18)} ${demo.siteKey.key}   (publishable; origins ${demo.siteKey.origins.join(',')}, any port)`,
+  );
+  log(`  curl "${url}/v1/site/properties?key=${demo.siteKey.key}"`);
+}
+if (!demo.keys) {
   log(`Demo tenant "${demo.slug}" already exists; its keys were shown on the first start.`);
   log(
     `New key: npm run -s admin -- key create --tenant ${demo.slug} --name me --scopes properties:write,leads:write`,

@@ -34,7 +34,7 @@ async function createListing(body: Record<string, unknown>, key = tenant.key): P
 }
 
 /** A Lead of the tenant (with an email unless told otherwise). */
-const createLead = (options: { tenantId?: string; email?: string | null } = {}) =>
+const createLead = (options: { tenantId?: string; email?: string | null | undefined } = {}) =>
   createTestLead(options.tenantId ?? tenant.tenantId, { email: options.email });
 
 async function leadWithCriteria(criteria: Record<string, unknown>, email?: string | null): Promise<string> {

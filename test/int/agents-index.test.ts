@@ -7,7 +7,7 @@ import { unique } from '../support/factories.ts';
 
 /** Strips an Agent's gsi3 keys, as an Agent stored before that index existed lacks them. */
 async function dropListIndex(tenantId: string, id: string) {
-  const client = new DynamoDBClient({ endpoint: process.env.DYNAMODB_ENDPOINT, region: 'us-east-1' });
+  const client = new DynamoDBClient({ endpoint: process.env.DYNAMODB_ENDPOINT!, region: 'us-east-1' });
   await client.send(
     new UpdateItemCommand({
       TableName: process.env.TABLE_NAME,

@@ -83,7 +83,7 @@ export async function createTestPlaces() {
  */
 export async function createTestLead(
   tenantId: string,
-  fields: { name?: string; email?: string | null; phone?: string } = {},
+  fields: { name?: string; email?: string | null | undefined; phone?: string } = {},
 ): Promise<string> {
   const id = randomUUID();
   const now = nextTimestamp();

@@ -1,12 +1,12 @@
 import type { MiddlewareObj } from '@middy/core';
 import type { Context } from 'aws-lambda';
 import { ErrorOut } from '../../contract/errors.ts';
-import { describeRequirement, satisfies } from '../../domain/scopes.ts';
+import { describeRequirement, type ScopeRequirement, satisfies } from '../../domain/scopes.ts';
 import { ForbiddenError, PaymentRequiredError, ServiceUnavailableError } from '../../kernel/errors.ts';
 import type { PipelineStep } from '../answers.ts';
 import type { HttpEvent } from '../http.ts';
 import { callerOf, stateOf } from '../request-state.ts';
-import { isWrite } from '../route.ts';
+import { isWrite, secretScope } from '../route.ts';
 
 /**
  * Steps 3 and 4 of the chain: the Tenant's account state, then the route's scope.
@@ -23,8 +23,9 @@ export function checkAccess(): MiddlewareObj<HttpEvent, unknown, Error, Context>
           'The subscription is read-only: writes are disabled until it is renewed',
         );
       }
-      if (!satisfies(apiKey.scopes, state.route.scope)) {
-        throw new ForbiddenError(`This API key lacks the scope ${describeRequirement(state.route.scope)}`);
+      const scope = secretScope(state.route);
+      if (scope && !satisfies(apiKey.scopes, scope)) {
+        throw new ForbiddenError(`This API key lacks the scope ${describeRequirement(scope)}`);
       }
     },
   };
@@ -37,7 +38,14 @@ export const checkAccessStep: PipelineStep = {
     ...(isWrite(route)
       ? { 402: { description: 'The subscription is read-only: writes are disabled', schema: ErrorOut } }
       : {}),
-    403: { description: `The key lacks the scope ${describeRequirement(route.scope)}`, schema: ErrorOut },
+    ...(secretScope(route)
+      ? {
+          403: {
+            description: `The key lacks the scope ${describeRequirement(secretScope(route) as ScopeRequirement)}`,
+            schema: ErrorOut,
+          },
+        }
+      : {}),
     503: { description: 'The account is suspended', schema: ErrorOut },
   }),
 };

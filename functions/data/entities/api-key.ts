@@ -1,7 +1,10 @@
 import { Entity } from 'electrodb';
 import { asIs, entityConfig, lazyEntity, SERVICE } from './common.ts';
 
-/** A secret API key. Only the SHA-256 of the secret is stored; the item is found by that hash. */
+/**
+ * An API key: a secret key (`svc_live_`, scopes) or a publishable key (`svc_pk_`, allowed origins).
+ * Only the SHA-256 of the key is stored; the item is found by that hash.
+ */
 export const ApiKey = lazyEntity(
   () =>
     new Entity(
@@ -12,7 +15,13 @@ export const ApiKey = lazyEntity(
           id: { type: 'string', required: true, readOnly: true },
           tenantId: { type: 'string', required: true, readOnly: true },
           name: { type: 'string', required: true },
+          /** Items written before publishable keys existed have no kind: they are secret keys. */
+          kind: { type: ['secret', 'publishable'] as const, required: true, default: 'secret' },
           scopes: { type: 'list', items: { type: 'string' }, required: true },
+          /** Publishable keys only: the origins (domain/origins.ts) a page may call from. */
+          origins: { type: 'list', items: { type: 'string' } },
+          /** When a secret key was seen in a publishable call's query string (interface §5 rule 7). */
+          exposedAt: { type: 'string' },
           /** The first characters of the secret, enough to recognise it in the console. */
           displayPrefix: { type: 'string', required: true },
           createdAt: { type: 'string', required: true, readOnly: true },

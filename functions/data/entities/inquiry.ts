@@ -23,6 +23,10 @@ export const Inquiry = lazyEntity(
           /** gsi3's value: propertyId, or `none`. Kept in step with propertyId by the writers. */
           propertyKey: { type: 'string', required: true, default: 'none' },
           channel: { type: ['form', 'concierge'] as const, required: true },
+          /** widget: sent from the agency's website through the site API (POST /v1/site/leads). */
+          via: { type: ['widget'] as const },
+          /** The website page the form was sent from (the request's Referer). */
+          pageUrl: { type: 'string' },
           /** The ingest event type that recorded it. */
           type: { type: ['inquiry', 'registration'] as const, required: true },
           message: { type: 'string' },

@@ -27,7 +27,10 @@ export const Lead = lazyEntity(
             type: ['new', 'contacted', 'qualified', 'negotiating', 'closed_won', 'closed_lost'] as const,
             required: true,
           },
-          source: { type: ['website', 'manual', 'concierge', 'api', 'import'] as const, required: true },
+          source: {
+            type: ['website', 'manual', 'concierge', 'api', 'import', 'widget'] as const,
+            required: true,
+          },
           /** Free-text attribution of the integration that brought the Lead (ingest `source`, `campaign`). */
           sourceDetail: { type: 'string' },
           campaign: { type: 'string' },

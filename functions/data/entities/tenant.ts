@@ -14,6 +14,8 @@ export const Tenant = lazyEntity(
           /** Site Languages, the first one is the default. */
           languages: { type: 'list', items: { type: 'string' }, required: true },
           website: { type: 'string' },
+          /** The website's theme as `theme set` stored it (http/site/theme-schemas.ts `ThemeIn`). */
+          theme: { type: 'any' },
           /** ISO 3166 country whose calling code completes local phone numbers (Lead dedupe). */
           defaultCountry: { type: 'string', required: true, default: 'US' },
           subscription: { type: ['active', 'read_only'] as const, required: true, default: 'active' },

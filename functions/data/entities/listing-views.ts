@@ -1,0 +1,33 @@
+import { Entity } from 'electrodb';
+import { asIs, entityConfig, lazyEntity, SERVICE } from './common.ts';
+
+/**
+ * How many times a listing's detail page was viewed on the website. In the listing's partition
+ * (sort key `views`, outside the `property…` range a listing read queries), a counter of its own so
+ * a view never rewrites the listing (nor wakes the stream's listing processors).
+ */
+export const ListingViews = lazyEntity(
+  () =>
+    new Entity(
+      {
+        model: { service: SERVICE, entity: 'listingViews', version: '1' },
+        attributes: {
+          tenantId: { type: 'string', required: true, readOnly: true },
+          propertyId: { type: 'string', required: true, readOnly: true },
+          count: { type: 'number', required: true, default: 0 },
+        },
+        indexes: {
+          byProperty: {
+            pk: {
+              field: 'pk',
+              composite: ['tenantId', 'propertyId'],
+              template: 't#${tenantId}#property#${propertyId}',
+              ...asIs,
+            },
+            sk: { field: 'sk', composite: [], template: 'views', ...asIs },
+          },
+        },
+      },
+      entityConfig(),
+    ),
+);

@@ -1,0 +1,104 @@
+/**
+ * The origin rules of publishable keys (interface §5, publishable key rules 1–5). Pure: no I/O.
+ *
+ * An allowed origin is one of:
+ * - `https://host` (optionally `:port`), no path: that exact origin;
+ * - `https://*.host`: every subdomain of host, at any depth, but not host itself;
+ * - `http://localhost`: a page on localhost at any port (`http://127.0.0.1` never matches).
+ */
+
+/** A DNS name: labels of letters, digits and inner hyphens (IDNs in their punycode form). */
+const LABEL = /^(?!-)[a-z0-9-]{1,63}(?<!-)$/;
+const MAX_ORIGINS = 50;
+
+export const LOCALHOST_ORIGIN = 'http://localhost';
+
+function isHostName(host: string, minLabels: number): boolean {
+  if (host.length > 253) return false;
+  const labels = host.split('.');
+  return labels.length >= minLabels && labels.every((l) => LABEL.test(l));
+}
+
+function isPort(port: string): boolean {
+  return /^\d{1,5}$/.test(port) && Number(port) >= 1 && Number(port) <= 65535;
+}
+
+/**
+ * Why `value` cannot be an allowed origin, or undefined when it can. Accepted values are returned
+ * normalised by {@link normaliseOrigin}.
+ */
+export function originProblem(value: string): string | undefined {
+  const origin = value.trim().toLowerCase();
+  if (origin === LOCALHOST_ORIGIN || /^http:\/\/localhost:\d+$/.test(origin)) {
+    const port = origin.split(':')[2];
+    return port === undefined || isPort(port) ? undefined : `"${value}": not a valid port`;
+  }
+  if (origin.startsWith('http://')) {
+    return `"${value}": only https:// origins are allowed (http:// only for localhost)`;
+  }
+  if (!origin.startsWith('https://')) return `"${value}": an origin starts with https://`;
+  const rest = origin.slice('https://'.length);
+  if (/[/?#]/.test(rest)) return `"${value}": an origin has no path, query or fragment`;
+  if (rest.includes('@')) return `"${value}": an origin has no user information`;
+  const [hostPart, port, ...extra] = rest.split(':');
+  if (extra.length > 0 || (port !== undefined && !isPort(port))) return `"${value}": not a valid port`;
+  const host = hostPart ?? '';
+  if (host.startsWith('*.')) {
+    const base = host.slice(2);
+    if (base.includes('*')) return `"${value}": "*." may appear once, at the start of the host`;
+    if (!isHostName(base, 2)) return `"${value}": "*." must be followed by a domain such as example.com`;
+    return undefined;
+  }
+  if (host.includes('*'))
+    return `"${value}": "*." is allowed only as the first label (https://*.example.com)`;
+  if (!isHostName(host, 1)) return `"${value}": not a valid host name`;
+  return undefined;
+}
+
+/** The stored form of an accepted origin: lowercased; `http://localhost:3000` is `http://localhost`. */
+export function normaliseOrigin(value: string): string {
+  const origin = value.trim().toLowerCase();
+  return origin.startsWith(`${LOCALHOST_ORIGIN}:`) ? LOCALHOST_ORIGIN : origin;
+}
+
+/**
+ * Parses a comma-separated list of origins. One bad origin refuses the whole list: the problems
+ * are returned, and no origins.
+ */
+export function parseOrigins(
+  value: string | readonly string[],
+): { origins: string[]; problems: [] } | { origins: []; problems: string[] } {
+  const items = (typeof value === 'string' ? value.split(',') : [...value])
+    .map((o) => o.trim())
+    .filter(Boolean);
+  const problems = items.map(originProblem).filter((p): p is string => p !== undefined);
+  if (items.length === 0) problems.push('at least one origin is needed, e.g. https://www.example.com');
+  if (items.length > MAX_ORIGINS) problems.push(`at most ${MAX_ORIGINS} origins per key`);
+  if (problems.length > 0) return { origins: [], problems };
+  return { origins: [...new Set(items.map(normaliseOrigin))], problems: [] };
+}
+
+/** A page origin as a browser sends it: scheme, host and optional port, nothing else. */
+function parsePageOrigin(value: string): { scheme: string; host: string; port?: string } | undefined {
+  const match = /^(https?):\/\/([a-z0-9.-]+)(?::(\d{1,5}))?$/.exec(value.toLowerCase());
+  if (!match) return undefined;
+  const [, scheme, host, port] = match;
+  return { scheme: scheme as string, host: host as string, ...(port ? { port } : {}) };
+}
+
+/** True when the page origin `origin` is allowed by one of `allowed` (stored, normalised origins). */
+export function originAllowed(allowed: readonly string[], origin: string): boolean {
+  const page = parsePageOrigin(origin);
+  if (!page) return false;
+  return allowed.some((entry) => {
+    if (entry === LOCALHOST_ORIGIN) return page.scheme === 'http' && page.host === 'localhost';
+    if (page.scheme !== 'https') return false;
+    const listed = parsePageOrigin(entry.replace('://*.', '://wildcard.'));
+    if (!listed || listed.port !== page.port) return false;
+    if (entry.startsWith('https://*.')) {
+      const base = listed.host.slice('wildcard.'.length);
+      return page.host.endsWith(`.${base}`);
+    }
+    return listed.host === page.host;
+  });
+}

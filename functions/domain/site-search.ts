@@ -1,0 +1,244 @@
+/**
+ * The site's search, similar-listing and location rules over a Tenant's live listings (interface
+ * §4.7). Pure: the listings come from the in-memory catalogue (services/site-catalogue.ts).
+ */
+import { compareDecimals } from './decimal.ts';
+import { slugify } from './slug.ts';
+
+/** What these rules read of a live listing. */
+export interface SiteListing {
+  id: string;
+  title: string;
+  description?: string | undefined;
+  address?: string | undefined;
+  listingType?: 'sale' | 'rent' | undefined;
+  price?: string | undefined;
+  rentPrice?: string | undefined;
+  propertyType?: string | undefined;
+  bedrooms?: number | undefined;
+  amenities?: string[] | undefined;
+  isFeatured?: boolean | undefined;
+  placeCode?: string | undefined;
+  placePath?: { code: string; name: string; kind: string }[] | undefined;
+  agentId?: string | undefined;
+  createdAt: string;
+  /** Title and description in every language, for `q`. */
+  texts?: Record<string, { title?: string; description?: string }> | undefined;
+}
+
+export type SiteSort = 'newest' | 'price_asc' | 'price_desc';
+export const SITE_SORTS = ['newest', 'price_asc', 'price_desc'] as const;
+
+export interface SiteFilters {
+  listing?: 'sale' | 'rent' | undefined;
+  /** Resolved from the `location` slug: the listings it covers. */
+  location?: ((l: SiteListing) => boolean) | undefined;
+  type?: string | undefined;
+  minPrice?: string | undefined;
+  maxPrice?: string | undefined;
+  beds?: number | undefined;
+  amenities?: string[] | undefined;
+  q?: string | undefined;
+  featured?: boolean | undefined;
+}
+
+/** Lowercase, accents folded: "Málaga" and "malaga" are one word to `q`. */
+export function foldText(text: string): string {
+  return text
+    .normalize('NFKD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .toLowerCase();
+}
+
+/** The price a filter or sort compares: rent_price for a rental search, else price. */
+export function comparedPrice(l: SiteListing, listing: SiteFilters['listing']): string | undefined {
+  return listing === 'rent' ? l.rentPrice : l.price;
+}
+
+/** The words `q` searches: title and description (every language), address and Place names. */
+export function searchableText(l: SiteListing): string {
+  const texts = Object.values(l.texts ?? {}).flatMap((t) => [t.title ?? '', t.description ?? '']);
+  const places = (l.placePath ?? []).map((p) => p.name);
+  return foldText([l.title, l.description ?? '', l.address ?? '', ...texts, ...places].join(' '));
+}
+
+/** True when the listing meets every filter given. `q`: every word appears somewhere. */
+export function matches(l: SiteListing, f: SiteFilters, searchable: (l: SiteListing) => string): boolean {
+  if (f.listing && l.listingType !== f.listing) return false;
+  if (f.location && !f.location(l)) return false;
+  if (f.type && l.propertyType !== f.type) return false;
+  if (f.minPrice !== undefined || f.maxPrice !== undefined) {
+    const price = comparedPrice(l, f.listing);
+    if (price === undefined) return false;
+    if (f.minPrice !== undefined && compareDecimals(price, f.minPrice) < 0) return false;
+    if (f.maxPrice !== undefined && compareDecimals(price, f.maxPrice) > 0) return false;
+  }
+  if (f.beds !== undefined && (l.bedrooms ?? -1) < f.beds) return false;
+  if (f.amenities?.length) {
+    const held = new Set(l.amenities ?? []);
+    if (!f.amenities.every((a) => held.has(a))) return false;
+  }
+  if (f.featured && !l.isFeatured) return false;
+  if (f.q) {
+    const text = searchable(l);
+    const words = foldText(f.q).split(/\s+/).filter(Boolean);
+    if (!words.every((w) => text.includes(w))) return false;
+  }
+  return true;
+}
+
+const newestFirst = (a: SiteListing, b: SiteListing) =>
+  b.createdAt.localeCompare(a.createdAt) || a.id.localeCompare(b.id);
+
+/** Sorts in place: newest first; by price with unpriced listings last, ties newest first. */
+export function sortListings(
+  items: SiteListing[],
+  sort: SiteSort,
+  listing: SiteFilters['listing'],
+): SiteListing[] {
+  if (sort === 'newest') return items.sort(newestFirst);
+  const direction = sort === 'price_asc' ? 1 : -1;
+  return items.sort((a, b) => {
+    const pa = comparedPrice(a, listing);
+    const pb = comparedPrice(b, listing);
+    if (pa === undefined || pb === undefined) {
+      if (pa === pb) return newestFirst(a, b);
+      return pa === undefined ? 1 : -1;
+    }
+    return direction * compareDecimals(pa, pb) || newestFirst(a, b);
+  });
+}
+
+/**
+ * Similar listings (interface §8: up to 3 by slug, 6 by id). The rule: live listings of the same
+ * listing type (sale or rent; a listing without one matches others without one), never the listing
+ * itself, ordered by
+ * 1. nearness in place: the more of the Place path they share (same town before same region before
+ *    same country; no shared Place last);
+ * 2. nearness in price: the smaller the difference to the listing's price (rent_price for a
+ *    rental); unpriced listings after priced ones;
+ * 3. newest first.
+ */
+export function similarListings(
+  target: SiteListing,
+  candidates: Iterable<SiteListing>,
+  limit: number,
+): SiteListing[] {
+  const targetPath = (target.placePath ?? []).map((p) => p.code);
+  const targetPrice = comparedPrice(target, target.listingType);
+  const scored: { l: SiteListing; shared: number; gap: number }[] = [];
+  for (const l of candidates) {
+    if (l.id === target.id || l.listingType !== target.listingType) continue;
+    const path = (l.placePath ?? []).map((p) => p.code);
+    let shared = 0;
+    while (shared < path.length && shared < targetPath.length && path[shared] === targetPath[shared])
+      shared++;
+    const price = comparedPrice(l, l.listingType);
+    const gap =
+      targetPrice === undefined || price === undefined
+        ? Number.POSITIVE_INFINITY
+        : Math.abs(Number(price) - Number(targetPrice));
+    scored.push({ l, shared, gap });
+  }
+  scored.sort((a, b) => b.shared - a.shared || a.gap - b.gap || newestFirst(a.l, b.l));
+  return scored.slice(0, limit).map((s) => s.l);
+}
+
+/** A location of the site (interface §4.7): an Area, a Place or a property type with live listings. */
+export interface SiteLocation {
+  kind: 'area' | 'place' | 'property_type';
+  slug: string;
+  name: string;
+  count: number;
+  /** Area: its kind (region…); Place: its kind (country, municipality…); property type: none. */
+  subkind?: string | undefined;
+  /** Place code, Area id or property type: what the location stands for. */
+  ref: string;
+  /** The ids of the live listings it covers. */
+  listingIds: Set<string>;
+}
+
+/** A property type as a location name: "semi_detached" → "Semi detached". */
+export function propertyTypeName(type: string): string {
+  const words = type.replace(/[_-]+/g, ' ').trim();
+  return words.charAt(0).toUpperCase() + words.slice(1);
+}
+
+/**
+ * Builds the locations of a catalogue: Areas (their members), Places (the listings in each Place and
+ * in the Places under it) and property types, each with a slug unique among all of them. A slug is
+ * the name's; a clash takes the kind, then the Place code or Area id, as a suffix, in a fixed order
+ * (Areas, then Places, then property types, each sorted), so a slug stays put while the set does.
+ */
+export function buildLocations(
+  listings: Iterable<SiteListing>,
+  areas: { id: string; kind: string; name: string; memberIds: Set<string> }[],
+): SiteLocation[] {
+  const places = new Map<string, { name: string; kind: string; ids: Set<string> }>();
+  const types = new Map<string, Set<string>>();
+  const live = new Set<string>();
+  for (const l of listings) {
+    live.add(l.id);
+    for (const p of l.placePath ?? []) {
+      const entry = places.get(p.code) ?? { name: p.name, kind: p.kind, ids: new Set<string>() };
+      entry.ids.add(l.id);
+      places.set(p.code, entry);
+    }
+    if (l.propertyType) types.set(l.propertyType, (types.get(l.propertyType) ?? new Set()).add(l.id));
+  }
+  const taken = new Set<string>();
+  const claim = (name: string, kind: string, ref: string) => {
+    const base = slugify(name);
+    for (const candidate of [base, `${base}-${kind.replace(/_/g, '-')}`, `${base}-${slugify(ref)}`]) {
+      if (!taken.has(candidate)) {
+        taken.add(candidate);
+        return candidate;
+      }
+    }
+    let n = 2;
+    while (taken.has(`${base}-${n}`)) n++;
+    taken.add(`${base}-${n}`);
+    return `${base}-${n}`;
+  };
+  const out: SiteLocation[] = [];
+  for (const a of [...areas].sort((x, y) => x.name.localeCompare(y.name) || x.id.localeCompare(y.id))) {
+    const ids = new Set([...a.memberIds].filter((id) => live.has(id)));
+    if (ids.size === 0) continue;
+    out.push({
+      kind: 'area',
+      slug: claim(a.name, 'area', a.id),
+      name: a.name,
+      count: ids.size,
+      subkind: a.kind,
+      ref: a.id,
+      listingIds: ids,
+    });
+  }
+  for (const [code, p] of [...places].sort(([x], [y]) => x.localeCompare(y))) {
+    out.push({
+      kind: 'place',
+      slug: claim(p.name, 'place', code),
+      name: p.name,
+      count: p.ids.size,
+      subkind: p.kind,
+      ref: code,
+      listingIds: p.ids,
+    });
+  }
+  for (const [type, ids] of [...types].sort(([x], [y]) => x.localeCompare(y))) {
+    out.push({
+      kind: 'property_type',
+      slug: claim(type, 'type', type),
+      name: propertyTypeName(type),
+      count: ids.size,
+      ref: type,
+      listingIds: ids,
+    });
+  }
+  return out;
+}
+
+/** Rounds an approximate location's coordinate to 3 decimals (about 100 m). */
+export function roundCoordinate(value: number): number {
+  return Math.round(value * 1000) / 1000;
+}

@@ -1,0 +1,26 @@
+import { defineOperation } from '../../api/operation.ts';
+import { ErrorOut, ValidationErrorOut } from '../../contract/shared.ts';
+import { SiteLocationOut, SiteQuery, SlugPath, toSiteLocationOut } from '../../contract/site.ts';
+import { NotFoundError } from '../../kernel/errors.ts';
+import { siteLanguage, siteLocations } from '../../services/site.ts';
+
+export const operation = defineOperation(
+  'getSiteLocation',
+  {
+    params: SlugPath,
+    query: SiteQuery,
+    responses: {
+      200: { description: 'The location with its count of live listings', schema: SiteLocationOut },
+      404: { description: 'No location with live listings has this slug', schema: ErrorOut },
+      422: { description: 'A locale the site does not have', schema: ValidationErrorOut },
+    },
+  },
+  async ({ params, query, caller }) => {
+    siteLanguage(caller.tenant, query.locale);
+    const location = (await siteLocations(caller.tenant.tenantId)).find((l) => l.slug === params.slug);
+    if (!location) throw new NotFoundError('No location with this slug');
+    return { status: 200, body: toSiteLocationOut(location) };
+  },
+);
+
+export const handler = operation.handler;

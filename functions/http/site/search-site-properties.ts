@@ -1,0 +1,28 @@
+import { defineOperation } from '../../api/operation.ts';
+import { ValidationErrorOut } from '../../contract/shared.ts';
+import { SiteListingPage, SiteSearchQuery, toSiteListingOut } from '../../contract/site.ts';
+import { agentsById, searchSite, siteLanguage } from '../../services/site.ts';
+
+export const operation = defineOperation(
+  'searchSiteProperties',
+  {
+    query: SiteSearchQuery,
+    responses: {
+      200: { description: 'A page of live listings and how many match in all', schema: SiteListingPage },
+      422: {
+        description:
+          'A bad filter: limit, offset, price range, sort, amenity, or a locale the site does not have',
+        schema: ValidationErrorOut,
+      },
+    },
+  },
+  async ({ query, caller }) => {
+    const language = siteLanguage(caller.tenant, query.locale);
+    const { key: _key, origin: _origin, locale: _locale, ...search } = query;
+    const { catalogue, items, total } = await searchSite(caller.tenant.tenantId, search);
+    const agents = agentsById(catalogue);
+    return { status: 200, body: { items: items.map((p) => toSiteListingOut(p, language, agents)), total } };
+  },
+);
+
+export const handler = operation.handler;

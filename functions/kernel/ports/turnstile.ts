@@ -1,0 +1,40 @@
+import { randomUUID } from 'node:crypto';
+import { fetch } from 'undici';
+import { logger } from '../logger.ts';
+import { siteSecret } from '../site-secrets.ts';
+
+/** Cloudflare's documented dummy token: what its test site keys produce. Only it passes without a secret. */
+export const TURNSTILE_DUMMY_TOKEN = 'XXXX.DUMMY.TOKEN.XXXX';
+export const TURNSTILE_SITEVERIFY_URL = 'https://challenges.cloudflare.com/turnstile/v0/siteverify';
+const TIMEOUT_MS = 5_000;
+
+/**
+ * Verifies a Turnstile token server-side (Cloudflare siteverify, with the visitor's IP and an
+ * idempotency key so a retried call is not counted as a replay). Without a configured secret, which
+ * only the local stack may lack, only {@link TURNSTILE_DUMMY_TOKEN} passes; in Lambda a missing secret
+ * throws (CDK always sets TURNSTILE_SECRET_ARN). A Cloudflare outage refuses the token: nothing is
+ * written unverified.
+ */
+export async function verifyTurnstile(token: string, remoteIp: string | undefined): Promise<boolean> {
+  const secret = await siteSecret('turnstile');
+  if (secret === undefined) {
+    if (process.env.AWS_LAMBDA_FUNCTION_NAME)
+      throw new Error('No Turnstile secret: set TURNSTILE_SECRET_ARN');
+    return token === TURNSTILE_DUMMY_TOKEN;
+  }
+  const form = new URLSearchParams({ secret, response: token, idempotency_key: randomUUID() });
+  if (remoteIp) form.set('remoteip', remoteIp);
+  try {
+    const response = await fetch(TURNSTILE_SITEVERIFY_URL, {
+      method: 'POST',
+      body: form,
+      signal: AbortSignal.timeout(TIMEOUT_MS),
+    });
+    const outcome = (await response.json()) as { success?: boolean; 'error-codes'?: string[] };
+    if (outcome.success !== true) logger.info('turnstile refused', { errors: outcome['error-codes'] ?? [] });
+    return outcome.success === true;
+  } catch (error) {
+    logger.warn('turnstile siteverify failed', { error: (error as Error).message });
+    return false;
+  }
+}

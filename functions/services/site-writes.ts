@@ -1,0 +1,124 @@
+import { randomUUID } from 'node:crypto';
+import { getAgent } from '../data/agents.ts';
+import { countListingView } from '../data/listing-views.ts';
+import { getProperty } from '../data/properties.ts';
+import type { TenantRecord } from '../data/tenants.ts';
+import { listingStatus } from '../domain/property.ts';
+import { windowStart } from '../domain/rate-limit.ts';
+import { ForbiddenError, NotFoundError, RequestValidationError } from '../kernel/errors.ts';
+import { verifyTurnstile } from '../kernel/ports/turnstile.ts';
+import { contactOf, notifyOwnerOfInquiry, queueScoring, takeInContact } from './lead-intake.ts';
+import { linkLeadProperty } from './lead-properties.ts';
+import { siteListingBySlug } from './site.ts';
+
+export interface SiteInquiryInput {
+  name: string;
+  email: string;
+  message: string;
+  property_id?: string | null | undefined;
+  agent_id?: string | null | undefined;
+  turnstile?: string | undefined;
+}
+
+/**
+ * POST /v1/site/leads: an Inquiry from the website's form, taken in exactly like one from the
+ * ingestion API (services/lead-intake.ts: Lead matching, the owner rule, the Owner's email, scoring),
+ * with source `widget` for a new Lead, and `channel: form`, `via: widget` and the page (Referer) on
+ * the Inquiry. The Turnstile token is verified first: without a valid one (403) nothing is written.
+ */
+export async function takeSiteInquiry(input: {
+  tenant: TenantRecord;
+  body: SiteInquiryInput;
+  visitorIp: string | undefined;
+  pageUrl: string | undefined;
+}): Promise<{ inquiryId: string }> {
+  const { tenant, body } = input;
+  const tenantId = tenant.tenantId;
+  if (body.property_id && body.agent_id) {
+    throw RequestValidationError.single(
+      ['body', 'agent_id'],
+      'Send property_id or agent_id, not both',
+      'agent_ambiguous',
+    );
+  }
+  if (!body.turnstile || !(await verifyTurnstile(body.turnstile, input.visitorIp))) {
+    throw new ForbiddenError('The bot check failed: send the Turnstile token of the form');
+  }
+  const [listing, agent] = await Promise.all([
+    body.property_id ? getProperty(tenantId, body.property_id) : undefined,
+    body.agent_id ? getAgent(tenantId, body.agent_id) : undefined,
+  ]);
+  if (body.property_id && (!listing || listingStatus(listing) !== 'live')) {
+    throw RequestValidationError.single(
+      ['body', 'property_id'],
+      'No live listing with this id',
+      'unknown_property',
+    );
+  }
+  if (body.agent_id && !agent?.isActive) {
+    throw RequestValidationError.single(
+      ['body', 'agent_id'],
+      'No active Agent with this id',
+      'unknown_agent',
+    );
+  }
+  const contact = contactOf(tenant, { name: body.name, email: body.email }, ['body', 'email']);
+  const now = new Date().toISOString();
+  const inquiryId = randomUUID();
+  const pageUrl = input.pageUrl?.slice(0, 2048);
+  const result = await takeInContact({
+    tenant,
+    contact,
+    source: 'widget',
+    sourceDetail: 'website',
+    firstSeenAt: now,
+    owner: { kind: 'rule', listingAgentId: listing?.agentId, namedAgent: agent },
+    record: (leadId, at) => ({
+      inquiry: {
+        tenantId,
+        id: inquiryId,
+        leadId,
+        ...(listing ? { propertyId: listing.id } : {}),
+        propertyKey: listing?.id ?? 'none',
+        channel: 'form',
+        via: 'widget',
+        type: 'inquiry',
+        message: body.message,
+        source: 'website',
+        ...(pageUrl ? { pageUrl } : {}),
+        occurredAt: now,
+        createdAt: at,
+        updatedAt: at,
+      },
+    }),
+  });
+  if (listing) {
+    await linkLeadProperty({
+      tenantId,
+      leadId: result.lead.id,
+      propertyId: listing.id,
+      role: 'interested',
+      source: 'inquiry',
+    });
+  }
+  if (result.inquiry) await notifyOwnerOfInquiry(tenantId, result.lead, result.inquiry, listing);
+  await queueScoring(tenantId, result.lead.id);
+  return { inquiryId: result.inquiry?.id ?? inquiryId };
+}
+
+const VIEW_WINDOW_SECONDS = 60;
+
+/** POST /v1/site/properties/{slug}/view: counts once per visitor and minute; unknown slug → 404. */
+export async function countSiteView(tenantId: string, slug: string, visitor: string): Promise<void> {
+  const { listing } = await siteListingBySlug(tenantId, slug).catch((error: unknown) => {
+    if (error instanceof NotFoundError) throw new NotFoundError('No live listing with this slug');
+    throw error;
+  });
+  await countListingView({
+    tenantId,
+    propertyId: listing.id,
+    visitor,
+    windowStart: windowStart(Date.now() / 1000, VIEW_WINDOW_SECONDS),
+    windowSeconds: VIEW_WINDOW_SECONDS,
+  });
+}

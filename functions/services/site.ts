@@ -1,0 +1,135 @@
+import { findPropertyClaim, getProperty, type PropertyRecord } from '../data/properties.ts';
+import type { TenantRecord } from '../data/tenants.ts';
+import { listingStatus } from '../domain/property.ts';
+import {
+  matches,
+  type SiteFilters,
+  type SiteSort,
+  similarListings,
+  sortListings,
+} from '../domain/site-search.ts';
+import { NotFoundError, RequestValidationError } from '../kernel/errors.ts';
+import { type Catalogue, locationsOf, searchTextOf, siteCatalogue } from './site-catalogue.ts';
+
+/** The Site Language of a site call: `locale` when it is one of the Tenant's, else 422; default the first. */
+export function siteLanguage(tenant: TenantRecord, locale: string | undefined): string {
+  if (locale === undefined) return tenant.languages[0] ?? 'en';
+  if (!tenant.languages.includes(locale)) {
+    throw RequestValidationError.single(
+      ['query', 'locale'],
+      `"${locale}" is not a Site Language of this tenant (enabled: ${tenant.languages.join(', ')})`,
+      'language_not_enabled',
+    );
+  }
+  return locale;
+}
+
+export interface SiteSearch {
+  listing?: 'sale' | 'rent' | undefined;
+  location?: string | undefined;
+  type?: string | undefined;
+  min_price?: string | undefined;
+  max_price?: string | undefined;
+  beds?: number | undefined;
+  amenities?: string[] | undefined;
+  q?: string | undefined;
+  featured?: boolean | undefined;
+  sort: SiteSort;
+  limit: number;
+  offset: number;
+}
+
+/** Agents by id, for the listing's agent label (the catalogue's Agents, when read). */
+export function agentsById(c: Catalogue) {
+  return new Map((c.agents ?? []).map((a) => [a.id, a]));
+}
+
+/**
+ * GET /v1/site/properties over the catalogue: filters, sort, then the page. An unknown `location`
+ * finds nothing (a location without live listings leaves the list, and a cached page may still
+ * name it); `min_price` above `max_price` → 422.
+ */
+export async function searchSite(tenantId: string, s: SiteSearch) {
+  if (s.min_price !== undefined && s.max_price !== undefined && Number(s.min_price) > Number(s.max_price)) {
+    throw RequestValidationError.single(
+      ['query', 'min_price'],
+      'min_price must not be above max_price',
+      'range_inverted',
+    );
+  }
+  const c = await siteCatalogue(tenantId, { related: true });
+  const filters: SiteFilters = {
+    listing: s.listing,
+    type: s.type,
+    minPrice: s.min_price,
+    maxPrice: s.max_price,
+    beds: s.beds,
+    amenities: s.amenities,
+    q: s.q?.trim() || undefined,
+    featured: s.featured,
+  };
+  if (s.location !== undefined) {
+    const location = locationsOf(c).find((l) => l.slug === s.location);
+    const ids = location?.listingIds ?? new Set<string>();
+    filters.location = (l) => ids.has(l.id);
+  }
+  const text = searchTextOf(c);
+  const hits = [...c.listings.values()].filter((l) => matches(l, filters, text));
+  sortListings(hits, s.sort, s.listing);
+  return {
+    catalogue: c,
+    items: hits.slice(s.offset, s.offset + s.limit) as PropertyRecord[],
+    total: hits.length,
+  };
+}
+
+/** A live listing by slug; a retired slug still finds it (is_canonical false). Else 404. */
+export async function siteListingBySlug(tenantId: string, slug: string) {
+  const c = await siteCatalogue(tenantId, { related: true });
+  const current = c.slugs.get(slug);
+  if (current) return { catalogue: c, listing: c.listings.get(current) as PropertyRecord, isCanonical: true };
+  const claim = await findPropertyClaim(tenantId, 'property-slug', slug);
+  const listing = claim ? c.listings.get(claim.ownerId) : undefined;
+  if (!listing) throw new NotFoundError('No live listing with this slug');
+  return { catalogue: c, listing, isCanonical: listing.slug === slug };
+}
+
+/** A listing by id: live → its detail; archived or a draft → unavailable; unknown → 404. */
+export async function siteListingById(tenantId: string, id: string) {
+  const c = await siteCatalogue(tenantId, { related: true });
+  const live = c.listings.get(id);
+  if (live) return { catalogue: c, listing: live };
+  const stored = await getProperty(tenantId, id);
+  if (!stored) throw new NotFoundError('No listing with this id');
+  // Also live here: the catalogue may be a moment behind a listing that has just gone live.
+  return { catalogue: c, listing: listingStatus(stored) === 'live' ? stored : undefined };
+}
+
+/** Up to `limit` listings like the given one (domain/site-search.ts `similarListings`). */
+export function similarTo(c: Catalogue, listing: PropertyRecord, limit: number): PropertyRecord[] {
+  return similarListings(listing, c.listings.values(), limit) as PropertyRecord[];
+}
+
+/** The live listing of an id, or 404 (the similar reads need a live listing to compare with). */
+export async function liveListing(tenantId: string, id: string) {
+  const c = await siteCatalogue(tenantId, { related: true });
+  const listing = c.listings.get(id);
+  if (!listing) throw new NotFoundError('No live listing with this id');
+  return { catalogue: c, listing };
+}
+
+/** Areas, Places and property types with live listings. */
+export async function siteLocations(tenantId: string) {
+  return locationsOf(await siteCatalogue(tenantId, { related: true }));
+}
+
+/** Active Agents with their live listings counted. */
+export async function siteAgents(tenantId: string) {
+  const c = await siteCatalogue(tenantId, { related: true });
+  const counts = new Map<string, number>();
+  for (const l of c.listings.values()) if (l.agentId) counts.set(l.agentId, (counts.get(l.agentId) ?? 0) + 1);
+  const agents = [...(c.agents ?? [])].sort(
+    (a, b) => a.name.localeCompare(b.name) || a.id.localeCompare(b.id),
+  );
+  return agents.map((agent) => ({ agent, listingCount: counts.get(agent.id) ?? 0 }));
+}
