@@ -36,6 +36,7 @@ const TEXTS = {
     'grid.next': 'Next',
     'grid.featured': 'Featured',
     'listing.beds': '{n} bedrooms',
+    'listing.bed': '1 bedroom',
     'listing.baths': '{n} bathrooms',
     'listing.area': '{n} m²',
     'listing.month': '/ month',
@@ -88,6 +89,7 @@ const TEXTS = {
     'grid.next': 'Siguiente',
     'grid.featured': 'Destacado',
     'listing.beds': '{n} dormitorios',
+    'listing.bed': '1 dormitorio',
     'listing.baths': '{n} baños',
     'listing.area': '{n} m²',
     'listing.month': '/ mes',
@@ -140,6 +142,7 @@ const TEXTS = {
     'grid.next': 'Weiter',
     'grid.featured': 'Empfohlen',
     'listing.beds': '{n} Schlafzimmer',
+    'listing.bed': '1 Schlafzimmer',
     'listing.baths': '{n} Bäder',
     'listing.area': '{n} m²',
     'listing.month': '/ Monat',
@@ -262,6 +265,11 @@ function navigate(event) {
   render();
 }
 
+function bedrooms(listing) {
+  if (!listing.bedrooms) return null;
+  return listing.bedrooms === 1 ? t('listing.bed') : t('listing.beds', { n: listing.bedrooms });
+}
+
 function card(listing) {
   return h(
     'article',
@@ -278,7 +286,7 @@ function card(listing) {
       { class: 'facts' },
       [
         listing.place?.short,
-        listing.bedrooms ? t('listing.beds', { n: listing.bedrooms }) : null,
+        bedrooms(listing),
         listing.area ? t('listing.area', { n: Number(listing.area) }) : null,
       ]
         .filter(Boolean)
@@ -502,8 +510,10 @@ async function renderListing(app, slug) {
         { class: 'facts' },
         [
           listing.place?.long,
-          listing.bedrooms ? t('listing.beds', { n: listing.bedrooms }) : null,
-          listing.bathrooms ? t('listing.baths', { n: Number(listing.bathrooms) }) : null,
+          bedrooms(listing),
+          listing.bathrooms
+            ? t('listing.baths', { n: Number(listing.bathrooms).toLocaleString(state.locale) })
+            : null,
           listing.area ? t('listing.area', { n: Number(listing.area) }) : null,
         ]
           .filter(Boolean)

@@ -1,6 +1,6 @@
 import { ThemeIn, toThemeOut } from '../contract/theme.ts';
 import { requireTenantBySlug, updateTenant } from '../data/tenants.ts';
-import '../platform/zod.ts';
+import '../kernel/zod.ts';
 import { AdminInputError } from './tenants.ts';
 
 /** `theme set`: validates the whole theme (unknown fields refused), stores it, returns what GET /v1/theme shows. */

@@ -63,13 +63,15 @@ const demo = await seedDemo();
 
 const { startApiServer } = await import('./server.ts');
 const { localPages } = await import('./pages.ts');
+const { demoSiteKey } = await import('./demo-site-key.ts');
+const siteKey = await demoSiteKey(dir, demo.tenantId, demo.siteKey?.key);
 const { server, url } = await startApiServer({
   port,
   log,
   // The example site is served from http://localhost and calls the API on 127.0.0.1: two origins,
   // so the browser applies CORS exactly as for a real website.
   pages: localPages({
-    site: () => ({ apiBase: url, publishableKey: '', turnstileSiteKey: null }),
+    site: () => ({ apiBase: url, publishableKey: siteKey, turnstileSiteKey: null }),
   }),
 });
 
