@@ -673,6 +673,9 @@ function inquiryForm(about, title) {
         {
           method: 'POST',
           headers: { 'content-type': 'application/json' },
+          // The full page address as Referer (across origins a browser sends only the origin by
+          // default): the agency sees which page the inquiry came from.
+          referrerPolicy: 'no-referrer-when-downgrade',
           body: JSON.stringify({
             name: data.get('name'),
             email: data.get('email'),
