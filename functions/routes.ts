@@ -9,6 +9,7 @@ import { leadPropertyRoutes } from './http/lead-properties/routes.ts';
 import { leadRoutes } from './http/leads/routes.ts';
 import { placeRoutes } from './http/places/routes.ts';
 import { propertyRoutes } from './http/properties/routes.ts';
+import { propertyImageRoutes } from './http/property-images/routes.ts';
 import { siteRoutes } from './http/site/routes.ts';
 import { webhookRoutes } from './http/webhooks/routes.ts';
 
@@ -25,6 +26,7 @@ import { webhookRoutes } from './http/webhooks/routes.ts';
 export const routes = [
   ...placeRoutes,
   ...propertyRoutes,
+  ...propertyImageRoutes,
   ...areaRoutes,
   ...leadRoutes,
   ...inquiryRoutes,

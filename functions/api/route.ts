@@ -23,10 +23,16 @@ export interface RouteDefinition {
    * (lib/stacks/route-group-stack.ts). `aiQueue`: sends to the AI queue (`AI_QUEUE_URL`,
    * `sqs:SendMessage`); `email`: sends email through SES (`EMAIL_FROM`, `ses:SendEmail` on the
    * sender's identity). Without it, the function gets neither, and a call to either throws.
+   * Photos (`PHOTO_BUCKET`, `PHOTO_BASE_URL`): `imageQueue` sends to the photo import queue
+   * (`IMAGE_IMPORT_QUEUE_URL`); `photoUpload` signs PUTs under `uploads/` only; `photoConfirm` reads
+   * and deletes under `uploads/` and writes under `images/`; `photoDelete` deletes under `images/`.
    * @default - none
    */
-  readonly uses?: readonly ('aiQueue' | 'email')[];
+  readonly uses?: readonly RouteUse[];
 }
+
+/** The AWS services a route may call besides the table (see `RouteDefinition.uses`). */
+export type RouteUse = 'aiQueue' | 'email' | 'imageQueue' | 'photoUpload' | 'photoConfirm' | 'photoDelete';
 
 /**
  * The route's path as an API Gateway route key path. API Gateway takes a path variable only as a

@@ -3,9 +3,11 @@ import type { AreaMembershipRecord } from '../data/areas.ts';
 import type { PropertyRecord } from '../data/properties.ts';
 import { AMENITY_CODES } from '../domain/amenities.ts';
 import { ENRICHMENT_STATUSES, MAX_HIGHLIGHTS } from '../domain/enrichment.ts';
+import { type GalleryImage, orderGallery } from '../domain/images.ts';
 import { viewTexts } from '../domain/listing-text.ts';
 import { listingStatus, needsLocation } from '../domain/property.ts';
 import { PathEntryOut, placeLabels } from './places.ts';
+import { ImageOut, toImageOut } from './property-images.ts';
 import {
   AmenityCode,
   CurrencyCode,
@@ -152,6 +154,11 @@ export const PropertyOut = z.object({
   place_code: z.nullable(z.string()),
   place: z.nullable(ListingPlaceOut),
   areas: z.array(ListingAreaOut),
+  images: z
+    .array(ImageOut)
+    .check(
+      z.describe('The gallery, ordered by sort_order then created_at; exactly one is_primary (the cover)'),
+    ),
   agent_id: z.nullable(Uuid),
   internal_ref: z.nullable(z.string()),
   ai_enrichment: z.boolean(),
@@ -215,6 +222,7 @@ export function toPropertyOut(
       name: m.areaName,
       via: m.via,
     })),
+    images: orderGallery((p.images ?? []) as GalleryImage[]).map(toImageOut),
     agent_id: p.agentId ?? null,
     internal_ref: p.internalRef ?? null,
     ai_enrichment: p.aiEnrichment,

@@ -26,6 +26,8 @@ export const STREAM_IGNORED_ENTITIES = [
   'outboxEmail',
   // Endpoint settings: nothing reacts to them (deliveries read the endpoint when they run).
   'webhookEndpoint',
+  // A photo import's progress: the gallery change it ends in is a change of the listing itself.
+  'imageImport',
 ] as const;
 
 /** Entities whose changes reach the stream consumer (events, enrichment outbox, webhook fan-out). */

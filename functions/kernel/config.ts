@@ -42,6 +42,12 @@ const ConfigSchema = z.object({
   TURNSTILE_SECRET_ARN: z.optional(z.string().check(z.startsWith('arn:'))),
   /** SQS queue of AI work (enrichment, scoring); required in Lambda by the functions that queue. */
   AI_QUEUE_URL: z.optional(z.url()),
+  /** SQS queue of photo imports; required in Lambda by the functions that queue an import. */
+  IMAGE_IMPORT_QUEUE_URL: z.optional(z.url()),
+  /** The photo bucket's name; required in Lambda by the functions that store or sign photos. */
+  PHOTO_BUCKET: z.optional(z.string().check(z.minLength(1))),
+  /** Where photos are served (the CDN's https origin; the local S3 locally), keys appended. */
+  PHOTO_BASE_URL: z.optional(z.url()),
   /** Bedrock model (or inference profile) id for AI work; required in Lambda by the AI worker. */
   AI_MODEL_ID: z.optional(z.string().check(z.minLength(1))),
   /** USD per 1,000 tokens used to charge a Tenant's AI spend (input, output). */

@@ -8,6 +8,7 @@ import {
 } from 'aws-cdk-lib/aws-apigatewayv2';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
+import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { ITopic } from 'aws-cdk-lib/aws-sns';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
@@ -38,6 +39,11 @@ export interface ApiStackProps extends StackProps {
    * whose row `uses` 'email' get it as `EMAIL_FROM` and `ses:SendEmail` on its identity.
    */
   readonly emailFrom: string;
+  /** The photo import queue (async stack), for the routes whose row `uses` 'imageQueue'. */
+  readonly imageImportQueue: IQueue;
+  /** The photo bucket (data stack) and its CDN base URL, for the routes whose row `uses` a photo action. */
+  readonly photoBucket: IBucket;
+  readonly photoBaseUrl: string;
   /** The cursor-signing key (data stack); every function gets its ARN as `CURSOR_SECRET_ARN`. */
   readonly cursorSecret: ISecret;
   /** The topic the API's alarms notify (async stack). */
@@ -151,6 +157,9 @@ export class ApiStack extends Stack {
           routes,
           aiQueue: props.aiQueue,
           emailFrom: props.emailFrom,
+          imageImportQueue: props.imageImportQueue,
+          photoBucket: props.photoBucket,
+          photoBaseUrl: props.photoBaseUrl,
         }),
       );
     }

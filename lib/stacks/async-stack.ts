@@ -5,6 +5,7 @@ import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
 import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
 import { FilterCriteria, StartingPosition } from 'aws-cdk-lib/aws-lambda';
 import { DynamoEventSource, SqsDlq, SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
+import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { NagSuppressions } from 'cdk-nag';
@@ -12,6 +13,7 @@ import type { Construct } from 'constructs';
 import { STREAM_IGNORED_ENTITIES } from '../../functions/data/stream-entities.ts';
 import { tableDefinition } from '../../functions/data/table.ts';
 import { AlarmTopic, ServiceAlarms } from '../constructs/alarms.ts';
+import { ImageImportPipeline } from '../constructs/image-import.ts';
 import { METRICS_NAMESPACE, repoRoot, ServiceFunction, TABLE_READ } from '../constructs/service-function.ts';
 import { WebhookLadder } from '../constructs/webhook-ladder.ts';
 
@@ -50,6 +52,9 @@ export interface AsyncStackProps extends StackProps {
   readonly table: ITable;
   /** The cursor-signing key; every function gets its ARN as `CURSOR_SECRET_ARN`. */
   readonly cursorSecret: ISecret;
+  /** The photo bucket the import worker stores photos in, and where they are served. */
+  readonly photoBucket: IBucket;
+  readonly photoBaseUrl: string;
   /** Where the alarm topic emails every alarm (CDK context `alarmEmail`). */
   readonly alarmEmail: string;
   /**
@@ -126,6 +131,8 @@ export class AsyncStack extends Stack {
   readonly alarms: ServiceAlarms;
   /** Webhook delivery: queue, DLQ (`webhookLadder.deadLetterQueue`), worker, scheduler group and role. */
   readonly webhookLadder: WebhookLadder;
+  /** Photo import by URL: queue, DLQ (`imageImport.deadLetterQueue`) and worker. */
+  readonly imageImport: ImageImportPipeline;
 
   constructor(scope: Construct, id: string, props: AsyncStackProps) {
     super(scope, id, props);
@@ -212,6 +219,13 @@ export class AsyncStack extends Stack {
       ...(props.emailFrom ? { emailFrom: props.emailFrom } : {}),
     });
     this.webhookLadder.worker.bindSecret(props.cursorSecret, 'CURSOR_SECRET_ARN');
+
+    this.imageImport = new ImageImportPipeline(this, 'ImageImport', {
+      table: props.table,
+      photoBucket: props.photoBucket,
+      photoBaseUrl: props.photoBaseUrl,
+    });
+    this.imageImport.worker.bindSecret(props.cursorSecret, 'CURSOR_SECRET_ARN');
 
     this.aiWorker = new ServiceFunction(this, 'AiWorker', {
       entry: join(repoRoot, 'functions', 'workers', 'ai.ts'),
@@ -342,6 +356,10 @@ export class AsyncStack extends Stack {
         },
       ],
     });
+
+    // Photo imports: a dead-lettered import is a bug or an outage (a bad file only fails its import).
+    this.alarms.watchDeadLetterQueue(this.imageImport.deadLetterQueue);
+    this.alarms.watchFunctionGroup({ name: 'PhotoImport', functions: [this.imageImport.worker.fn] });
 
     // A disabled endpoint stops a Tenant's integration until someone re-enables it: ops hear of each.
     this.alarms.watchBusinessCount({

@@ -7,11 +7,18 @@ import {
   Table,
   TableEncryption,
 } from 'aws-cdk-lib/aws-dynamodb';
-import { BlockPublicAccess, Bucket, BucketEncryption, ObjectOwnership } from 'aws-cdk-lib/aws-s3';
+import {
+  BlockPublicAccess,
+  Bucket,
+  BucketEncryption,
+  HttpMethods,
+  ObjectOwnership,
+} from 'aws-cdk-lib/aws-s3';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { NagSuppressions } from 'cdk-nag';
 import type { Construct } from 'constructs';
 import { tableDefinition } from '../../functions/data/table.ts';
+import { PhotoDistribution } from '../constructs/photo-distribution.ts';
 
 /**
  * Everything stateful: the one table, the photo bucket, and the key that signs pagination cursors
@@ -27,6 +34,8 @@ export class DataStack extends Stack {
    */
   readonly cursorSecret: Secret;
   readonly photoBucket: Bucket;
+  /** Serves the gallery photos from the private bucket (CloudFront with Origin Access Control). */
+  readonly photoDistribution: PhotoDistribution;
   readonly accessLogsBucket: Bucket;
 
   constructor(scope: Construct, id: string, props?: StackProps) {
@@ -103,7 +112,22 @@ export class DataStack extends Stack {
           noncurrentVersionExpiration: Duration.days(30),
           abortIncompleteMultipartUploadAfter: Duration.days(1),
         },
+        // Uploads never confirmed into a gallery (the confirm step moves a photo to images/).
+        { id: 'ExpireUnconfirmedUploads', prefix: 'uploads/', expiration: Duration.days(1) },
+      ],
+      // Browsers PUT uploads straight to the bucket with a presigned URL, from the console and from
+      // the Tenants' own sites, whose origins are not known here: the presigned signature (one key,
+      // one type, one size, 15 minutes) is the authorization, not the origin.
+      cors: [
+        {
+          allowedMethods: [HttpMethods.PUT],
+          allowedOrigins: ['*'],
+          allowedHeaders: ['Content-Type', 'Content-Length'],
+          exposedHeaders: ['ETag'],
+          maxAge: 3000,
+        },
       ],
     });
+    this.photoDistribution = new PhotoDistribution(this, 'PhotoDistribution', { bucket: this.photoBucket });
   }
 }

@@ -3,12 +3,14 @@ import { NestedStack, type NestedStackProps } from 'aws-cdk-lib';
 import { HttpMethod, HttpRoute, HttpRouteKey, type IHttpApi } from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
+import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { NagSuppressions } from 'cdk-nag';
 import type { Construct } from 'constructs';
 import { apiGatewayPath, isWrite, type RouteDefinition } from '../../functions/api/route.ts';
 import { tableDefinition } from '../../functions/data/table.ts';
+import { bindPhotoStore } from '../constructs/photo-store-access.ts';
 import {
   repoRoot,
   ServiceFunction,
@@ -43,6 +45,11 @@ export interface RouteGroupStackProps extends NestedStackProps {
   readonly aiQueue: IQueue;
   /** The SES sender address, bound to the routes whose row `uses` 'email'. */
   readonly emailFrom: string;
+  /** The photo import queue, bound to the routes whose row `uses` 'imageQueue'. */
+  readonly imageImportQueue: IQueue;
+  /** The photo bucket and where its photos are served, for the routes whose row `uses` a photo action. */
+  readonly photoBucket: IBucket;
+  readonly photoBaseUrl: string;
 }
 
 /**
@@ -52,8 +59,13 @@ export interface RouteGroupStackProps extends NestedStackProps {
 export function bindRouteUses(
   service: ServiceFunction,
   route: RouteDefinition,
-  props: Pick<RouteGroupStackProps, 'aiQueue' | 'emailFrom'>,
+  props: Pick<
+    RouteGroupStackProps,
+    'aiQueue' | 'emailFrom' | 'imageImportQueue' | 'photoBucket' | 'photoBaseUrl'
+  >,
 ): void {
+  const photos = (access: Parameters<typeof bindPhotoStore>[3]) =>
+    bindPhotoStore(service, props.photoBucket, props.photoBaseUrl, access);
   for (const use of new Set(route.uses ?? [])) {
     switch (use) {
       case 'aiQueue':
@@ -61,6 +73,20 @@ export function bindRouteUses(
         break;
       case 'email':
         service.bindEmailSender(props.emailFrom);
+        break;
+      case 'imageQueue':
+        service.bindQueue(props.imageImportQueue, 'IMAGE_IMPORT_QUEUE_URL');
+        break;
+      case 'photoUpload':
+        // A presigned PUT carries the signer's rights: PutObject under uploads/ and nothing else.
+        photos({ put: ['uploads/*'] });
+        break;
+      case 'photoConfirm':
+        // Checks and removes the upload; copies it into the gallery (and removes a copy that lost a race).
+        photos({ get: ['uploads/*'], delete: ['uploads/*', 'images/*'], put: ['images/*'], list: true });
+        break;
+      case 'photoDelete':
+        photos({ delete: ['images/*'] });
         break;
       default:
         throw new Error(`Route ${route.operationId} uses unknown service ${String(use satisfies never)}`);

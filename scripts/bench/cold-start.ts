@@ -168,6 +168,14 @@ const COLD_REQUESTS: Record<string, ColdRequest> = {
     body: { property_id: fx.propertyId, role: 'interested' },
   }),
   putLeadCriteria: (fx) => ({ pathParameters: { lead_id: fx.leadId }, body: COLD_CRITERIA }),
+  importPropertyImage: (fx, i) => ({
+    pathParameters: { property_id: fx.propertyId },
+    body: { url: `https://photos.bench.example/${fx.tag}/photo-${i}.jpg` },
+  }),
+  createPropertyImageUpload: (fx) => ({
+    pathParameters: { property_id: fx.propertyId },
+    body: { content_type: 'image/png', size_bytes: 2048 },
+  }),
   sendLeadMatches: (fx) => ({
     pathParameters: { lead_id: fx.leadId },
     body: { property_ids: [fx.propertyId] },

@@ -60,6 +60,10 @@ export function coldStartEnv(
     ...aws.endpoints,
     // The SQS client sends to the queue URL's host (aws-responder.ts responderQueueUrl).
     AI_QUEUE_URL: aws.aiQueueUrl,
+    IMAGE_IMPORT_QUEUE_URL: aws.aiQueueUrl,
+    // Presigning is offline; a route that reads or writes the bucket is not sampled with a real file.
+    PHOTO_BUCKET: 'listings-leads-photos-bench',
+    PHOTO_BASE_URL: 'https://photos.bench.example',
     EMAIL_FROM: 'listings@bench.example.com',
     AI_MODEL_ID: 'eu.anthropic.claude-bench-v1:0',
     ...(cursorKey === 'env'

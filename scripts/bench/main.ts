@@ -35,7 +35,7 @@ import { parseSections, round, SECTIONS } from './stats.ts';
 const { values: args } = parseArgs({
   options: {
     out: { type: 'string' },
-    /** Sections to run, comma-separated (cold-start, costs, load, leads); all by default. */
+    /** Sections to run, comma-separated (cold-start, costs, load, leads, events, photos); all by default. */
     only: { type: 'string' },
     /** Fresh processes per function for the cold-start medians (at least 10 for a median). */
     runs: { type: 'string', default: '11' },
@@ -218,6 +218,13 @@ async function main(): Promise<BenchReport> {
     });
   }
 
+  let photos: BenchReport['photos'] = null;
+  if (sections.has('photos')) {
+    log(`${step('photos')} Photos: import by URL of a 5 MB JPEG, and the worker's peak memory…`);
+    const { measurePhotoImport } = await import('./photo-import.ts');
+    photos = await measurePhotoImport({ tenantId: fixture.tenantId, samples: 11, log });
+  }
+
   return {
     startedAt: startedAt.toISOString(),
     elapsedSeconds: Math.round((performance.now() - t0) / 1000),
@@ -231,6 +238,7 @@ async function main(): Promise<BenchReport> {
     load: loadFigures,
     leads,
     events,
+    photos,
     notes: [
       ...(coldStart ? COLD_START_NOTES : []),
       ...(costs || loadFigures || leads ? NOTES : []),

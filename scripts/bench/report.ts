@@ -4,6 +4,7 @@ import type { CostResult } from './dynamo-costs.ts';
 import type { EventsSection } from './event-delivery.ts';
 import type { LeadsRow, LeadsSection } from './leads.ts';
 import type { LoadFigures } from './load.ts';
+import type { PhotosSection } from './photo-import.ts';
 import { ratio, round, type Summary, withinRatio } from './stats.ts';
 
 /** The targets the figures are judged against; the same values go into the JSON. */
@@ -105,6 +106,8 @@ export interface BenchReport {
   leads: LeadsSection | null;
   /** Events per second through the consumer and webhook arrival latency (issue 10). */
   events: EventsSection | null;
+  /** A 5 MB JPEG imported by URL: request → ready, and the worker's peak memory (issue 11). */
+  photos?: PhotosSection | null;
   notes: string[];
 }
 
@@ -271,6 +274,7 @@ export function renderReport(r: BenchReport): string {
   if (r.load) out.push(...renderLoad(r.load), '');
   if (r.leads) out.push(...renderLeads(r.leads), '');
   if (r.events) out.push(...renderEvents(r.events, r.targets), '');
+  if (r.photos) out.push(...renderPhotos(r.photos), '');
   out.push('Notes:');
   for (const note of r.notes) out.push(`  - ${note}`);
   return out.join('\n');
@@ -535,5 +539,14 @@ export function renderEvents(e: EventsSection, targets: typeof TARGETS): string[
     'Events and webhooks (local stack pieces in-process)',
     `  consumer: ${t.records} records in ${t.batches} batches → ${t.events} events in ${fixed(t.seconds, 1)} s: ${fixed(t.eventsPerSecond, 1)} events/s`,
     `  webhook test delivery, API call → receiver (${w.samples} samples): p50 ${fixed(w.p50Ms, 0)} ms, p99 ${fixed(w.p99Ms, 0)} ms, max ${fixed(w.maxMs, 0)} ms  ${mark(w.p50Ms <= targets.webhookArrivalP50Ms)} p50 ≤ ${targets.webhookArrivalP50Ms} ms`,
+  ];
+}
+
+/** The photos section: a 5 MB JPEG imported by URL, and the import worker's memory. */
+export function renderPhotos(p: PhotosSection): string[] {
+  return [
+    'Photo import by URL (local stack pieces in-process, s3rver as the bucket)',
+    `  ${fixed(p.fileBytes / 1048576, 1)} MB JPEG, API request → import ready (${p.samples} samples): p50 ${fixed(p.p50Ms, 0)} ms, p90 ${fixed(p.p90Ms, 0)} ms, max ${fixed(p.maxMs, 0)} ms`,
+    `  import worker, one import in a fresh process: peak RSS ${fixed(p.workerPeakRssMb, 1)} MB (${fixed(p.workerBaselineRssMb, 1)} MB with its modules loaded, before the import)`,
   ];
 }

@@ -8,6 +8,7 @@ import { mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
 import S3rver from 's3rver';
 import { bindLocalAdapters, LOCAL_CURSOR_SECRET } from './adapters/index.ts';
+import { LOCAL_PHOTO_BUCKET, LOCAL_S3_CORS } from './adapters/local-photo-store.ts';
 import { ensureTable, freePort, startDynamoLocal } from './dynamo-local.ts';
 import { dataDir, readStackInfo, removeStackInfo, writeStackInfo } from './stack-file.ts';
 
@@ -29,13 +30,13 @@ log(`Starting DynamoDB Local (data in ${resolve(dir, 'dynamodb')})…`);
 const dynamoPort = Number(process.env.DYNAMODB_PORT ?? (await freePort()));
 const dynamo = await startDynamoLocal({ dataDir: resolve(dir, 'dynamodb'), port: dynamoPort });
 const s3Port = Number(process.env.S3_PORT ?? (await freePort()));
-const bucketName = process.env.PHOTO_BUCKET ?? 'listings-leads-photos';
+const bucketName = process.env.PHOTO_BUCKET ?? LOCAL_PHOTO_BUCKET;
 const s3 = new S3rver({
   port: s3Port,
   address: '127.0.0.1',
   directory: resolve(dir, 's3'),
   silent: true,
-  configureBuckets: [{ name: bucketName, configs: [] }],
+  configureBuckets: [{ name: bucketName, configs: [LOCAL_S3_CORS] }],
 });
 await s3.run();
 
@@ -98,6 +99,15 @@ const aiPoller = startQueuePoller({
   onError: (error) => console.error('AI worker:', (error as Error).message),
 });
 
+// Photo imports by URL: fetched through the SSRF-safe connector, stored in the local S3.
+const { handler: imageImportWorker } = await import('../../functions/workers/image-import.ts');
+const imagePoller = startQueuePoller({
+  queue: 'images',
+  handler: imageImportWorker,
+  intervalMs: 200,
+  onError: (error) => console.error('photo import:', (error as Error).message),
+});
+
 const { handler: webhookWorker } = await import('../../functions/workers/webhook-delivery.ts');
 const webhookPoller = startQueuePoller({
   queue: 'webhooks',
@@ -153,6 +163,7 @@ async function stop(): Promise<void> {
   log('Stopping…');
   poller.stop();
   aiPoller.stop();
+  imagePoller.stop();
   webhookPoller.stop();
   clearInterval(resumeTimer);
   server.closeAllConnections();

@@ -4,6 +4,7 @@ import { Template } from 'aws-cdk-lib/assertions';
 import type { CfnRole } from 'aws-cdk-lib/aws-iam';
 import type { CfnFunction } from 'aws-cdk-lib/aws-lambda';
 import { beforeAll, describe, expect, it } from 'vitest';
+import type { RouteUse } from '../../functions/api/route.ts';
 import { apiGatewayPath, type RouteDefinition } from '../../functions/api/route.ts';
 import { tableDefinition } from '../../functions/data/table.ts';
 import { routes } from '../../functions/routes.ts';
@@ -30,8 +31,23 @@ const WRITE_ACTIONS = [
 /** What any function holds besides table access: its own log group, and the cursor key. */
 const PLATFORM_ACTIONS = ['logs:CreateLogStream', 'logs:PutLogEvents', 'secretsmanager:GetSecretValue'];
 /** What a row's `uses` adds (test/infra/route-uses.test.ts checks the resources and values). */
-const USES_ACTIONS = { aiQueue: 'sqs:SendMessage', email: 'ses:SendEmail' } as const;
-const USES_ENVIRONMENT = { aiQueue: 'AI_QUEUE_URL', email: 'EMAIL_FROM' } as const;
+const PHOTO_ENVIRONMENT = ['PHOTO_BUCKET', 'PHOTO_BASE_URL'];
+const USES_ACTIONS: Record<RouteUse, readonly string[]> = {
+  aiQueue: ['sqs:SendMessage'],
+  email: ['ses:SendEmail'],
+  imageQueue: ['sqs:SendMessage'],
+  photoUpload: ['s3:PutObject'],
+  photoConfirm: ['s3:GetObject', 's3:DeleteObject', 's3:PutObject', 's3:ListBucket'],
+  photoDelete: ['s3:DeleteObject'],
+};
+const USES_ENVIRONMENT: Record<RouteUse, readonly string[]> = {
+  aiQueue: ['AI_QUEUE_URL'],
+  email: ['EMAIL_FROM'],
+  imageQueue: ['IMAGE_IMPORT_QUEUE_URL'],
+  photoUpload: PHOTO_ENVIRONMENT,
+  photoConfirm: PHOTO_ENVIRONMENT,
+  photoDelete: PHOTO_ENVIRONMENT,
+};
 
 /** The rows as RouteDefinition (the `as const` rows without `uses` have no such key). */
 const table: readonly RouteDefinition[] = routes;
@@ -154,7 +170,7 @@ describe('API function permissions', () => {
       const { stack, template, fn } = groupOf(route.operationId);
       const roleId = stack.getLogicalId(fn.role.node.defaultChild as CfnRole);
       const expected = route.method === 'GET' ? READ_ACTIONS : WRITE_ACTIONS;
-      const usesActions = (route.uses ?? []).map((use) => USES_ACTIONS[use]);
+      const usesActions = [...new Set((route.uses ?? []).flatMap((use) => USES_ACTIONS[use]))];
 
       // Act
       const statements = roleStatements(template, roleId);
@@ -198,7 +214,7 @@ describe('API functions', () => {
       // Prepare
       const { stack, template, fn } = groupOf(route.operationId);
       const functionId = stack.getLogicalId(fn.fn.node.defaultChild as CfnFunction);
-      const usesEnvironment = (route.uses ?? []).map((use) => USES_ENVIRONMENT[use]);
+      const usesEnvironment = [...new Set((route.uses ?? []).flatMap((use) => USES_ENVIRONMENT[use]))];
 
       // Act
       const props = template.toJSON().Resources[functionId].Properties;

@@ -122,8 +122,8 @@ describe('dead-letter queues', () => {
       .map((a) => ({ alarm: a, queue: JSON.stringify(a.Dimensions) }));
 
     // Assess
-    // The stream's, the AI queue's, the daily job's and the webhook ladder's.
-    expect(dlqIds.sort()).toHaveLength(4);
+    // The stream's, the AI queue's, the daily job's, the webhook ladder's and the photo import's.
+    expect(dlqIds.sort()).toHaveLength(5);
     for (const id of dlqIds) {
       const alarm = watched.find((w) => w.queue.includes(`"${id}"`))?.alarm;
       expect(alarm, id).toMatchObject({

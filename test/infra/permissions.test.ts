@@ -10,11 +10,14 @@
  *
  * Alone (`npx vitest run test/infra/permissions.test.ts`) it reads the records of the last full run.
  */
+
+import { randomUUID } from 'node:crypto';
 import type { Stack } from 'aws-cdk-lib';
 import type { CfnRole } from 'aws-cdk-lib/aws-iam';
-import type { CfnQueue } from 'aws-cdk-lib/aws-sqs';
+import type { CfnBucket } from 'aws-cdk-lib/aws-s3';
+import type { CfnQueue, Queue } from 'aws-cdk-lib/aws-sqs';
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { RouteDefinition } from '../../functions/api/route.ts';
+import type { RouteDefinition, RouteUse } from '../../functions/api/route.ts';
 import type { AwsOperation } from '../../functions/kernel/aws-operations.ts';
 import { routes } from '../../functions/routes.ts';
 import { buildApp } from '../../lib/app.ts';
@@ -45,7 +48,7 @@ type Json = Record<string, unknown>;
 const LOCAL_STAND_IN_ENTITIES = new Set(['localQueueMessage', 'outboxEmail']);
 
 /** What the AWS adapters behind a `uses` call, as the services authorize it. */
-type Use = 'aiQueue' | 'webhookQueue' | 'email' | 'model';
+type Use = RouteUse | 'webhookQueue' | 'model' | 'photoImport';
 
 /** What the functions that are not routes use besides the table (routes say it in their row). */
 const WORKER_USES: Record<string, readonly Use[]> = {
@@ -57,6 +60,8 @@ const WORKER_USES: Record<string, readonly Use[]> = {
   [WORKER_ENTRIES.aiWorker]: ['aiQueue', 'model'],
   // Re-requests held enrichments by updating the listings; the stream consumer queues them.
   [WORKER_ENTRIES.aiResume]: [],
+  // Stores each fetched photo under images/ (and removes one that lost a race to the gallery).
+  [WORKER_ENTRIES.imageImport]: ['photoImport'],
 };
 
 /** The geography prefixes of cross-region inference profile ids (`eu.amazon.nova-lite-v1:0`). */
@@ -89,43 +94,74 @@ function recordedNeeds(name: string): Needed[] {
   return [...new Map(needs.map((n) => [`${n.action} ${n.arn}`, n])).values()];
 }
 
-/** The calls of the AWS adapters `name` uses (SQS SendMessage, SES SendEmail, Bedrock Converse). */
+/** A photo object of one Tenant's listing under `prefix`, as the S3 photo store names it. */
+function photoObject(prefix: 'uploads' | 'images'): string {
+  const { data } = app.service;
+  const bucketId = data.getLogicalId(data.photoBucket.node.defaultChild as CfnBucket);
+  return `arn:${PARTITION}:s3:${REGION}:${ACCOUNT}:${bucketId}.Arn/${prefix}/${randomUUID()}/${randomUUID()}/photo`;
+}
+
+/** The photo bucket itself (ListBucket, which lets a HeadObject of a missing key answer 404). */
+function photoBucketArn(): string {
+  const { data } = app.service;
+  const bucketId = data.getLogicalId(data.photoBucket.node.defaultChild as CfnBucket);
+  return `arn:${PARTITION}:s3:${REGION}:${ACCOUNT}:${bucketId}.Arn`;
+}
+
+/**
+ * The calls of the AWS adapters `name` uses (SQS SendMessage, SES SendEmail, Bedrock Converse, the
+ * S3 photo store: PutObject to sign or write, GetObject for Head/Get/the source of a copy, DeleteObject).
+ */
 function declaredNeeds(name: string): Needed[] {
   const { async } = app.service;
   const route = table.find((r) => r.operationId === name);
   const uses: readonly Use[] = route ? (route.uses ?? []) : (WORKER_USES[name] ?? []);
   const modelId = async.aiModel.modelId;
-  return uses.map((use) => {
+  const queueArn = (queue: Queue) =>
+    `arn:${PARTITION}:sqs:${REGION}:${ACCOUNT}:${async.stackName}-${async.getLogicalId(queue.node.defaultChild as CfnQueue)}`;
+  return uses.flatMap((use): Needed[] => {
     switch (use) {
-      case 'aiQueue': {
-        const queueId = async.getLogicalId(async.aiQueue.node.defaultChild as CfnQueue);
-        return {
-          action: 'sqs:SendMessage',
-          arn: `arn:${PARTITION}:sqs:${REGION}:${ACCOUNT}:${async.stackName}-${queueId}`,
-        };
-      }
-      case 'webhookQueue': {
-        const { queue } = async.webhookLadder;
-        const queueId = async.getLogicalId(queue.node.defaultChild as CfnQueue);
-        return {
-          action: 'sqs:SendMessage',
-          arn: `arn:${PARTITION}:sqs:${REGION}:${ACCOUNT}:${async.stackName}-${queueId}`,
-        };
-      }
+      case 'imageQueue':
+        return [{ action: 'sqs:SendMessage', arn: queueArn(async.imageImport.queue) }];
+      case 'photoUpload':
+        return [{ action: 's3:PutObject', arn: photoObject('uploads') }];
+      case 'photoConfirm':
+        return [
+          { action: 's3:GetObject', arn: photoObject('uploads') },
+          { action: 's3:DeleteObject', arn: photoObject('uploads') },
+          { action: 's3:PutObject', arn: photoObject('images') },
+          { action: 's3:DeleteObject', arn: photoObject('images') },
+          { action: 's3:ListBucket', arn: photoBucketArn() },
+        ];
+      case 'photoDelete':
+        return [{ action: 's3:DeleteObject', arn: photoObject('images') }];
+      case 'photoImport':
+        return [
+          { action: 's3:PutObject', arn: photoObject('images') },
+          { action: 's3:DeleteObject', arn: photoObject('images') },
+        ];
+      case 'aiQueue':
+        return [{ action: 'sqs:SendMessage', arn: queueArn(async.aiQueue) }];
+      case 'webhookQueue':
+        return [{ action: 'sqs:SendMessage', arn: queueArn(async.webhookLadder.queue) }];
       case 'email':
         // SES authorizes the sender's identity; the domain is the one ops verify.
-        return {
-          action: 'ses:SendEmail',
-          arn: `arn:${PARTITION}:ses:${REGION}:${ACCOUNT}:identity/${SENDER.domain}`,
-        };
+        return [
+          {
+            action: 'ses:SendEmail',
+            arn: `arn:${PARTITION}:ses:${REGION}:${ACCOUNT}:identity/${SENDER.domain}`,
+          },
+        ];
       case 'model':
         // Converse is authorized as bedrock:InvokeModel on the model (or the inference profile) it names.
-        return {
-          action: 'bedrock:InvokeModel',
-          arn: INFERENCE_PROFILE_PREFIX.test(modelId)
-            ? `arn:${PARTITION}:bedrock:${REGION}:${ACCOUNT}:inference-profile/${modelId}`
-            : `arn:${PARTITION}:bedrock:${REGION}::foundation-model/${modelId}`,
-        };
+        return [
+          {
+            action: 'bedrock:InvokeModel',
+            arn: INFERENCE_PROFILE_PREFIX.test(modelId)
+              ? `arn:${PARTITION}:bedrock:${REGION}:${ACCOUNT}:inference-profile/${modelId}`
+              : `arn:${PARTITION}:bedrock:${REGION}::foundation-model/${modelId}`,
+          },
+        ];
       default:
         throw new Error(`unknown use ${String(use satisfies never)}`);
     }
@@ -219,6 +255,11 @@ describe('IAM grants against the AWS operations the functions performed', () => 
       expect.arrayContaining([
         'putLeadCriteria',
         'sendLeadMatches',
+        'importPropertyImage',
+        'createPropertyImageUpload',
+        'confirmPropertyImage',
+        'deletePropertyImage',
+        WORKER_ENTRIES.imageImport,
         WORKER_ENTRIES.aiWorker,
         WORKER_ENTRIES.streamConsumer,
       ]),
@@ -227,6 +268,23 @@ describe('IAM grants against the AWS operations the functions performed', () => 
 });
 
 describe('the check itself', () => {
+  it('fails when the upload minter may sign PUTs under images/ only, not uploads/', () => {
+    // Prepare
+    const edited = withEditedRole('createPropertyImageUpload', (statement) =>
+      JSON.stringify(statement.Action).includes('s3:PutObject')
+        ? {
+            ...statement,
+            Resource: JSON.parse(JSON.stringify(statement.Resource).replaceAll('/uploads/', '/images/')),
+          }
+        : statement,
+    );
+    // Act
+    const missing = missingGrants(edited.functionGrants(), declaredNeeds);
+    // Assess
+    expect(Object.keys(missing)).toEqual(['createPropertyImageUpload']);
+    expect(missing.createPropertyImageUpload?.[0]).toMatch(/^s3:PutObject on arn:aws:s3:.*\/uploads\//);
+  });
+
   it('fails when a grant is removed: getLead without dynamodb:GetItem', () => {
     // Prepare
     const edited = withEditedRole('getLead', (statement) => {

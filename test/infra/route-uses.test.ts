@@ -69,6 +69,11 @@ class Synthesized {
     const { async } = this.service;
     return async.getLogicalId(async.aiQueue.node.defaultChild as CfnQueue);
   }
+
+  get imageQueueId(): string {
+    const { async } = this.service;
+    return async.getLogicalId(async.imageImport.queue.node.defaultChild as CfnQueue);
+  }
 }
 
 /** `ses:SendEmail` resources for a sender: the identities of its domain and of the address. */
@@ -92,7 +97,13 @@ function sesIdentityArns(domain: string, address: string): unknown[] {
 function assertUses(app: Synthesized, route: RouteDefinition, sender: { domain: string; address: string }) {
   // Act
   const { environment, statements } = app.route(route.operationId);
-  const sqs = statements.filter((s) => actionsOf(s).some((a) => a.startsWith('sqs:')));
+  const sqsStatements = statements.filter((s) => actionsOf(s).some((a) => a.startsWith('sqs:')));
+  const onQueue = (queueId: string) =>
+    sqsStatements.filter((s) =>
+      JSON.stringify(resourcesOf(s).map((r) => app.resolve(r))).includes(`"${queueId}"`),
+    );
+  const sqs = onQueue(app.aiQueueId);
+  const imageSqs = onQueue(app.imageQueueId);
   const ses = statements.filter((s) => actionsOf(s).some((a) => a.startsWith('ses:')));
   const uses = new Set(route.uses ?? []);
 
@@ -107,6 +118,17 @@ function assertUses(app: Synthesized, route: RouteDefinition, sender: { domain: 
     expect(environment.AI_QUEUE_URL, route.operationId).toBeUndefined();
     expect(sqs, route.operationId).toEqual([]);
   }
+  if (uses.has('imageQueue')) {
+    expect(app.resolve(environment.IMAGE_IMPORT_QUEUE_URL), route.operationId).toEqual({
+      Ref: app.imageQueueId,
+    });
+    expect(imageSqs.flatMap(actionsOf), route.operationId).toEqual(['sqs:SendMessage']);
+  } else {
+    expect(environment.IMAGE_IMPORT_QUEUE_URL, route.operationId).toBeUndefined();
+    expect(imageSqs, route.operationId).toEqual([]);
+  }
+  // No queue but the ones its row names.
+  expect(sqsStatements.length, route.operationId).toBe(sqs.length + imageSqs.length);
   if (uses.has('email')) {
     expect(environment.EMAIL_FROM, route.operationId).toBe(sender.address);
     expect(ses.flatMap(actionsOf), route.operationId).toEqual(['ses:SendEmail']);
@@ -138,7 +160,7 @@ describe('what a route row uses besides the table', () => {
     expect(uses).toMatchObject({ putLeadCriteria: ['aiQueue'], sendLeadMatches: ['email'] });
   });
 
-  it('gives each route of the table exactly what its row uses: the AI queue, the sender, or neither', () => {
+  it('gives each route of the table exactly what its row uses: the AI queue, the import queue, the sender, or neither', () => {
     for (const route of table) {
       assertUses(real, route, { domain: 'example.com', address: DEPLOY_CONTEXT.emailFrom });
     }

@@ -14,6 +14,7 @@ export const WORKER_ENTRIES = {
   aiResume: 'functions/workers/ai-resume.ts',
   streamConsumer: 'functions/streams/consumer.ts',
   webhookDelivery: 'functions/workers/webhook-delivery.ts',
+  imageImport: 'functions/workers/image-import.ts',
 } as const;
 
 /** Empties the records of the previous run (the global setup does it before a run). */

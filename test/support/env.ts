@@ -4,6 +4,7 @@ import { inject } from 'vitest';
 Object.assign(process.env, {
   DYNAMODB_ENDPOINT: inject('dynamoEndpoint'),
   TABLE_NAME: inject('tableName'),
+  S3_ENDPOINT: inject('s3Endpoint'),
   AWS_REGION: 'us-east-1',
   AWS_ACCESS_KEY_ID: 'local',
   AWS_SECRET_ACCESS_KEY: 'local',

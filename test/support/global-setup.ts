@@ -1,4 +1,9 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import S3rver from 's3rver';
 import type { TestProject } from 'vitest/node';
+import { LOCAL_PHOTO_BUCKET, LOCAL_S3_CORS } from '../../scripts/local/adapters/local-photo-store.ts';
 import { ensureTable, startDynamoLocal } from '../../scripts/local/dynamo-local.ts';
 import { clearAwsOperations } from './aws-operations.ts';
 
@@ -6,6 +11,7 @@ declare module 'vitest' {
   export interface ProvidedContext {
     dynamoEndpoint: string;
     tableName: string;
+    s3Endpoint: string;
   }
 }
 
@@ -18,7 +24,20 @@ export default async function setup(project: TestProject) {
   await ensureTable(dynamo.endpoint, tableName);
   project.provide('dynamoEndpoint', dynamo.endpoint);
   project.provide('tableName', tableName);
+  // The photo bucket's local stand-in, as in npm start (presigned PUTs, photos served by key).
+  const s3Dir = mkdtempSync(join(tmpdir(), 'lls-s3-'));
+  const s3 = new S3rver({
+    port: 0,
+    address: '127.0.0.1',
+    directory: s3Dir,
+    silent: true,
+    configureBuckets: [{ name: LOCAL_PHOTO_BUCKET, configs: [LOCAL_S3_CORS] }],
+  });
+  const { port: s3Port } = await s3.run();
+  project.provide('s3Endpoint', `http://127.0.0.1:${s3Port}`);
   return async () => {
     await dynamo.stop();
+    await s3.close().catch(() => undefined);
+    rmSync(s3Dir, { recursive: true, force: true });
   };
 }

@@ -3,6 +3,7 @@ import { resetConfig } from '../../functions/kernel/config.ts';
 import { enrichmentProvider, setEnrichmentProvider } from '../../functions/kernel/ports/ai-provider.ts';
 import { BedrockEnrichmentProvider } from '../../functions/kernel/ports/bedrock-ai.ts';
 import { emails, SesEmail, setEmails } from '../../functions/kernel/ports/email.ts';
+import { photoStore, setPhotoStore } from '../../functions/kernel/ports/photo-store.ts';
 import { queue, SqsQueue, setQueue } from '../../functions/kernel/ports/queue.ts';
 import {
   BedrockScoringProvider,
@@ -31,6 +32,7 @@ function unbindAll(): void {
   setEmails(undefined);
   setEnrichmentProvider(undefined);
   setScoringProvider(undefined);
+  setPhotoStore(undefined);
 }
 
 beforeEach(unbindAll);
@@ -69,11 +71,14 @@ describe('ports outside Lambda', () => {
 });
 
 describe('ports inside Lambda', () => {
-  it('throw on first use, naming the missing setting', () => {
+  it('throw on first use, naming the missing setting', async () => {
     // Prepare
     setEnv({ AWS_LAMBDA_FUNCTION_NAME: 'listings-leads-ai-worker' });
     // Act + Assess
-    expect(() => queue()).toThrow(/AI_QUEUE_URL is not set/);
+    // A function may send to some queues only: the queue's own setting is required when it sends there.
+    await expect(queue().send('ai', {})).rejects.toThrow(/AI_QUEUE_URL is not set/);
+    await expect(queue().send('images', {})).rejects.toThrow(/IMAGE_IMPORT_QUEUE_URL is not set/);
+    expect(() => photoStore()).toThrow(/PHOTO_BUCKET is not set/);
     expect(() => emails()).toThrow(/EMAIL_FROM is not set/);
     expect(() => enrichmentProvider()).toThrow(/AI_MODEL_ID is not set/);
     expect(() => scoringProvider()).toThrow(/AI_MODEL_ID is not set/);

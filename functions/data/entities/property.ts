@@ -71,6 +71,12 @@ export const Property = lazyEntity(
             },
           },
           internalRef: { type: 'string' },
+          /**
+           * The gallery (domain/images.ts `GalleryImage`), at most 100, kept on the listing so that a
+           * read needs no other item and a gallery change is a listing change (property.updated).
+           * Written only by services/property-images.ts, from the domain's validated `GalleryImage`s.
+           */
+          images: { type: 'any' },
           slug: { type: 'string', required: true },
           origin: { type: ['api', 'import', 'console'] as const, required: true, readOnly: true },
           archivedAt: { type: 'string' },

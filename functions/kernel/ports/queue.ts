@@ -3,7 +3,7 @@ import { definePort, required } from './port.ts';
 import { clientDefaults, lazyClient } from './sdk-client.ts';
 
 /** The queues the service uses; each maps to an SQS queue URL in AWS. */
-export type QueueName = 'ai';
+export type QueueName = 'ai' | 'images';
 
 export interface QueuePort {
   send(queue: QueueName, message: unknown, options?: { delaySeconds?: number }): Promise<void>;
@@ -21,15 +21,17 @@ const sqs = lazyClient(
 
 /** SQS (SendMessage) in AWS: the message as JSON, to the queue's URL. */
 export class SqsQueue implements QueuePort {
-  readonly #urls: Record<QueueName, string>;
-  constructor(urls: Record<QueueName, string>) {
+  readonly #urls: Partial<Record<QueueName, string>>;
+  /** `urls`: the queues this function may send to; sending to another throws, naming its variable. */
+  constructor(urls: Partial<Record<QueueName, string>>) {
     this.#urls = urls;
   }
   async send(queue: QueueName, message: unknown, options: { delaySeconds?: number } = {}): Promise<void> {
+    const queueUrl = required(this.#urls[queue], QUEUE_URL_VARIABLES[queue], 'queue');
     const [{ SendMessageCommand }, client] = await sqs();
     await client.send(
       new SendMessageCommand({
-        QueueUrl: this.#urls[queue],
+        QueueUrl: queueUrl,
         MessageBody: JSON.stringify(message),
         DelaySeconds: sqsDelaySeconds(options.delaySeconds),
       }),
@@ -37,12 +39,21 @@ export class SqsQueue implements QueuePort {
   }
 }
 
-const port = definePort<QueuePort>(
-  'queue',
-  () => new SqsQueue({ ai: required(config().AI_QUEUE_URL, 'AI_QUEUE_URL', 'queue') }),
-);
+/** The setting that holds each queue's URL in Lambda. */
+const QUEUE_URL_VARIABLES = {
+  ai: 'AI_QUEUE_URL',
+  images: 'IMAGE_IMPORT_QUEUE_URL',
+} as const satisfies Record<QueueName, string>;
 
-/** The queue adapter: SQS in Lambda (AI_QUEUE_URL required), the bound adapter elsewhere. */
+const port = definePort<QueuePort>('queue', () => {
+  const { AI_QUEUE_URL: ai, IMAGE_IMPORT_QUEUE_URL: images } = config();
+  return new SqsQueue({ ...(ai ? { ai } : {}), ...(images ? { images } : {}) });
+});
+
+/**
+ * The queue adapter: SQS in Lambda (the queue's URL setting, `AI_QUEUE_URL` or
+ * `IMAGE_IMPORT_QUEUE_URL`, required on first send to it), the bound adapter elsewhere.
+ */
 export function queue(): QueuePort {
   return port.get();
 }

@@ -1,9 +1,11 @@
 import { setEnrichmentProvider } from '../../../functions/kernel/ports/ai-provider.ts';
 import { setEmails } from '../../../functions/kernel/ports/email.ts';
+import { setPhotoStore } from '../../../functions/kernel/ports/photo-store.ts';
 import { setQueue } from '../../../functions/kernel/ports/queue.ts';
 import { LocalScoringProvider, setScoringProvider } from '../../../functions/kernel/ports/scoring.ts';
 import { setWebhookLadder } from '../../../functions/kernel/ports/webhook-ladder.ts';
 import { LocalEnrichmentProvider } from './local-ai.ts';
+import { localPhotoStore } from './local-photo-store.ts';
 import { LocalQueue } from './local-queue.ts';
 import { OutboxEmailPort } from './outbox-email.ts';
 import { LocalWebhookLadder } from './webhook-ladder.ts';
@@ -16,7 +18,8 @@ export const LOCAL_CURSOR_SECRET = 'local-stack-cursor-secret-not-for-aws';
 
 /**
  * Binds the local adapters of every port: the table-backed queue, the outbox, the deterministic
- * enrichment provider, the rule-based scorer and the webhook ladder on the local queue. Called by the local stack (`npm start`), the bench
+ * enrichment provider, the rule-based scorer, the webhook ladder on the local queue and the photo
+ * store on the local S3. Called by the local stack (`npm start`), the bench
  * and the test setup; Lambda never calls it, so a missing AWS setting there fails loudly instead.
  */
 export function bindLocalAdapters(): void {
@@ -25,4 +28,6 @@ export function bindLocalAdapters(): void {
   setEnrichmentProvider(new LocalEnrichmentProvider());
   setScoringProvider(new LocalScoringProvider());
   setWebhookLadder(new LocalWebhookLadder());
+  // The local S3 of `npm start` and the tests (S3_ENDPOINT); without one, the photo routes say so.
+  setPhotoStore(process.env.S3_ENDPOINT ? localPhotoStore() : undefined);
 }

@@ -1,0 +1,32 @@
+import { defineOperation } from '../../api/operation.ts';
+import { ImageImportOut, ImportPath, toImageImportOut } from '../../contract/property-images.ts';
+import { ErrorOut } from '../../contract/shared.ts';
+import { requireProperty } from '../../data/properties.ts';
+import { galleryOf } from '../../data/property-images.ts';
+import { readImport } from '../../services/image-imports.ts';
+
+export const operation = defineOperation(
+  'getPropertyImageImport',
+  {
+    params: ImportPath,
+    responses: {
+      200: {
+        description: 'The import: pending, ready (with its image) or failed (with its reason)',
+        schema: ImageImportOut,
+      },
+      404: {
+        description: 'No listing with this id in this tenant, or no such import on it',
+        schema: ErrorOut,
+      },
+    },
+  },
+  async ({ params, caller }) => {
+    const tenantId = caller.tenant.tenantId;
+    const record = await readImport(tenantId, params.property_id, params.import_id);
+    const gallery =
+      record.status === 'ready' ? galleryOf(await requireProperty(tenantId, params.property_id)) : [];
+    return { status: 200, body: toImageImportOut(record, gallery) };
+  },
+);
+
+export const handler = operation.handler;

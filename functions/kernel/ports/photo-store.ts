@@ -1,0 +1,174 @@
+import type { S3ClientConfig } from '@aws-sdk/client-s3';
+import { config } from '../config.ts';
+import { definePort, required } from './port.ts';
+import { clientDefaults, lazyClient } from './sdk-client.ts';
+
+/** A presigned PUT: where and how the client sends the file itself, straight to storage. */
+export interface PresignedUpload {
+  url: string;
+  method: 'PUT';
+  /** Headers the PUT must carry exactly as given (they are signed). */
+  headers: Record<string, string>;
+  expiresAt: string;
+}
+
+/** What storage knows of an object. */
+export interface StoredObject {
+  sizeBytes: number;
+}
+
+/**
+ * The photo bucket (S3 in AWS, the local S3 of `npm start` and the tests). Keys are chosen by the
+ * services (domain/images.ts); the port never decides where a file goes.
+ */
+export interface PhotoStorePort {
+  /**
+   * A URL to PUT one file of exactly `contentType` and `sizeBytes` to `key`, valid `expiresInSeconds`.
+   * Content-Type and Content-Length are signed: S3 refuses a PUT with another type or size.
+   */
+  presignPut(
+    key: string,
+    file: { contentType: string; sizeBytes: number },
+    expiresInSeconds: number,
+  ): Promise<PresignedUpload>;
+  /** The object's size, or undefined when there is none. */
+  head(key: string): Promise<StoredObject | undefined>;
+  /** The object's first `bytes` bytes (all of it when shorter). */
+  readStart(key: string, bytes: number): Promise<Buffer>;
+  /** Writes a file (the import worker). */
+  put(key: string, body: Buffer, contentType: string): Promise<void>;
+  /** Copies an object to `toKey`, stored with `contentType` (an upload confirmed into the gallery). */
+  copy(fromKey: string, toKey: string, contentType: string): Promise<void>;
+  /** Deletes an object; deleting a missing one is no error. */
+  delete(key: string): Promise<void>;
+  /** Where a stored photo is served publicly. */
+  publicUrl(key: string): string;
+}
+
+export interface S3PhotoStoreOptions {
+  bucket: string;
+  /** The public base of the photos: the CDN in AWS (`https://dxxxx.cloudfront.net`), keys appended. */
+  publicBaseUrl: string;
+  /** Client settings over the service's defaults (the local stack points it at its own S3). */
+  client?: S3ClientConfig;
+}
+
+/** Amazon S3 (or an S3-compatible local stand-in): PutObject presigned, HeadObject, GetObject, CopyObject, DeleteObject. */
+export class S3PhotoStore implements PhotoStorePort {
+  readonly #bucket: string;
+  readonly #base: string;
+  readonly #s3;
+
+  constructor(options: S3PhotoStoreOptions) {
+    this.#bucket = options.bucket;
+    this.#base = options.publicBaseUrl.replace(/\/+$/, '');
+    this.#s3 = lazyClient(
+      () => import('@aws-sdk/client-s3'),
+      ({ S3Client }) => new S3Client({ ...clientDefaults(), ...options.client }),
+    );
+  }
+
+  async presignPut(
+    key: string,
+    file: { contentType: string; sizeBytes: number },
+    expiresInSeconds: number,
+  ): Promise<PresignedUpload> {
+    const [[{ PutObjectCommand }, client], { getSignedUrl }] = await Promise.all([
+      this.#s3(),
+      import('@aws-sdk/s3-request-presigner'),
+    ]);
+    const signedAt = new Date();
+    const url = await getSignedUrl(
+      client,
+      new PutObjectCommand({
+        Bucket: this.#bucket,
+        Key: key,
+        ContentType: file.contentType,
+        ContentLength: file.sizeBytes,
+      }),
+      {
+        expiresIn: expiresInSeconds,
+        signingDate: signedAt,
+        // Signed, so S3 itself refuses a PUT of another type or size than the one minted.
+        signableHeaders: new Set(['content-type', 'content-length']),
+      },
+    );
+    return {
+      url,
+      method: 'PUT',
+      headers: { 'Content-Type': file.contentType, 'Content-Length': String(file.sizeBytes) },
+      expiresAt: new Date(signedAt.getTime() + expiresInSeconds * 1000).toISOString(),
+    };
+  }
+
+  async head(key: string): Promise<StoredObject | undefined> {
+    const [{ HeadObjectCommand }, client] = await this.#s3();
+    try {
+      const answer = await client.send(new HeadObjectCommand({ Bucket: this.#bucket, Key: key }));
+      return { sizeBytes: answer.ContentLength ?? 0 };
+    } catch (error) {
+      const e = error as { name?: string; $metadata?: { httpStatusCode?: number } };
+      if (e.name === 'NotFound' || e.name === 'NoSuchKey' || e.$metadata?.httpStatusCode === 404) {
+        return undefined;
+      }
+      throw error;
+    }
+  }
+
+  async readStart(key: string, bytes: number): Promise<Buffer> {
+    const [{ GetObjectCommand }, client] = await this.#s3();
+    const answer = await client.send(
+      new GetObjectCommand({ Bucket: this.#bucket, Key: key, Range: `bytes=0-${bytes - 1}` }),
+    );
+    const body = await answer.Body?.transformToByteArray();
+    return Buffer.from(body ?? new Uint8Array());
+  }
+
+  async put(key: string, body: Buffer, contentType: string): Promise<void> {
+    const [{ PutObjectCommand }, client] = await this.#s3();
+    await client.send(
+      new PutObjectCommand({ Bucket: this.#bucket, Key: key, Body: body, ContentType: contentType }),
+    );
+  }
+
+  async copy(fromKey: string, toKey: string, contentType: string): Promise<void> {
+    const [{ CopyObjectCommand }, client] = await this.#s3();
+    await client.send(
+      new CopyObjectCommand({
+        Bucket: this.#bucket,
+        Key: toKey,
+        CopySource: `${this.#bucket}/${fromKey.split('/').map(encodeURIComponent).join('/')}`,
+        ContentType: contentType,
+        MetadataDirective: 'REPLACE',
+      }),
+    );
+  }
+
+  async delete(key: string): Promise<void> {
+    const [{ DeleteObjectCommand }, client] = await this.#s3();
+    await client.send(new DeleteObjectCommand({ Bucket: this.#bucket, Key: key }));
+  }
+
+  publicUrl(key: string): string {
+    return `${this.#base}/${key.split('/').map(encodeURIComponent).join('/')}`;
+  }
+}
+
+const port = definePort<PhotoStorePort>(
+  'photo store',
+  () =>
+    new S3PhotoStore({
+      bucket: required(config().PHOTO_BUCKET, 'PHOTO_BUCKET', 'photo store'),
+      publicBaseUrl: required(config().PHOTO_BASE_URL, 'PHOTO_BASE_URL', 'photo store'),
+    }),
+);
+
+/** The photo bucket: S3 in Lambda (PHOTO_BUCKET, PHOTO_BASE_URL required), the bound adapter elsewhere. */
+export function photoStore(): PhotoStorePort {
+  return port.get();
+}
+
+/** Binds a photo store: the local stack's S3, or a test's. */
+export function setPhotoStore(next: PhotoStorePort | undefined): void {
+  port.bind(next);
+}

@@ -1,0 +1,84 @@
+import { Duration } from 'aws-cdk-lib';
+import {
+  AllowedMethods,
+  CachePolicy,
+  Distribution,
+  HttpVersion,
+  PriceClass,
+  ResponseHeadersPolicy,
+  ViewerProtocolPolicy,
+} from 'aws-cdk-lib/aws-cloudfront';
+import { S3BucketOrigin } from 'aws-cdk-lib/aws-cloudfront-origins';
+import type { IBucket } from 'aws-cdk-lib/aws-s3';
+import { NagSuppressions } from 'cdk-nag';
+import { Construct } from 'constructs';
+
+export interface PhotoDistributionProps {
+  /** The private photo bucket. */
+  readonly bucket: IBucket;
+}
+
+/**
+ * Serves the gallery photos (interface §4.2): a CloudFront distribution in front of the private
+ * photo bucket, reaching it through Origin Access Control (the bucket stays closed to the public;
+ * its policy lets this distribution alone read). Photos are immutable (a new photo is a new key), so
+ * they are cached long. `baseUrl` is what the functions put in image URLs. An unconfirmed upload is
+ * readable here only by whoever knows its random key (its uploader), until it expires after a day.
+ */
+export class PhotoDistribution extends Construct {
+  readonly distribution: Distribution;
+  /** `https://<id>.cloudfront.net`: image URLs are this plus the object key. */
+  readonly baseUrl: string;
+
+  constructor(scope: Construct, id: string, props: PhotoDistributionProps) {
+    super(scope, id);
+    const cachePolicy = new CachePolicy(this, 'ImmutablePhotos', {
+      comment: 'Gallery photos: one key per photo, never overwritten',
+      defaultTtl: Duration.days(30),
+      maxTtl: Duration.days(365),
+      minTtl: Duration.seconds(0),
+      enableAcceptEncodingGzip: false,
+      enableAcceptEncodingBrotli: false,
+    });
+    this.distribution = new Distribution(this, 'Distribution', {
+      comment: 'Listings and Leads: listing photos',
+      httpVersion: HttpVersion.HTTP2_AND_3,
+      priceClass: PriceClass.PRICE_CLASS_100,
+      defaultBehavior: {
+        origin: S3BucketOrigin.withOriginAccessControl(props.bucket),
+        viewerProtocolPolicy: ViewerProtocolPolicy.REDIRECT_TO_HTTPS,
+        allowedMethods: AllowedMethods.ALLOW_GET_HEAD,
+        cachePolicy,
+        responseHeadersPolicy:
+          ResponseHeadersPolicy.CORS_ALLOW_ALL_ORIGINS_WITH_PREFLIGHT_AND_SECURITY_HEADERS,
+      },
+    });
+    this.baseUrl = `https://${this.distribution.distributionDomainName}`;
+    NagSuppressions.addResourceSuppressions(this.distribution, [
+      {
+        id: 'AwsSolutions-CFR1',
+        reason:
+          "Listing photos are public by nature (they illustrate the Tenants' public websites worldwide); no geography is excluded.",
+      },
+      {
+        id: 'AwsSolutions-CFR2',
+        reason:
+          'Static, immutable photos behind an unguessable key and a long cache: no request reaches code, and ' +
+          'the origin only serves GETs of existing objects. A WAF web ACL adds a monthly cost with nothing to inspect.',
+      },
+      {
+        id: 'AwsSolutions-CFR3',
+        reason:
+          'The photos are public images with random keys; who fetched which photo is of no operational use, ' +
+          "and CloudFront's standard logs need an ACL-enabled bucket that this account's buckets do not allow. " +
+          "The bucket's own server access logs record every origin read.",
+      },
+      {
+        id: 'AwsSolutions-CFR4',
+        reason:
+          "The distribution uses CloudFront's default *.cloudfront.net certificate, for which CloudFront fixes " +
+          'the viewer TLS policy; a custom domain with its own certificate (TLSv1.2_2021) is a deploy-time choice.',
+      },
+    ]);
+  }
+}

@@ -1,0 +1,171 @@
+/**
+ * The S3 photo store (functions/kernel/ports/photo-store.ts) at the SDK edge: the presigned PUT
+ * signs Content-Type and Content-Length (the local S3 checks no signature, so it is proven here),
+ * and each call sends the command and input S3 expects, with S3's answers and errors taken as meant.
+ */
+import {
+  CopyObjectCommand,
+  DeleteObjectCommand,
+  GetObjectCommand,
+  HeadObjectCommand,
+  NotFound,
+  PutObjectCommand,
+  S3Client,
+  S3ServiceException,
+} from '@aws-sdk/client-s3';
+import { mockClient } from 'aws-sdk-client-mock';
+import { afterAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { S3PhotoStore } from '../../functions/kernel/ports/photo-store.ts';
+
+const s3 = mockClient(S3Client);
+const BUCKET = 'photos-bucket';
+const CDN = 'https://d111111abcdef8.cloudfront.net';
+const store = () =>
+  new S3PhotoStore({
+    bucket: BUCKET,
+    publicBaseUrl: `${CDN}/`,
+    client: { region: 'eu-west-1', credentials: { accessKeyId: 'AKIDEXAMPLE', secretAccessKey: 'secret' } },
+  });
+
+beforeEach(() => {
+  s3.reset();
+});
+afterAll(() => {
+  s3.restore();
+});
+
+describe('S3PhotoStore.presignPut', () => {
+  it('signs Content-Type and Content-Length into a PUT of that key, valid for the time asked', async () => {
+    // Prepare
+    const key = 'uploads/t-1/p-1/0b6f5a1e-8d3c-4f0e-9a51-3f1c2a9b7d10-2048';
+    const before = Date.now();
+    // Act
+    const signed = await store().presignPut(key, { contentType: 'image/png', sizeBytes: 2048 }, 900);
+    // Assess
+    const url = new URL(signed.url);
+    expect(url.hostname).toBe(`${BUCKET}.s3.eu-west-1.amazonaws.com`);
+    expect(url.pathname).toBe(`/${key}`);
+    expect(url.searchParams.get('X-Amz-Algorithm')).toBe('AWS4-HMAC-SHA256');
+    expect(url.searchParams.get('X-Amz-Expires')).toBe('900');
+    expect(url.searchParams.get('X-Amz-SignedHeaders')?.split(';').sort()).toEqual([
+      'content-length',
+      'content-type',
+      'host',
+    ]);
+    expect(url.searchParams.get('X-Amz-Signature')).toMatch(/^[0-9a-f]{64}$/);
+    expect(signed).toMatchObject({
+      method: 'PUT',
+      headers: { 'Content-Type': 'image/png', 'Content-Length': '2048' },
+    });
+    const expires = Date.parse(signed.expiresAt);
+    expect(expires).toBeGreaterThanOrEqual(Math.floor(before / 1000) * 1000 + 900_000);
+    expect(expires).toBeLessThanOrEqual(Date.now() + 900_000);
+  });
+
+  it('gives another signature for another size or type at the same instant: S3 would refuse a PUT that differs', async () => {
+    // Prepare
+    const key = 'uploads/t-1/p-1/0b6f5a1e-8d3c-4f0e-9a51-3f1c2a9b7d10-2048';
+    vi.useFakeTimers({ toFake: ['Date'] });
+    vi.setSystemTime(new Date('2026-11-24T01:00:00Z'));
+    const signature = async (contentType: string, sizeBytes: number) =>
+      new URL((await store().presignPut(key, { contentType, sizeBytes }, 900)).url).searchParams.get(
+        'X-Amz-Signature',
+      );
+    try {
+      // Act
+      const png = await signature('image/png', 2048);
+      const samePng = await signature('image/png', 2048);
+      const jpeg = await signature('image/jpeg', 2048);
+      const larger = await signature('image/png', 2049);
+      // Assess
+      expect(samePng).toBe(png);
+      expect(new Set([png, jpeg, larger]).size).toBe(3);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+});
+
+describe('S3PhotoStore calls', () => {
+  it('HeadObject gives the size; a missing key is undefined; another error is thrown', async () => {
+    // Prepare
+    s3.on(HeadObjectCommand, { Key: 'uploads/a' })
+      .resolves({ ContentLength: 1234 })
+      .on(HeadObjectCommand, { Key: 'uploads/missing' })
+      .rejects(new NotFound({ message: 'Not Found', $metadata: { httpStatusCode: 404 } }))
+      .on(HeadObjectCommand, { Key: 'uploads/denied' })
+      .rejects(
+        new S3ServiceException({
+          name: 'AccessDenied',
+          $fault: 'client',
+          message: 'Access Denied',
+          $metadata: { httpStatusCode: 403 },
+        }),
+      );
+    // Act
+    const found = await store().head('uploads/a');
+    const missing = await store().head('uploads/missing');
+    const denied = store().head('uploads/denied');
+    // Assess
+    expect(found).toEqual({ sizeBytes: 1234 });
+    expect(missing).toBeUndefined();
+    await expect(denied).rejects.toThrow(/Access Denied/);
+    expect(s3.commandCalls(HeadObjectCommand)[0]?.args[0].input).toEqual({
+      Bucket: BUCKET,
+      Key: 'uploads/a',
+    });
+  });
+
+  it('reads the start of an object with a Range', async () => {
+    // Prepare
+    // The SDK's streaming body, as far as the store uses it.
+    const body = { transformToByteArray: async () => new Uint8Array([0x89, 0x50, 0x4e, 0x47]) };
+    s3.on(GetObjectCommand).resolves({ Body: body as never });
+    // Act
+    const bytes = await store().readStart('uploads/a', 4100);
+    // Assess
+    expect([...bytes]).toEqual([0x89, 0x50, 0x4e, 0x47]);
+    expect(s3.commandCalls(GetObjectCommand)[0]?.args[0].input).toEqual({
+      Bucket: BUCKET,
+      Key: 'uploads/a',
+      Range: 'bytes=0-4099',
+    });
+  });
+
+  it('puts, copies (with the type read from the file) and deletes by key', async () => {
+    // Prepare
+    s3.on(PutObjectCommand)
+      .resolves({})
+      .on(CopyObjectCommand)
+      .resolves({})
+      .on(DeleteObjectCommand)
+      .resolves({});
+    const body = Buffer.from('GIF89a');
+    // Act
+    await store().put('images/t/p/i.gif', body, 'image/gif');
+    await store().copy('uploads/t/p/u 1', 'images/t/p/i.png', 'image/png');
+    await store().delete('uploads/t/p/u 1');
+    // Assess
+    expect(s3.commandCalls(PutObjectCommand)[0]?.args[0].input).toEqual({
+      Bucket: BUCKET,
+      Key: 'images/t/p/i.gif',
+      Body: body,
+      ContentType: 'image/gif',
+    });
+    expect(s3.commandCalls(CopyObjectCommand)[0]?.args[0].input).toEqual({
+      Bucket: BUCKET,
+      Key: 'images/t/p/i.png',
+      CopySource: `${BUCKET}/uploads/t/p/u%201`,
+      ContentType: 'image/png',
+      MetadataDirective: 'REPLACE',
+    });
+    expect(s3.commandCalls(DeleteObjectCommand)[0]?.args[0].input).toEqual({
+      Bucket: BUCKET,
+      Key: 'uploads/t/p/u 1',
+    });
+  });
+
+  it('serves a key from the public base, each segment encoded', () => {
+    expect(store().publicUrl('images/t-1/p-1/a b.jpg')).toBe(`${CDN}/images/t-1/p-1/a%20b.jpg`);
+  });
+});
