@@ -8,7 +8,7 @@ import { issueApiKey } from '../../functions/services/api-keys.ts';
 import { orderByDepth, type PlaceInput, savePlace } from '../../functions/services/places.ts';
 import { issueSiteKey, listKeys } from '../../functions/services/site-keys.ts';
 import { createTenantFromAdmin } from '../../functions/services/tenants.ts';
-import { DEMO_AGENTS, DEMO_LANGUAGES, seedCatalogue } from './demo-catalogue.ts';
+import { DEMO_AGENTS, DEMO_LANGUAGES, type SampleListing, seedCatalogue } from './demo-catalogue.ts';
 
 export const DEMO_SLUG = 'demo';
 
@@ -20,6 +20,8 @@ export interface DemoSeed {
   keys?: { name: string; key: string; scopes: string[] }[];
   /** The publishable key for a site on http://localhost (any port), when this start created it. */
   siteKey?: { name: string; key: string; origins: string[] };
+  /** The sample listings, on the start that wrote them (their photos are drawn after start-up). */
+  catalogue?: { id: string; sample: SampleListing }[];
 }
 
 /** The demo's publishable key, made once: a page on http://localhost (any port) may use it. */
@@ -69,7 +71,7 @@ export async function seedDemo(): Promise<DemoSeed> {
     isAdmin: true,
   });
   for (const other of DEMO_AGENTS) await createAgent({ tenantId: tenant.tenantId, ...other });
-  await seedCatalogue(tenant);
+  const catalogue = await seedCatalogue(tenant);
   const full = await issueApiKey({
     tenantId: tenant.tenantId,
     name: 'demo-full-access',
@@ -86,6 +88,7 @@ export async function seedDemo(): Promise<DemoSeed> {
     slug: DEMO_SLUG,
     agentEmail: agent.email,
     ...(siteKey ? { siteKey } : {}),
+    catalogue,
     keys: [
       { name: full.record.name, key: full.secret, scopes: full.record.scopes },
       { name: readOnly.record.name, key: readOnly.secret, scopes: readOnly.record.scopes },

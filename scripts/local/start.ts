@@ -156,6 +156,16 @@ log(`Example website: ${url.replace('127.0.0.1', 'localhost')}/site/`);
 log(`API reference:   ${url}/docs`);
 log(`API ready on ${url}`);
 
+if (demo.catalogue) {
+  // Drawing the photos takes a while on a busy machine: the API serves meanwhile, and each
+  // gallery shows as it fills.
+  const { illustrateCatalogue } = await import('./demo-illustrate.ts');
+  illustrateCatalogue(demo.tenantId, demo.catalogue).then(
+    (count) => log(`Demo catalogue: ${count} photos drawn and added`),
+    (error: unknown) => console.error('demo photos:', (error as Error).message),
+  );
+}
+
 let stopping = false;
 async function stop(): Promise<void> {
   if (stopping) return;

@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EVENT_TYPES } from '../../functions/domain/events.ts';
 import { routes } from '../../functions/routes.ts';
 import { SAMPLE_LISTINGS, sampleText } from '../../scripts/local/demo-catalogue.ts';
+import { PHOTO_HEIGHT, PHOTO_WIDTH } from '../../scripts/local/demo-photos.ts';
 import { runAdminCli } from '../support/cli.ts';
 import { type LocalStack, startLocalStack } from '../support/local-stack.ts';
 import { findChromium, NO_CHROMIUM } from './chromium.ts';
@@ -225,6 +226,49 @@ describe.skipIf(!chromium)('the example website in Chromium', () => {
     const lead = await secretApi(`/v1/leads/${inquiry.lead_id}`);
     expect(lead).toMatchObject({ email: 'visitor@example.com', name: 'Browser Visitor', source: 'widget' });
   }, 90_000);
+
+  it('shows the photos drawn at first start, which the browser decodes', async () => {
+    // Prepare: the first start draws the catalogue's photos after start-up, the villa's first
+    const villa = SAMPLE_LISTINGS[0]!;
+    const page = await open(`${siteUrl}?listing_type=sale&sort=price_desc`);
+    await settled(page);
+    const slug = await page.$eval('#grid .card', (e) => e.getAttribute('data-slug'));
+    const deadline = Date.now() + 120_000;
+    let listing: { images: { url: string; is_primary: boolean }[] } | undefined;
+    while (Date.now() < deadline) {
+      const found = (await secretApi('/v1/properties?limit=200')).data.find(
+        (p: { slug: string }) => p.slug === slug,
+      );
+      if (found?.images.length === 3) {
+        listing = found;
+        break;
+      }
+      await new Promise((r) => setTimeout(r, 1000));
+    }
+    expect(listing, 'the featured villa gets three photos').toBeDefined();
+    // Act
+    await page.goto(`${siteUrl}?listing=${slug}`);
+    await settled(page);
+    await page.waitForFunction(
+      "[...document.querySelectorAll('.gallery img')].length === 3 && [...document.querySelectorAll('.gallery img')].every((i) => i.complete)",
+      { timeout: 30_000 },
+    );
+    await shot(page, '6b-photos');
+    // Assess: real images, decoded at the size they were drawn
+    const sizes = await page.$$eval('.gallery img', (images) =>
+      images.map((i) => [
+        (i as unknown as { naturalWidth: number }).naturalWidth,
+        (i as unknown as { naturalHeight: number }).naturalHeight,
+      ]),
+    );
+    expect(sizes).toEqual([
+      [PHOTO_WIDTH, PHOTO_HEIGHT],
+      [PHOTO_WIDTH, PHOTO_HEIGHT],
+      [PHOTO_WIDTH, PHOTO_HEIGHT],
+    ]);
+    expect(listing?.images.filter((i) => i.is_primary)).toHaveLength(1);
+    expect(villa.featured).toBe(true);
+  }, 180_000);
 
   it('is refused by the browser when loaded from a site the key does not allow (CORS)', async () => {
     // Act: the same files, from another origin
