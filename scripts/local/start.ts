@@ -156,14 +156,16 @@ log(`Example website: ${url.replace('127.0.0.1', 'localhost')}/site/`);
 log(`API reference:   ${url}/docs`);
 log(`API ready on ${url}`);
 
-if (demo.catalogue) {
-  // Drawing the photos takes a while on a busy machine: the API serves meanwhile, and each
-  // gallery shows as it fills.
+if (demo.writeCatalogue) {
+  // The sample listings, then their photos, while the API already serves: each shows as it lands.
+  const { writeCatalogue } = demo;
   const { illustrateCatalogue } = await import('./demo-illustrate.ts');
-  illustrateCatalogue(demo.tenantId, demo.catalogue).then(
-    (count) => log(`Demo catalogue: ${count} photos drawn and added`),
-    (error: unknown) => console.error('demo photos:', (error as Error).message),
-  );
+  void (async () => {
+    const listings = await writeCatalogue();
+    log(`Demo catalogue: ${listings.length} listings written`);
+    const photos = await illustrateCatalogue(demo.tenantId, listings);
+    log(`Demo catalogue: ${photos} photos drawn and added`);
+  })().catch((error: unknown) => console.error('demo catalogue:', (error as Error).message));
 }
 
 let stopping = false;

@@ -72,6 +72,12 @@ beforeAll(async () => {
   if (!chromium) return;
   mkdirSync(SHOTS, { recursive: true });
   stack = await startLocalStack();
+  // The demo catalogue is written right after start-up: wait for it (bounded).
+  const deadline = Date.now() + 240_000;
+  while (!/Demo catalogue: \d+ listings written/.test(stack.output())) {
+    if (Date.now() > deadline) throw new Error(`no demo catalogue within 240 s:\n${stack.output()}`);
+    await new Promise((r) => setTimeout(r, 500));
+  }
   secretKey = /demo-full-access\s+(svc_live_[A-Za-z0-9_-]+)/.exec(stack.output())?.[1] as string;
   expect(secretKey, stack.output()).toBeDefined();
   siteUrl = /Example website: (http:\/\/localhost:\d+\/site\/)/.exec(stack.output())?.[1] as string;
@@ -91,7 +97,7 @@ beforeAll(async () => {
       `--host-resolver-rules=MAP ${OTHER_SITE} 127.0.0.1`,
     ],
   });
-}, 150_000);
+}, 500_000);
 
 afterAll(async () => {
   await browser?.close();

@@ -85,7 +85,7 @@ beforeAll(async () => {
     stderr += chunk.toString('utf8');
   });
   await until('the receiver to listen', () => (stderr.includes('Receiving webhooks on') ? true : undefined));
-}, 150_000);
+}, 300_000);
 
 afterAll(async () => {
   receiver?.kill('SIGTERM');

@@ -51,7 +51,8 @@ export async function startLocalStack(options: { env?: Record<string, string> } 
   };
   try {
     const url = await new Promise<string>((resolveUrl, reject) => {
-      const timer = setTimeout(() => reject(new Error(`stack not ready within 90 s:\n${out}`)), 90_000);
+      // A loaded machine (2 cores shared by many runs) can take well over a minute to start.
+      const timer = setTimeout(() => reject(new Error(`stack not ready within 180 s:\n${out}`)), 180_000);
       child.stdout?.on('data', () => {
         const match = READY.exec(out);
         if (match) {
