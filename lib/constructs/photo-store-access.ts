@@ -3,6 +3,12 @@ import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import { NagSuppressions } from 'cdk-nag';
 import type { ServiceFunction } from './service-function.ts';
 
+/**
+ * cdk-nag's finding for a grant on one key prefix of the photo bucket, however the bucket's ARN is
+ * rendered (a cross-stack reference here): `Resource::<…PhotoBucket…Arn…>/uploads/*` or `…/images/*`.
+ */
+export const PHOTO_PREFIX_WILDCARD = '/^Resource::.*PhotoBucket[0-9A-F]*.*Arn.*\\/(uploads|images)\\/\\*$/g';
+
 /** What a function may do in the photo bucket, by key prefix pattern (`uploads/*`, `images/*`). */
 export interface PhotoStoreAccess {
   /** `s3:PutObject` (a write, the target of a copy, or the signer of a presigned PUT). */
@@ -55,7 +61,7 @@ export function bindPhotoStore(
           'Photo keys are generated per Tenant, listing and photo (uploads/<tenant>/<listing>/…, ' +
           'images/<tenant>/<listing>/…), so object grants name a key prefix: the narrowest IAM allows, ' +
           'since a Tenant is not an IAM identity.',
-        appliesTo: [{ regex: '/^Resource::<.*PhotoBucket.*\\.Arn>\\/(uploads|images)\\/\\*$/g' }],
+        appliesTo: [{ regex: PHOTO_PREFIX_WILDCARD }],
       },
     ],
     true,

@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { SQSEvent } from 'aws-lambda';
-import { Dispatcher, MockAgent } from 'undici';
+import { Agent, Dispatcher, MockAgent, fetch as undiciFetch } from 'undici';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { MAX_IMAGE_BYTES } from '../../functions/domain/images.ts';
 import { publicDispatcher, type Resolver } from '../../functions/kernel/net/public-dispatcher.ts';
@@ -31,6 +31,14 @@ class FileQueue implements QueuePort {
     await this.#local.send(queue === 'images' ? IMPORT_QUEUE : queue, message, options);
   }
 }
+
+/**
+ * Requests to the local S3 on a fresh connection each: s3rver closes idle keep-alive connections on
+ * its own timer, and a request sent on one just as it closes fails with ECONNRESET.
+ */
+const freshConnections = new Agent({ pipelining: 0 });
+const toS3 = (url: string, init: Parameters<typeof undiciFetch>[1] = {}) =>
+  undiciFetch(url, { ...init, dispatcher: freshConnections });
 
 /** Sends each request to the dispatcher of its origin, or to `fallback`. */
 class ByOrigin extends Dispatcher {
@@ -162,7 +170,7 @@ describe('import by URL', () => {
         size_bytes: sample?.bytes.length,
       });
       // The stored file is served at the image's URL, byte for byte.
-      const served = await fetch(done.body.image.url);
+      const served = await toS3(done.body.image.url);
       expect(served.status).toBe(200);
       expect(Buffer.from(await served.arrayBuffer()).equals(Buffer.from(sample?.bytes ?? []))).toBe(true);
     }
@@ -365,7 +373,7 @@ describe('uploads and the gallery', () => {
     });
     expect(minted.body.object_key.startsWith(`uploads/${tenant.tenantId}/${propertyId}/`)).toBe(true);
     const { 'Content-Length': _length, ...sendHeaders } = minted.body.headers;
-    const put = await fetch(minted.body.url, { method: 'PUT', headers: sendHeaders, body: png });
+    const put = await toS3(minted.body.url, { method: 'PUT', headers: sendHeaders, body: png });
     expect(put.status).toBe(200);
 
     // Act 2: confirm (twice), as the cover
@@ -387,7 +395,7 @@ describe('uploads and the gallery', () => {
     });
     expect(again.status).toBe(200);
     expect(again.body).toEqual(confirmed.body);
-    const served = await fetch(confirmed.body.url);
+    const served = await toS3(confirmed.body.url);
     expect(Buffer.from(await served.arrayBuffer()).equals(png)).toBe(true);
     let listing = (await api.call('GET', `/v1/properties/${propertyId}`)).body;
     expect(listing.images.map((i: { id: string; is_primary: boolean }) => [i.id, i.is_primary])).toEqual([
@@ -427,7 +435,7 @@ describe('uploads and the gallery', () => {
     expect(listing.images.map((i: { id: string; is_primary: boolean }) => [i.id, i.is_primary])).toEqual([
       [confirmed.body.id, true],
     ]);
-    expect((await fetch(imported.url)).status).toBe(404);
+    expect((await toS3(imported.url)).status).toBe(404);
     expect((await api.call('DELETE', `/v1/properties/${propertyId}/images/${imported.id}`)).status).toBe(404);
 
     // Events: each gallery change is a property.updated with images among changed_fields.
@@ -458,7 +466,7 @@ describe('uploads and the gallery', () => {
     const mintedHtml = await api.call('POST', `/v1/properties/${propertyId}/images/uploads`, {
       body: { content_type: 'image/jpeg', size_bytes: html.length },
     });
-    await fetch(mintedHtml.body.url, {
+    await toS3(mintedHtml.body.url, {
       method: 'PUT',
       headers: { 'Content-Type': 'image/jpeg' },
       body: html,
