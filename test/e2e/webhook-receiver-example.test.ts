@@ -62,6 +62,12 @@ beforeAll(async () => {
   key = /demo-full-access\s+(svc_live_[A-Za-z0-9_-]+)/.exec(stack.output())?.[1] as string;
   expect(key, stack.output()).toBeDefined();
 
+  // The demo catalogue is written right after start-up: let it land before subscribing.
+  const deadline = Date.now() + 240_000;
+  while (!/Demo catalogue: \d+ listings written/.test(stack.output())) {
+    if (Date.now() > deadline) throw new Error(`no demo catalogue:\n${stack.output()}`);
+    await new Promise((r) => setTimeout(r, 500));
+  }
   // As the README says: subscribe the receiver's address, then start it with the secret.
   const port = await freePort();
   receiverUrl = `http://127.0.0.1:${port}/`;
@@ -85,7 +91,7 @@ beforeAll(async () => {
     stderr += chunk.toString('utf8');
   });
   await until('the receiver to listen', () => (stderr.includes('Receiving webhooks on') ? true : undefined));
-}, 300_000);
+}, 400_000);
 
 afterAll(async () => {
   receiver?.kill('SIGTERM');
@@ -116,7 +122,7 @@ describe('examples/webhook-receiver against npm start', () => {
     );
     // Assess: the events are the service's, and the service logged the receiver's 204s
     expect(updated.data.changed_fields).toContain('price');
-    const deliveries = await api('GET', `/v1/webhooks/${endpointId}/deliveries`);
+    const deliveries = await api('GET', `/v1/webhooks/${endpointId}/deliveries?limit=200`);
     const ours = (
       deliveries.body.data as { event_id: string; status: string; attempts: { status_code: number }[] }[]
     ).filter((d) => d.event_id === createdEventId || d.event_id === updated.id);
@@ -130,7 +136,7 @@ describe('examples/webhook-receiver against npm start', () => {
 
   it('answers a redelivery of a handled webhook-id with 2xx and does not handle it twice', async () => {
     // Prepare
-    const deliveries = await api('GET', `/v1/webhooks/${endpointId}/deliveries`);
+    const deliveries = await api('GET', `/v1/webhooks/${endpointId}/deliveries?limit=200`);
     const delivery = (deliveries.body.data as { id: string; event_id: string }[]).find(
       (d) => d.event_id === createdEventId,
     );
@@ -142,7 +148,7 @@ describe('examples/webhook-receiver against npm start', () => {
       stderr.includes(`duplicate ${createdEventId}`) ? true : undefined,
     );
     // Assess: the service saw a success, the receiver handled the event once
-    const after = await api('GET', `/v1/webhooks/${endpointId}/deliveries`);
+    const after = await api('GET', `/v1/webhooks/${endpointId}/deliveries?limit=200`);
     const attempts = (
       after.body.data as { id: string; attempts: { trigger: string; status_code: number }[] }[]
     ).find((d) => d.id === delivery?.id)?.attempts;
