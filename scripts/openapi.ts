@@ -1,7 +1,7 @@
 /**
  * Generates the OpenAPI 3.1 document (docs/openapi.json) and the README's route table from the
  * route table and each operation's zod schemas: the docs cannot drift from what the code serves.
- *   npm run openapi            write both
+ *   npm run openapi            write both, and the reference page docs/reference.html
  *   npm run openapi -- --check exit 1 when either is out of date (run by the tests)
  */
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -14,6 +14,8 @@ import { PUBLISHABLE } from '../functions/api/route.ts';
 import { ErrorOut, InternalErrorOut, ValidationErrorOut } from '../functions/contract/errors.ts';
 import { describeRequirement } from '../functions/domain/scopes.ts';
 import { routes } from '../functions/routes.ts';
+import { webhooksDocument } from './openapi-webhooks.ts';
+import { referencePageHtml } from './reference-page.ts';
 
 process.env.LOG_LEVEL ??= 'SILENT';
 const root = resolve(import.meta.dirname, '..');
@@ -150,6 +152,7 @@ export async function buildOpenApi(): Promise<Record<string, unknown>> {
       responses: responsesOf(operation),
     };
   }
+  const events = webhooksDocument((s) => schema(s, 'output') as Record<string, unknown>);
   return {
     openapi: '3.1.0',
     info: {
@@ -179,11 +182,14 @@ export async function buildOpenApi(): Promise<Record<string, unknown>> {
           .sort(([a], [b]) => a.localeCompare(b))
           .map(([id, h]) => [id, { description: h.description, required: h.required, schema: h.schema }]),
       ),
-      schemas: Object.fromEntries(
-        Object.entries(sharedSchemas).map(([name, s]) => [name, schema(s, 'output')]),
-      ),
+      schemas: {
+        ...Object.fromEntries(Object.entries(sharedSchemas).map(([name, s]) => [name, schema(s, 'output')])),
+        ...events.schemas,
+      },
     },
     paths,
+    // What the service POSTs to subscribed endpoints (interface §6), one entry per event type.
+    webhooks: events.webhooks,
   };
 }
 
@@ -224,6 +230,7 @@ if (import.meta.main) {
   } else {
     writeFileSync(openapiFile, openapi);
     writeFileSync(readmeFile, newReadme);
-    console.error('Wrote docs/openapi.json and the README route table');
+    writeFileSync(resolve(root, 'docs/reference.html'), referencePageHtml(JSON.parse(openapi)));
+    console.error('Wrote docs/openapi.json, docs/reference.html and the README route table');
   }
 }

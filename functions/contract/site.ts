@@ -2,11 +2,13 @@ import * as z from 'zod/mini';
 import type { AgentRecord } from '../data/agents.ts';
 import type { ListingRecord } from '../data/listings.ts';
 import { AMENITY_CODES, type AmenityCode as AmenityCodeValue, amenityLabel } from '../domain/amenities.ts';
+import { type GalleryImage, orderGallery } from '../domain/images.ts';
 import { viewTexts } from '../domain/listing-text.ts';
 import { roundCoordinate, SITE_SORTS, type SiteLocation } from '../domain/site-search.ts';
 import { coercedNumber } from '../kernel/zod.ts';
 import { PathEntryOut, placeLabels } from './places.ts';
 import { LOCATION_PRECISIONS } from './properties.ts';
+import { ImageOut, toImageOut } from './property-images.ts';
 import { AmenityCode, Money, QueryBoolean, trimmedText, Uuid } from './shared.ts';
 
 /**
@@ -133,6 +135,13 @@ export const SiteListingOut = z.object({
   is_featured: z.boolean(),
   video_url: z.nullable(z.string()),
   tour_url: z.nullable(z.string()),
+  images: z
+    .array(ImageOut)
+    .check(
+      z.describe(
+        'The gallery, ordered by sort_order; exactly one is_primary (the cover) when there are photos',
+      ),
+    ),
   place: z.nullable(SitePlaceOut),
   agent: z.nullable(z.object({ slug: z.string(), name: z.string() })),
   created_at: z.string(),
@@ -195,6 +204,7 @@ export function toSiteListingOut(
     is_featured: p.isFeatured ?? false,
     video_url: p.videoUrl ?? null,
     tour_url: p.tourUrl ?? null,
+    images: orderGallery((p.images ?? []) as GalleryImage[]).map(toImageOut),
     place:
       p.placeCode && p.placePath?.length
         ? { code: p.placeCode, path: p.placePath, ...placeLabels(p.placePath) }

@@ -115,12 +115,16 @@ export async function recomputeArea(tenantId: string, areaId: string) {
 }
 
 /** `area recompute`: one Area, or every Area of the Tenant. */
-export async function recomputeAreas(tenantId: string, areaId?: string, progress?: (line: string) => void) {
+export async function recomputeAreas(
+  tenantId: string,
+  areaId?: string,
+  progress?: (done: number, total: number) => void,
+) {
   const areas = areaId ? [await requireArea(tenantId, areaId)] : await listAreas(tenantId);
   const results = [];
   for (const [i, area] of areas.entries()) {
     results.push({ area_id: area.id, ...(await recomputeArea(tenantId, area.id)) });
-    progress?.(`area recompute: ${i + 1}/${areas.length}`);
+    progress?.(i + 1, areas.length);
   }
   return { areas: results.length, results };
 }

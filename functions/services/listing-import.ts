@@ -23,7 +23,8 @@ export async function importListings(
   tenant: TenantRecord,
   items: unknown[],
   source: string,
-  progress: (line: string) => void = () => undefined,
+  /** Called after each item: how many are done, of how many. */
+  progress: (done: number, total: number) => void = () => undefined,
 ): Promise<ImportSummary> {
   const summary: ImportSummary = {
     total: items.length,
@@ -34,7 +35,6 @@ export async function importListings(
     failures: [],
   };
   const writer = { tenant, name: `import:${source}`, via: 'import' as const };
-  const every = Math.max(25, Math.ceil(items.length / 20));
   for (const [index, item] of items.entries()) {
     const ref =
       typeof (item as { internal_ref?: unknown })?.internal_ref === 'string'
@@ -58,7 +58,7 @@ export async function importListings(
       summary.failed++;
       summary.failures.push({ index, internal_ref: ref, error: error.message });
     }
-    if ((index + 1) % every === 0) progress(`listing import: ${index + 1}/${items.length}`);
+    progress(index + 1, items.length);
   }
   return summary;
 }

@@ -41,10 +41,12 @@ import {
   required,
   UsageError,
 } from './args.ts';
+import type { ProgressReporter } from './progress.ts';
 
 export interface Command {
   usage: string;
-  run: (flags: Flags, progress: (line: string) => void) => Promise<unknown>;
+  /** `progress(label)` gives a reporter of a long loop's progress (drawn only on a terminal). */
+  run: (flags: Flags, progress: (label: string) => ProgressReporter) => Promise<unknown>;
 }
 
 /** Every admin command, keyed by "<group> <action>". Output is the JSON printed on stdout. */
@@ -260,7 +262,7 @@ export const commands: Record<string, Command> = {
     usage: '--tenant SLUG [--area AREA_ID]',
     run: async (flags, progress) => {
       const tenant = await requireTenantBySlug(required(flags, 'tenant'));
-      return recomputeAreas(tenant.tenantId, optional(flags, 'area'), progress);
+      return recomputeAreas(tenant.tenantId, optional(flags, 'area'), progress('area recompute'));
     },
   },
   'listing import': {
@@ -270,7 +272,7 @@ export const commands: Record<string, Command> = {
       const tenant = await requireTenantBySlug(required(flags, 'tenant'));
       const file = required(flags, 'file');
       const items = readJsonArray(file);
-      return importListings(tenant, items, basename(file), progress);
+      return importListings(tenant, items, basename(file), progress('listing import'));
     },
   },
   'listing show': {
@@ -328,7 +330,7 @@ export const commands: Record<string, Command> = {
       const parents = new Map();
       const failures: { code: unknown; error: string }[] = [];
       let imported = 0;
-      const every = Math.max(100, Math.ceil(ordered.length / 20));
+      const report = progress('place import');
       for (const [i, place] of ordered.entries()) {
         try {
           if (
@@ -345,7 +347,7 @@ export const commands: Record<string, Command> = {
           if (!(error instanceof AdminInputError)) throw error;
           failures.push({ code: (place as { code?: unknown })?.code ?? null, error: error.message });
         }
-        if ((i + 1) % every === 0) progress(`place import: ${i + 1}/${ordered.length}`);
+        report(i + 1, ordered.length);
       }
       return { total: places.length, imported, failed: failures.length, failures };
     },

@@ -1,12 +1,14 @@
 /**
  * The admin CLI: `npm run -s admin -- <command> [--flag value ...]`.
- * JSON on stdout and nothing else there; progress on stderr; an error is one line on stderr, exit 1.
+ * JSON on stdout and nothing else there; progress on stderr when it is a terminal; an error is one
+ * line on stderr, exit 1.
  *
  * Target, in order: a deployed table when TABLE_NAME is set (AWS credentials from the environment);
  * the local stack that `npm start` runs on DATA_DIR; otherwise DynamoDB Local is started on
  * DATA_DIR for the duration of the command.
  */
 import { parseArgs, UsageError } from './args.ts';
+import { terminalProgress } from './progress.ts';
 
 const { words, flags } = parseArgs(process.argv.slice(2));
 const fail = (message: string): never => {
@@ -50,8 +52,8 @@ async function main(): Promise<void> {
     fail(`unknown command "${words.join(' ')}"; run with --help for the list`);
   }
   try {
-    const result = await (command as NonNullable<typeof command>).run(flags, (line) =>
-      process.stderr.write(`${line}\n`),
+    const result = await (command as NonNullable<typeof command>).run(flags, (label) =>
+      terminalProgress(label, process.stderr),
     );
     process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
   } finally {

@@ -8,6 +8,7 @@ import { issueApiKey } from '../../functions/services/api-keys.ts';
 import { orderByDepth, type PlaceInput, savePlace } from '../../functions/services/places.ts';
 import { issueSiteKey, listKeys } from '../../functions/services/site-keys.ts';
 import { createTenantFromAdmin } from '../../functions/services/tenants.ts';
+import { DEMO_AGENTS, DEMO_LANGUAGES, type SampleListing, seedCatalogue } from './demo-catalogue.ts';
 
 export const DEMO_SLUG = 'demo';
 
@@ -19,6 +20,11 @@ export interface DemoSeed {
   keys?: { name: string; key: string; scopes: string[] }[];
   /** The publishable key for a site on http://localhost (any port), when this start created it. */
   siteKey?: { name: string; key: string; origins: string[] };
+  /**
+   * On the start that created the tenant: writes the sample listings. Run after start-up (the API
+   * serves meanwhile), since two dozen listings in three languages take a while on a busy machine.
+   */
+  writeCatalogue?: () => Promise<{ id: string; sample: SampleListing }[]>;
 }
 
 /** The demo's publishable key, made once: a page on http://localhost (any port) may use it. */
@@ -29,7 +35,10 @@ async function seedSiteKey(tenantId: string): Promise<DemoSeed['siteKey']> {
   return { name: record.name, key, origins: record.origins ?? [] };
 }
 
-/** The demo tenant: a sample Place catalogue, an agent and two keys, created on the first start only. */
+/**
+ * The demo tenant: a sample Place catalogue, three Agents, two dozen listings (scripts/local/demo-catalogue.ts)
+ * and two keys, created on the first start only.
+ */
 export async function seedDemo(): Promise<DemoSeed> {
   const existing = await getTenantBySlug(DEMO_SLUG);
   if (existing) {
@@ -54,7 +63,7 @@ export async function seedDemo(): Promise<DemoSeed> {
   const tenant = await createTenantFromAdmin({
     slug: DEMO_SLUG,
     name: 'Demo Realty',
-    languages: ['en', 'es'],
+    languages: [...DEMO_LANGUAGES],
     website: 'https://demo.example',
     defaultCountry: 'ES',
   });
@@ -64,6 +73,7 @@ export async function seedDemo(): Promise<DemoSeed> {
     email: 'ana@demo.example',
     isAdmin: true,
   });
+  for (const other of DEMO_AGENTS) await createAgent({ tenantId: tenant.tenantId, ...other });
   const full = await issueApiKey({
     tenantId: tenant.tenantId,
     name: 'demo-full-access',
@@ -80,6 +90,7 @@ export async function seedDemo(): Promise<DemoSeed> {
     slug: DEMO_SLUG,
     agentEmail: agent.email,
     ...(siteKey ? { siteKey } : {}),
+    writeCatalogue: () => seedCatalogue(tenant),
     keys: [
       { name: full.record.name, key: full.secret, scopes: full.record.scopes },
       { name: readOnly.record.name, key: readOnly.secret, scopes: readOnly.record.scopes },

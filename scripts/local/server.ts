@@ -116,6 +116,11 @@ export interface ApiServerOptions {
   host?: string;
   /** One line per request; silent when omitted. */
   log?: (line: string) => void;
+  /**
+   * Serves what is not an API route (the example site, the reference page): answers and returns
+   * true, or returns false to let the route table answer.
+   */
+  pages?: (req: IncomingMessage, res: ServerResponse, url: URL) => boolean;
 }
 
 /**
@@ -129,6 +134,10 @@ export async function startApiServer(options: ApiServerOptions): Promise<{ serve
     const url = new URL(req.url ?? '/', 'http://127.0.0.1');
     let status = 500;
     try {
+      if (!url.pathname.startsWith('/v1/') && options.pages?.(req, res, url)) {
+        status = res.statusCode;
+        return;
+      }
       if (req.method === 'OPTIONS') {
         // CORS preflight of a site path: one handler for all of them, as in API Gateway (lib/constructs/site-api.ts).
         const preflight = mounted

@@ -63,7 +63,18 @@ const { seedDemo } = await import('./seed.ts');
 const demo = await seedDemo();
 
 const { startApiServer } = await import('./server.ts');
-const { server, url } = await startApiServer({ port, log });
+const { localPages } = await import('./pages.ts');
+const { demoSiteKey } = await import('./demo-site-key.ts');
+const siteKey = await demoSiteKey(dir, demo.tenantId, demo.siteKey?.key);
+const { server, url } = await startApiServer({
+  port,
+  log,
+  // The example site is served from http://localhost and calls the API on 127.0.0.1: two origins,
+  // so the browser applies CORS exactly as for a real website.
+  pages: localPages({
+    site: () => ({ apiBase: url, publishableKey: siteKey, turnstileSiteKey: null }),
+  }),
+});
 
 // Every row of the worker table (functions/workers.ts) on its local trigger: the stream poller, a
 // local queue's poller, or a timer for a schedule.
@@ -99,7 +110,21 @@ if (!demo.keys) {
   );
 }
 log('');
+log(`Example website: ${url.replace('127.0.0.1', 'localhost')}/site/`);
+log(`API reference:   ${url}/docs`);
 log(`API ready on ${url}`);
+
+if (demo.writeCatalogue) {
+  // The sample listings, then their photos, while the API already serves: each shows as it lands.
+  const { writeCatalogue } = demo;
+  const { illustrateCatalogue } = await import('./demo-illustrate.ts');
+  void (async () => {
+    const listings = await writeCatalogue();
+    log(`Demo catalogue: ${listings.length} listings written`);
+    const photos = await illustrateCatalogue(demo.tenantId, listings);
+    log(`Demo catalogue: ${photos} photos drawn and added`);
+  })().catch((error: unknown) => console.error('demo catalogue:', (error as Error).message));
+}
 
 let stopping = false;
 async function stop(): Promise<void> {

@@ -44,7 +44,7 @@ async function admin<T = AdminOutput>(command: string, ...args: string[]): Promi
   const { flags } = parseArgs(args);
   const entry = commands[command];
   if (!entry) throw new Error(`no admin command ${command}`);
-  return (await entry.run(flags, () => undefined)) as T;
+  return (await entry.run(flags, () => () => undefined)) as T;
 }
 
 const failure = (promise: Promise<unknown>): Promise<unknown> =>

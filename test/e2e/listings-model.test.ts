@@ -72,7 +72,8 @@ const listAll = async (key: string): Promise<Listing[]> =>
 async function listingShow(slug: string, id: string): Promise<Listing & Record<string, unknown>> {
   const { flags } = parseArgs(['--tenant', slug, '--id', id]);
   // The API's resource, plus what only ops see (authorship, price history, enrichment state).
-  return (await commands['listing show']!.run(flags, () => undefined)) as Listing & Record<string, unknown>;
+  return (await commands['listing show']!.run(flags, () => () => undefined)) as Listing &
+    Record<string, unknown>;
 }
 
 describe('every writable field', () => {

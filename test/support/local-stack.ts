@@ -20,13 +20,16 @@ export interface LocalStack {
 /**
  * `npm start` as a child process on a fresh DATA_DIR and a free port: DynamoDB Local, the API, the
  * stream consumer and the AI worker, exactly as a user runs them. Resolves once it is ready.
+ * `options.env` adds settings of the user's shell.
  */
-export async function startLocalStack(): Promise<LocalStack> {
+export async function startLocalStack(options: { env?: Record<string, string> } = {}): Promise<LocalStack> {
   const dataDir = mkdtempSync(join(tmpdir(), 'lls-stack-'));
   const env: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: dataDir };
   for (const name of Object.keys(env)) {
     if (/^(DYNAMODB_|TABLE_NAME|AUTH_CACHE|LOG_LEVEL|POWERTOOLS|AWS_|VITEST)/.test(name)) delete env[name];
   }
+  // Settings a user would export before `npm start` (LOCAL_ALLOW_PRIVATE_URLS, RETRY_DELAY_SCALE…).
+  Object.assign(env, options.env);
   const child = spawn(process.execPath, ['scripts/local/start.ts'], {
     cwd: ROOT,
     env: { ...env, PORT: String(await freePort()) },
@@ -48,7 +51,8 @@ export async function startLocalStack(): Promise<LocalStack> {
   };
   try {
     const url = await new Promise<string>((resolveUrl, reject) => {
-      const timer = setTimeout(() => reject(new Error(`stack not ready within 90 s:\n${out}`)), 90_000);
+      // A loaded machine (2 cores shared by many runs) can take well over a minute to start.
+      const timer = setTimeout(() => reject(new Error(`stack not ready within 180 s:\n${out}`)), 180_000);
       child.stdout?.on('data', () => {
         const match = READY.exec(out);
         if (match) {
