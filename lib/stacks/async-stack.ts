@@ -192,7 +192,7 @@ export class AsyncStack extends Stack {
       },
     ]);
 
-    this.imageImport = new ImageImportPipeline(this, 'ImageImport', {
+    this.imageImport = new ImageImportPipeline(this, 'ImageImportQueues', {
       workerTimeout: Duration.seconds(consumerTimeoutSeconds('images')),
     });
 
