@@ -110,6 +110,9 @@ describe('POST /v1/leads:ingest', () => {
       lead_id: res.body.lead.id,
       property_id: null,
       channel: 'form',
+      // Not from a website's form: no widget, no page.
+      via: null,
+      page_url: null,
       message: 'Is it still available?',
       source: 'idealista',
       campaign: 'spring-2026',
