@@ -429,8 +429,11 @@ describe('delivery and the ladder', () => {
       const res = await api('GET', `/v1/webhooks/${endpoint.id}/deliveries`);
       return res.body.data[0]?.status === 'succeeded' ? res.body.data : undefined;
     });
-    expect(page[0].attempts.map((a: { status_code: number }) => a.status_code)).toEqual([
-      500, 500, 500, 500, 500, 500, 200,
-    ]);
+    // An attempt in flight when the stack stops reaches the receiver but may die before it is logged:
+    // the log then holds one 500 fewer than the receiver saw, never a lost or doubled success.
+    const codes = page[0].attempts.map((a: { status_code: number }) => a.status_code);
+    expect(codes.at(-1)).toBe(200);
+    expect(codes.slice(0, -1).every((code: number) => code === 500)).toBe(true);
+    expect(codes.length).toBeGreaterThanOrEqual(6);
   }, 240_000);
 });

@@ -5,7 +5,7 @@ import type { CfnRole } from 'aws-cdk-lib/aws-iam';
 import type { CfnFunction } from 'aws-cdk-lib/aws-lambda';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { RouteUse } from '../../functions/api/route.ts';
-import { apiGatewayPath, type RouteDefinition } from '../../functions/api/route.ts';
+import { apiGatewayPath, isPublishable, type RouteDefinition } from '../../functions/api/route.ts';
 import { tableDefinition } from '../../functions/data/table.ts';
 import { routes } from '../../functions/routes.ts';
 import { buildApp, type ServiceApp } from '../../lib/app.ts';
@@ -87,7 +87,12 @@ function groupOf(operationId: string) {
 describe('HTTP API routes', () => {
   it('has exactly one route per row of the route table, method and path as written (API Gateway form)', () => {
     // Prepare: an action suffix after a variable is matched by the variable alone (apiGatewayPath).
-    const expected = routes.map((r) => `${r.method} ${apiGatewayPath(r.path)}`).sort();
+    // A site path also gets an OPTIONS route (the CORS preflight, one function for all of them).
+    const sitePaths = [...new Set(routes.filter(isPublishable).map((r) => apiGatewayPath(r.path)))];
+    const expected = [
+      ...routes.map((r) => `${r.method} ${apiGatewayPath(r.path)}`),
+      ...sitePaths.map((path) => `OPTIONS ${path}`),
+    ].sort();
 
     // Act
     const routeKeys = groups
@@ -122,7 +127,8 @@ describe('HTTP API routes', () => {
       (n, { template }) => n + Object.keys(template.findResources('AWS::Lambda::Function')).length,
       0,
     );
-    expect(functionCount).toBe(routes.length);
+    // One per row, plus the site paths' shared preflight function.
+    expect(functionCount).toBe(routes.length + (routes.some(isPublishable) ? 1 : 0));
   });
 
   it('groups routes by tag, one nested stack per tag', () => {
@@ -236,6 +242,9 @@ describe('API functions', () => {
           'POWERTOOLS_METRICS_NAMESPACE',
           'POWERTOOLS_SERVICE_NAME',
           'TABLE_NAME',
+          // A site route checks the CloudFront origin-secret header (and the form its Turnstile token).
+          ...(isPublishable(route) ? ['SITE_ORIGIN_SECRET_ARN'] : []),
+          ...(route.operationId === 'createSiteLead' ? ['TURNSTILE_SECRET_ARN'] : []),
           ...usesEnvironment,
         ].sort(),
       );
