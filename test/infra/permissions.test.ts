@@ -247,7 +247,6 @@ describe('IAM grants against the AWS operations the functions performed', () => 
     expect(missing).toEqual({});
     expect(declared).toEqual(
       expect.arrayContaining([
-        'putLeadCriteria',
         'sendLeadMatches',
         'importPropertyImage',
         'createPropertyImageUpload',
