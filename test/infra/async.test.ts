@@ -212,6 +212,7 @@ describe('the stream consumer filter (cost)', () => {
     MODIFY: invoked(record('MODIFY', { NewImage: entity, OldImage: entity }), patterns),
     REMOVE: invoked(record('REMOVE', { OldImage: entity }), patterns),
   });
+  const onEveryChange = (invoked: boolean) => ({ INSERT: invoked, MODIFY: invoked, REMOVE: invoked });
   /** The filter patterns as synthesized on the consumer's event source mapping. */
   const synthesizedPatterns = (): unknown[] => {
     const mapping = mappingOf(service.async.streamConsumer) as {
@@ -234,11 +235,7 @@ describe('the stream consumer filter (cost)', () => {
 
     // Act + Assess
     for (const entity of STREAM_IGNORED_ENTITIES) {
-      expect(invokedOnEachChange(entity, patterns), entity).toEqual({
-        INSERT: false,
-        MODIFY: false,
-        REMOVE: false,
-      });
+      expect(invokedOnEachChange(entity, patterns), entity).toEqual(onEveryChange(false));
     }
     expect(invoked(record('INSERT', {}), patterns)).toBe(false);
   });
@@ -249,11 +246,7 @@ describe('the stream consumer filter (cost)', () => {
 
     // Act + Assess
     for (const entity of STREAM_ENTITIES) {
-      expect(invokedOnEachChange(entity, patterns), entity).toEqual({
-        INSERT: true,
-        MODIFY: true,
-        REMOVE: true,
-      });
+      expect(invokedOnEachChange(entity, patterns), entity).toEqual(onEveryChange(true));
     }
   });
 
