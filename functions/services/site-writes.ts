@@ -9,7 +9,7 @@ import { ForbiddenError, NotFoundError, RequestValidationError } from '../kernel
 import { verifyTurnstile } from '../kernel/ports/turnstile.ts';
 import { contactOf } from './lead-ingest/contact.ts';
 import { findOrCreateLead } from './lead-ingest/find-or-create-lead.ts';
-import { linkLeadProperty } from './lead-properties.ts';
+import { linkLeadListing } from './lead-listings.ts';
 import { siteListingBySlug } from './site.ts';
 
 export interface SiteInquiryInput {
@@ -95,7 +95,7 @@ export async function takeSiteInquiry(input: {
     }),
   });
   if (listing) {
-    await linkLeadProperty({
+    await linkLeadListing({
       tenantId,
       leadId: result.lead.id,
       propertyId: listing.id,
