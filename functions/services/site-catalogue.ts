@@ -1,7 +1,7 @@
 import { type AgentRecord, listActiveAgents } from '../data/agents.ts';
 import { listAreas, membersOfArea } from '../data/areas.ts';
 import { type ListingRecord, queryAllListings, queryPropertiesUpdatedSince } from '../data/listings.ts';
-import { listingStatus } from '../domain/property.ts';
+import { listingStatus } from '../domain/listing.ts';
 import { buildLocations, type SiteLocation, searchableText } from '../domain/site-search.ts';
 import { config } from '../kernel/config.ts';
 

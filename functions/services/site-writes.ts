@@ -3,7 +3,7 @@ import { getAgent } from '../data/agents.ts';
 import { countListingView } from '../data/listing-views.ts';
 import { getListing } from '../data/listings.ts';
 import type { TenantRecord } from '../data/tenants.ts';
-import { listingStatus } from '../domain/property.ts';
+import { listingStatus } from '../domain/listing.ts';
 import { windowStart } from '../domain/rate-limit.ts';
 import { ForbiddenError, NotFoundError, RequestValidationError } from '../kernel/errors.ts';
 import { verifyTurnstile } from '../kernel/ports/turnstile.ts';
