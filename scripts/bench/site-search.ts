@@ -585,6 +585,8 @@ export interface SiteSection {
   targets: typeof SITE_TARGETS;
   seed: SiteSeed;
   samples: number;
+  /** GET /v1/site/amenities the same way: everything a site GET costs besides the search. */
+  floor: SiteSearchRow;
   rows: SiteSearchRow[];
   cold: SiteColdLoad;
   changes: SiteChange[];
@@ -683,6 +685,14 @@ export async function measureSiteSearch(
   ];
 
   const rows: SiteSearchRow[] = [];
+  // The floor: a site GET that reads nothing (the vocabulary), so admission, the rate-limit write,
+  // the pipeline and the recorder's share show apart from the search's own work.
+  await siteGet('listSiteAmenities', key, {});
+  const floorRuns: SearchSample[] = [];
+  for (let i = 0; i < samples; i++)
+    floorRuns.push(await measureSearch(recorder, key, {}, 'listSiteAmenities'));
+  const floor = summarizeRow('floor: GET /v1/site/amenities (no search)', {}, floorRuns);
+  log(`  ${floor.label}: ${floor.roundTrips} RT, p50 ${floor.p50Ms} ms, CPU ${floor.cpuP50Ms} ms`);
   for (const c of cases) {
     await siteGet('searchSiteProperties', key, c.query); // warm-up: the catalogue is loaded
     const runs: SearchSample[] = [];
@@ -750,7 +760,7 @@ export async function measureSiteSearch(
   }
   changes.push(await untilVisible(key, { q: word }, (n) => n === 0, t, 'archive → gone from the search'));
   for (const c of changes) log(`  ${c.what}: ${c.visibleAfterMs} ms, ${c.searches} search(es)`);
-  return { targets: SITE_TARGETS, seed: fixture.seed, samples, rows, cold, changes };
+  return { targets: SITE_TARGETS, seed: fixture.seed, samples, floor, rows, cold, changes };
 }
 
 const fixed = (n: number, digits = 1) => (Number.isFinite(n) ? n.toFixed(digits) : '-');
@@ -799,10 +809,26 @@ export function renderSite(s: SiteSection): string[] {
     fixed(r.cpuP50Ms, 2),
     `seq ≤ ${t.sequentialRoundTripsAfterRateLimit} ${mark(r.ok.sequential)}; RCU ≤ ${t.readUnits} ${mark(r.ok.readUnits)}; p50 ≤ ${t.p50Ms} ms ${mark(r.ok.p50)}`,
   ]);
-  const widths = header.map((h, i) => Math.max(h.length, ...body.map((row) => (row[i] ?? '').length)));
+  const f = s.floor;
+  const floorCells = [
+    f.label,
+    '-',
+    String(f.roundTrips),
+    String(f.sequentialRoundTrips),
+    String(f.sequentialAfterRateLimit),
+    String(f.readUnits),
+    String(f.writeUnits),
+    String(f.queryItemsRead),
+    fixed(f.p50Ms, 2),
+    fixed(f.p90Ms, 2),
+    fixed(f.cpuP50Ms, 2),
+    'context',
+  ];
+  const rowsAll = [...body, floorCells];
+  const widths = header.map((h, i) => Math.max(h.length, ...rowsAll.map((row) => (row[i] ?? '').length)));
   const line = (cells: string[]) =>
     `   ${cells.map((c, i) => (i === 0 || i === cells.length - 1 ? c.padEnd(widths[i] ?? 0) : c.padStart(widths[i] ?? 0))).join('  ')}`;
-  out.push(line(header), ...body.map(line));
+  out.push(line(header), ...body.map(line), line(floorCells));
   const ops = s.rows[0]?.operations.join(', ') ?? '';
   out.push(
     `   A warm search's DynamoDB calls: ${ops} (the two rate-limit UpdateItems together, then the catalogue's catch-up Query on the listings' updatedAt index from the last change seen). Server time: the handler in-process, DynamoDB Local behind the recorder proxy, no HTTP; CPU ms: this process's CPU time over the request (median), which the other tenants of the shared cores inflate far less than wall time.`,
