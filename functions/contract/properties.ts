@@ -4,8 +4,8 @@ import type { ListingRecord } from '../data/listings.ts';
 import { AMENITY_CODES } from '../domain/amenities.ts';
 import { ENRICHMENT_STATUSES, MAX_HIGHLIGHTS } from '../domain/enrichment.ts';
 import { type GalleryImage, orderGallery } from '../domain/images.ts';
+import { listingStatus, needsLocation } from '../domain/listing.ts';
 import { type TextView, viewTexts } from '../domain/listing-text.ts';
-import { listingStatus, needsLocation } from '../domain/property.ts';
 import { PathEntryOut, placeLabels } from './places.ts';
 import { ImageOut, toImageOut } from './property-images.ts';
 import {
