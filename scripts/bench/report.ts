@@ -6,6 +6,7 @@ import { HOT_PATH_TARGETS, type HotPathSection } from './hot-path.ts';
 import type { LeadsRow, LeadsSection } from './leads.ts';
 import type { LoadFigures } from './load.ts';
 import type { PhotosSection } from './photo-import.ts';
+import { renderSite, type SiteSection } from './site-search.ts';
 import { ratio, round, type Summary, withinRatio } from './stats.ts';
 
 /** The targets the figures are judged against; the same values go into the JSON. */
@@ -103,6 +104,8 @@ export interface BenchReport {
   events: EventsSection | null;
   /** A 5 MB JPEG imported by URL: request → ready, and the worker's peak memory (issue 11). */
   photos?: PhotosSection | null;
+  /** Site search on 5,000 live listings: round trips, units, server time, catalogue load (issue 12). */
+  site?: SiteSection | null;
   notes: string[];
 }
 
@@ -257,6 +260,7 @@ export function renderReport(r: BenchReport): string {
   if (r.leads) out.push(...renderLeads(r.leads), '');
   if (r.events) out.push(...renderEvents(r.events, r.targets), '');
   if (r.photos) out.push(...renderPhotos(r.photos), '');
+  if (r.site) out.push(...renderSite(r.site), '');
   out.push('Notes:');
   for (const note of r.notes) out.push(`  - ${note}`);
   return out.join('\n');
