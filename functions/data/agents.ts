@@ -1,6 +1,6 @@
 import type { EntityItem } from 'electrodb';
 import { Agent } from './entities/agent.ts';
-import { db } from './service.ts';
+import { agentWrites } from './service.ts';
 
 export type AgentRecord = EntityItem<typeof Agent>;
 
@@ -17,7 +17,7 @@ export async function findAgentByEmail(tenantId: string, email: string): Promise
 /** Inserts the Agent with claims on its email and slug; returns which claim was refused, if any. */
 export async function insertAgent(record: AgentRecord): Promise<'ok' | 'email_taken' | 'slug_taken'> {
   const scope = `t#${record.tenantId}`;
-  const result = await db()
+  const result = await agentWrites()
     .transaction.write(({ UniqueClaim, Agent: a }) => [
       UniqueClaim.create({
         scope,

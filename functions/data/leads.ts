@@ -8,7 +8,7 @@ import { UniqueClaim } from './entities/unique-claim.ts';
 import type { InquiryRecord } from './inquiries.ts';
 import { searchIndexOf, tokensOf } from './lead-search.ts';
 import { CONTENDED_ATTEMPTS, RETRY, withOptimisticRetry } from './optimistic.ts';
-import { db } from './service.ts';
+import { leadWrites } from './service.ts';
 import { nextTimestamp } from './timestamps.ts';
 
 export type LeadRecord = EntityItem<typeof Lead>;
@@ -107,7 +107,7 @@ export async function writeLead(write: LeadWrite): Promise<{ outcome: LeadWriteO
     throw new Error('writeLead: updatedAt must advance (use nextTimestamp)');
   }
   const kinds: ('claim' | 'lead' | 'other')[] = [];
-  const result = await db()
+  const result = await leadWrites()
     .transaction.write(
       ({ UniqueClaim: claim, Lead: lead, LeadSearchToken: token, Inquiry: inquiry, Activity: activity }) => {
         const ops = [];

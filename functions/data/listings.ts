@@ -6,7 +6,7 @@ import { dynamo, tableName } from './client.ts';
 import { AreaMembership } from './entities/area-membership.ts';
 import { Property } from './entities/property.ts';
 import { UniqueClaim } from './entities/unique-claim.ts';
-import { db } from './service.ts';
+import { listingWrites } from './service.ts';
 
 export type ListingRecord = EntityItem<typeof Property>;
 
@@ -87,7 +87,7 @@ function rejectedClaim(
 export async function insertListing(record: ListingRecord): Promise<ClaimOutcome> {
   const claims: ('slug' | 'ref')[] = ['slug', ...(record.internalRef ? (['ref'] as const) : [])];
   const scope = `t#${record.tenantId}`;
-  const result = await db()
+  const result = await listingWrites()
     .transaction.write(({ UniqueClaim, Property: p }) => [
       UniqueClaim.create({
         scope,
@@ -137,7 +137,7 @@ export async function applyListingChange(
 ): Promise<ClaimOutcome | 'stale'> {
   const scope = `t#${current.tenantId}`;
   const claims: ('slug' | 'ref' | 'other')[] = [];
-  const result = await db()
+  const result = await listingWrites()
     .transaction.write(({ UniqueClaim, Property: p }) => {
       const ops = [];
       if (change.newSlug) {

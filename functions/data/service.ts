@@ -1,7 +1,6 @@
 import { Service } from 'electrodb';
 import { Activity } from './entities/activity.ts';
 import { Agent } from './entities/agent.ts';
-import { ApiKey } from './entities/api-key.ts';
 import { Inquiry } from './entities/inquiry.ts';
 import { Lead } from './entities/lead.ts';
 import { LeadSearchToken } from './entities/lead-search-token.ts';
@@ -9,28 +8,47 @@ import { Property } from './entities/property.ts';
 import { Tenant } from './entities/tenant.ts';
 import { UniqueClaim } from './entities/unique-claim.ts';
 
-function build() {
-  return new Service({
-    Tenant,
-    UniqueClaim,
-    Agent,
-    ApiKey,
-    Property,
-    Lead,
-    LeadSearchToken,
-    Inquiry,
-    Activity,
-  });
+/*
+ * The ElectroDB Services whose transactions write a record together with what must agree with it
+ * (its uniqueness claims; a Lead's search tokens and its Inquiry or Activity): one per kind of
+ * transaction, each built on first use. Joining an entity to a Service makes ElectroDB check it
+ * against its model schema and build it (the entities are lazy, see entities/common.ts), so one
+ * Service of every entity cost each writing function all the models at its first request; now a
+ * function builds the few its own transaction names.
+ */
+
+const buildLeadWrites = () => new Service({ UniqueClaim, Lead, LeadSearchToken, Inquiry, Activity });
+let leadService: ReturnType<typeof buildLeadWrites> | undefined;
+
+/** A Lead's writes: the Lead, its email/phone claims, search tokens, and an Inquiry or Activity. */
+export function leadWrites(): ReturnType<typeof buildLeadWrites> {
+  leadService ??= buildLeadWrites();
+  return leadService;
 }
 
-let service: ReturnType<typeof build> | undefined;
+const buildListingWrites = () => new Service({ UniqueClaim, Property });
+let listingService: ReturnType<typeof buildListingWrites> | undefined;
 
-/**
- * Entities that take part in transactions together (a record plus its uniqueness claims). Built on
- * first use: ElectroDB re-parses every entity model to build a Service, work that read-only
- * functions never need at cold start.
- */
-export function db(): ReturnType<typeof build> {
-  service ??= build();
-  return service;
+/** A listing's writes: the listing and the claims on its slug and internal_ref. */
+export function listingWrites(): ReturnType<typeof buildListingWrites> {
+  listingService ??= buildListingWrites();
+  return listingService;
+}
+
+const buildTenantWrites = () => new Service({ Tenant, UniqueClaim });
+let tenantService: ReturnType<typeof buildTenantWrites> | undefined;
+
+/** A new Tenant and the claim on its slug. */
+export function tenantWrites(): ReturnType<typeof buildTenantWrites> {
+  tenantService ??= buildTenantWrites();
+  return tenantService;
+}
+
+const buildAgentWrites = () => new Service({ UniqueClaim, Agent });
+let agentService: ReturnType<typeof buildAgentWrites> | undefined;
+
+/** A new Agent and the claims on its email and slug. */
+export function agentWrites(): ReturnType<typeof buildAgentWrites> {
+  agentService ??= buildAgentWrites();
+  return agentService;
 }

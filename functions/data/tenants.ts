@@ -3,7 +3,7 @@ import { ConflictError, NotFoundError } from '../kernel/errors.ts';
 import { Tenant } from './entities/tenant.ts';
 import { UniqueClaim } from './entities/unique-claim.ts';
 import { isConditionalFailure } from './errors.ts';
-import { db } from './service.ts';
+import { tenantWrites } from './service.ts';
 
 export type TenantRecord = EntityItem<typeof Tenant>;
 
@@ -28,7 +28,7 @@ export type NewTenant = Omit<CreateEntityItem<typeof Tenant>, 'createdAt' | 'upd
 /** Creates the Tenant and claims its slug in one transaction: a taken slug → ConflictError. */
 export async function createTenant(tenant: NewTenant, now: string): Promise<TenantRecord> {
   const item = { ...tenant, createdAt: now, updatedAt: now };
-  const result = await db()
+  const result = await tenantWrites()
     .transaction.write(({ Tenant: t, UniqueClaim: c }) => [
       c
         .create({

@@ -16,8 +16,8 @@ import {
 } from '../domain/images.ts';
 import { NotFoundError, RequestValidationError } from '../kernel/errors.ts';
 import { logger } from '../kernel/logger.ts';
-import { checkPublicUrl, privateUrlsAllowed } from '../kernel/net/public-dispatcher.ts';
-import { type FetchPublicFileOptions, fetchPublicFile } from '../kernel/net/public-file-fetch.ts';
+import { checkPublicUrl, privateUrlsAllowed } from '../kernel/net/public-address.ts';
+import type { FetchPublicFileOptions } from '../kernel/net/public-file-fetch.ts';
 import { queue } from '../kernel/ports/queue.ts';
 import { inspectImage } from './image-files.ts';
 import { addImportedImage } from './listing-images.ts';
@@ -155,6 +155,9 @@ export async function runImport(message: ImageImportMessage, settings: Partial<I
     );
   };
 
+  // undici (the HTTP client, ~520 KB) is loaded by the import run alone: the routes that only check
+  // a URL or read an import's state never parse it at cold start.
+  const { fetchPublicFile } = await import('../kernel/net/public-file-fetch.ts');
   const fetched = await fetchPublicFile(record.url, {
     maxBytes: MAX_IMAGE_BYTES,
     maxRedirects: MAX_IMPORT_REDIRECTS,

@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import { fetch } from 'undici';
 import { logger } from '../logger.ts';
 import { siteSecret } from '../site-secrets.ts';
 
@@ -25,6 +24,9 @@ export async function verifyTurnstile(token: string, remoteIp: string | undefine
   const form = new URLSearchParams({ secret, response: token, idempotency_key: randomUUID() });
   if (remoteIp) form.set('remoteip', remoteIp);
   try {
+    // undici is loaded by the first verification only: the site functions that never verify a
+    // token (every read) do not parse it at cold start.
+    const { fetch } = await import('undici');
     const response = await fetch(TURNSTILE_SITEVERIFY_URL, {
       method: 'POST',
       body: form,
