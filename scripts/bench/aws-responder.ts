@@ -1,6 +1,6 @@
 /**
  * A stand-in for the AWS services the functions send to (SQS, SES v2, Bedrock Runtime, Secrets
- * Manager), for the cold-start section. Each fresh process runs as in Lambda, with the SDK's own
+ * Manager, S3's DeleteObject), for the cold-start section. Each fresh process runs as in Lambda, with the SDK's own
  * clients, pointed here by the SDK's standard `AWS_ENDPOINT_URL_<SERVICE ID>` variables
  * (awsEndpointEnv): the client's code is loaded, a request is signed, sent and parsed, as deployed.
  * Each answer is the smallest valid response of the one operation the service uses; anything else
@@ -12,7 +12,7 @@ import { createServer as createHttp2Server, type Http2Server, type Http2Session 
 import type { AddressInfo } from 'node:net';
 
 /** The services answered here, named as their SDK `serviceId`s (the environment variable's suffix). */
-export const RESPONDER_SERVICES = ['SQS', 'SESv2', 'Bedrock Runtime', 'Secrets Manager'] as const;
+export const RESPONDER_SERVICES = ['SQS', 'SESv2', 'Bedrock Runtime', 'Secrets Manager', 'S3'] as const;
 export type ResponderService = (typeof RESPONDER_SERVICES)[number];
 
 /** The cursor key the responder's GetSecretValue returns (at least 16 characters, as required). */
@@ -126,6 +126,8 @@ function answer(service: ResponderService, target: string, path: string, body: s
       return path.endsWith('/v2/email/outbound-emails') ? json({ MessageId: randomUUID() }) : undefined;
     case 'Bedrock Runtime':
       return /\/model\/[^/]+\/converse$/.test(path) ? converse(input) : undefined;
+    case 'S3':
+      return undefined; // only DeleteObject, answered in startAwsResponder
     case 'Secrets Manager':
       if (target !== 'secretsmanager.GetSecretValue') return undefined;
       return json(
@@ -149,7 +151,7 @@ export interface AwsResponder {
   stop(): Promise<void>;
 }
 
-type Request = Pick<IncomingMessage, 'url' | 'headers'> & Pick<NodeJS.EventEmitter, 'on'>;
+type Request = Pick<IncomingMessage, 'url' | 'headers' | 'method'> & Pick<NodeJS.EventEmitter, 'on'>;
 interface Response {
   writeHead(status: number, headers: Record<string, string | number>): unknown;
   end(text: string): unknown;
@@ -164,6 +166,13 @@ export async function startAwsResponder(): Promise<AwsResponder> {
     const service = target.startsWith('AmazonSQS.')
       ? 'SQS'
       : RESPONDER_SERVICES.find((s) => path.startsWith(`/${prefixOf(s)}/`));
+    if (service === 'S3' && req.method === 'DELETE') {
+      // S3 DeleteObject (a photo's file): 204 and no body, as S3 answers it, found or not.
+      counts.S3 = (counts.S3 ?? 0) + 1;
+      res.writeHead(204, { 'x-amz-request-id': randomUUID() });
+      res.end('');
+      return;
+    }
     let result: Answer | undefined;
     try {
       result = service ? answer(service, target, path, body) : undefined;

@@ -19,6 +19,7 @@ import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { marshall } from '@aws-sdk/util-dynamodb';
 import type { RouteDefinition } from '../../functions/api/route.ts';
 import { routes } from '../../functions/routes.ts';
+import { httpEvent } from '../local/lambda-events.ts';
 import { type AwsResponder, awsEndpointEnv, responderQueueUrl, startAwsResponder } from './aws-responder.ts';
 import type { BundleResult } from './bundles.ts';
 import type { BenchFixture } from './dynamo-costs.ts';
@@ -42,6 +43,75 @@ export interface ColdFixture extends BenchFixture {
   archivableProperties: string[];
   archivableLeads: string[];
   floorListingId: string;
+  /** A publishable key of the Tenant for SITE_ORIGIN, and the slugs its site routes are read by. */
+  siteKey: string;
+  propertySlug: string;
+  locationSlug: string;
+  agentSlug: string;
+  /** A webhook endpoint the reads, updates, tests and rotations use, and one spare per sample to delete. */
+  webhookId: string;
+  deletableWebhooks: string[];
+  /** One delivery (a test ping) of webhookId per sample, for redeliver. */
+  webhookDeliveries: string[];
+  /** An event of the events log: the fixture listing's creation. */
+  eventId: string;
+  /** A photo import by URL of the fixture listing (queued, as the route leaves it). */
+  imageImportId: string;
+  /** A gallery photo the PATCH samples edit, and one per sample to delete. */
+  imageId: string;
+  deletableImages: string[];
+  /** Per sample: a test ping the delivery worker sends (its send request id is the message token). */
+  workerDeliveries: { deliveryId: string; token: string }[];
+  /** Per sample: a queued photo import the import worker runs. */
+  workerImports: string[];
+}
+
+/** The page the cold site requests come from (an origin the fixture's publishable key allows). */
+const SITE_ORIGIN = 'https://cold.bench.example';
+
+/** Cloudflare's dummy Turnstile token (functions/kernel/ports/turnstile.ts). */
+const TURNSTILE_DUMMY_TOKEN = 'XXXX.DUMMY.TOKEN.XXXX';
+
+/**
+ * A site request as a page makes it: the publishable key and the origin in the query, the browser's
+ * Origin header, no Authorization.
+ */
+function siteEvent(route: RouteDefinition, key: string, request: BenchRequest = {}) {
+  const params = request.pathParameters ?? {};
+  const query = { key, origin: SITE_ORIGIN, ...(request.query ?? {}) };
+  return httpEvent({
+    route,
+    rawPath: route.path.replace(/\{(\w+)\}/g, (_m, name: string) => encodeURIComponent(params[name] ?? '')),
+    rawQueryString: new URLSearchParams(query).toString(),
+    headers: {
+      host: 'bench.local',
+      'user-agent': 'bench',
+      origin: SITE_ORIGIN,
+      ...(request.body !== undefined ? { 'content-type': 'application/json' } : {}),
+    },
+    query,
+    pathParameters: params,
+    body: request.body !== undefined ? JSON.stringify(request.body) : undefined,
+    sourceIp: '127.0.0.1',
+    protocol: 'HTTP/1.1',
+  });
+}
+
+/** The first item's `slug` of a site list, read in-process through the route's own handler. */
+async function firstSlug(operationId: string, key: string, kind?: string): Promise<string> {
+  const route = routes.find((r) => r.operationId === operationId);
+  if (!route) throw new Error(`cold-start fixture: no route ${operationId}`);
+  const { lambdaContext } = await import('./events.ts');
+  const module = (await import(pathToFileURL(resolve('functions/http', route.entry)).href)) as {
+    handler: (e: unknown, c: unknown) => Promise<{ statusCode: number; body?: string }>;
+  };
+  const event = siteEvent(route, key);
+  const res = await module.handler(event, lambdaContext(operationId, event.requestContext.requestId));
+  const items = (JSON.parse(res.body ?? '{}') as { items?: { slug?: string; kind?: string }[] }).items ?? [];
+  const slug = items.find((item) => kind === undefined || item.kind === kind)?.slug;
+  if (!slug)
+    throw new Error(`cold-start fixture: no slug from ${operationId}: ${res.statusCode} ${res.body}`);
+  return slug;
 }
 
 const idOf = (body: string | undefined, field = 'id'): string => {
@@ -107,8 +177,124 @@ export async function seedColdStart(
     .put({ id: floorListingId, title: 'Floor villa', price: '450000', updatedAt: new Date().toISOString() })
     .go();
 
+  const { issueSiteKey } = await import('../../functions/services/site-keys.ts');
+  const { key: siteKey } = await issueSiteKey({
+    tenantId: base.tenantId,
+    origins: SITE_ORIGIN,
+    name: 'cold',
+  });
+  const listing = await invoke('getProperty', key, { pathParameters: { property_id: base.propertyId } });
+  expectStatus(listing, 200, 'cold-start listing');
+  const propertySlug = idOf(listing.body, 'slug');
+  const locationSlug = await firstSlug('listSiteLocations', siteKey, 'place');
+  const agentSlug = await firstSlug('listSiteAgents', siteKey);
+
+  // Endpoints at a name no one resolves: the routes only write the delivery (the stream consumer
+  // queues the send), so nothing is sent during a sample.
+  const createWebhook = async (n: string) => {
+    const res = await invoke('createWebhookSubscription', key, {
+      body: { url: `https://hooks.cold.bench.example/${tag}/${n}`, events: ['lead.created'] },
+    });
+    expectStatus(res, 201, 'cold-start webhook');
+    return idOf(res.body);
+  };
+  const webhookId = await createWebhook('main');
+  const deletableWebhooks: string[] = [];
+  const webhookDeliveries: string[] = [];
+  for (let i = 0; i < samples; i++) {
+    deletableWebhooks.push(await createWebhook(`delete-${i}`));
+    const ping = await invoke('testWebhook', key, { pathParameters: { endpoint_id: webhookId } });
+    if (ping.statusCode >= 300) throw new Error(`cold-start test ping: ${ping.statusCode} ${ping.body}`);
+    webhookDeliveries.push(idOf(ping.body));
+  }
+
+  // The events log is written by the stream consumer's events processor: run it on the fixture
+  // listing's creation, as its stream record would reach it.
+  const { eventsOf } = await import('../../functions/streams/events.ts');
+  const { putEvent } = await import('../../functions/data/events.ts');
+  const { Item: listingItem } = await benchDocumentClient(dynamoEndpoint).send(
+    new GetCommand({ TableName: BENCH_TABLE, Key: base.propertyKey }),
+  );
+  const events = await eventsOf({
+    eventId: randomUUID().replaceAll('-', ''),
+    kind: 'INSERT',
+    entity: listingItem?.__edb_e__ as string | undefined,
+    oldImage: undefined,
+    newImage: listingItem,
+  });
+  await Promise.all(events.map(putEvent));
+  const eventId = events[0]?.id;
+  if (!eventId) throw new Error('cold-start fixture: the fixture listing emitted no event');
+
+  // Photos: an import by URL as the route queues it, and gallery photos stored through the import
+  // worker's own service function (the local photo store in this process).
+  const imported = await invoke('importPropertyImage', key, {
+    pathParameters: { property_id: base.propertyId },
+    body: { url: `https://photos.bench.example/${tag}/seed.jpg` },
+  });
+  if (imported.statusCode >= 300)
+    throw new Error(`cold-start photo import: ${imported.statusCode} ${imported.body}`);
+  const imageImportId = idOf(imported.body);
+  const { addImportedImage } = await import('../../functions/services/listing-images.ts');
+  const { setPhotoStore } = await import('../../functions/kernel/ports/photo-store.ts');
+  // The bench process has no S3: the seeded photos' files go to memory (only the gallery entries
+  // matter to the samples; a cold delete asks the responder's S3 to delete the file).
+  const files = new Map<string, Buffer>();
+  setPhotoStore({
+    presignPut: () => Promise.reject(new Error('cold-start fixture: no presigning')),
+    head: async (k) => (files.has(k) ? { sizeBytes: files.get(k)?.length ?? 0 } : undefined),
+    readStart: async (k, bytes) => (files.get(k) ?? Buffer.alloc(0)).subarray(0, bytes),
+    put: async (k, body) => void files.set(k, body),
+    copy: async (from, to) => void files.set(to, files.get(from) ?? Buffer.alloc(0)),
+    delete: async (k) => void files.delete(k),
+    publicUrl: (k) => `https://photos.bench.example/${k}`,
+  });
+  const addImage = async () => {
+    const image = await addImportedImage(
+      base.tenantId,
+      base.propertyId,
+      randomUUID(),
+      { body: TINY_PNG, contentType: 'image/png', width: 1, height: 1 },
+      {},
+    );
+    return image.id;
+  };
+  const imageId = await addImage();
+  const deletableImages: string[] = [];
+  for (let i = 0; i < samples; i++) deletableImages.push(await addImage());
+  setPhotoStore(undefined);
+  const workerImports: string[] = [];
+  const workerDeliveries: ColdFixture['workerDeliveries'] = [];
+  const { getDelivery } = await import('../../functions/data/webhooks.ts');
+  for (let i = 0; i < samples; i++) {
+    const queued = await invoke('importPropertyImage', key, {
+      pathParameters: { property_id: base.propertyId },
+      body: { url: `https://photos.bench.example/${tag}/worker-${i}.jpg` },
+    });
+    expectStatus(queued, 202, 'cold-start photo import for the worker');
+    workerImports.push(idOf(queued.body));
+    const ping = await invoke('testWebhook', key, { pathParameters: { endpoint_id: webhookId } });
+    const deliveryId = idOf(ping.body);
+    const token = (await getDelivery(base.tenantId, deliveryId))?.sendRequestId;
+    if (!token) throw new Error(`cold-start fixture: delivery ${deliveryId} has no send request`);
+    workerDeliveries.push({ deliveryId, token });
+  }
+
   return {
     ...base,
+    workerDeliveries,
+    workerImports,
+    imageImportId,
+    imageId,
+    deletableImages,
+    eventId,
+    webhookId,
+    deletableWebhooks,
+    webhookDeliveries,
+    siteKey,
+    propertySlug,
+    locationSlug,
+    agentSlug,
     tag,
     leadId,
     inquiryId,
@@ -119,6 +305,12 @@ export async function seedColdStart(
     floorListingId,
   };
 }
+
+/** A 1×1 PNG: the gallery photos the fixture stores. */
+const TINY_PNG = Buffer.from(
+  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==',
+  'base64',
+);
 
 /** Criteria the fixture listing meets; `place_codes` makes the matches read Places in a batch. */
 const COLD_CRITERIA = { listing_type: 'sale', place_codes: ['ES-MA-MAR'], notes: 'Sea view' };
@@ -176,10 +368,61 @@ const COLD_REQUESTS: Record<string, ColdRequest> = {
     pathParameters: { property_id: fx.propertyId },
     body: { content_type: 'image/png', size_bytes: 2048 },
   }),
+  createWebhookSubscription: (fx, i) => ({
+    body: { url: `https://hooks.cold.bench.example/${fx.tag}/new-${i}`, events: ['lead.created'] },
+  }),
+  getWebhook: (fx) => ({ pathParameters: { endpoint_id: fx.webhookId } }),
+  updateWebhook: (fx) => ({
+    pathParameters: { endpoint_id: fx.webhookId },
+    body: { enabled: true },
+  }),
+  deleteWebhookSubscription: (fx, i) => ({ pathParameters: { endpoint_id: fx.deletableWebhooks[i] ?? '' } }),
+  listWebhookDeliveries: (fx) => ({ pathParameters: { endpoint_id: fx.webhookId } }),
+  redeliverWebhookDelivery: (fx, i) => ({
+    pathParameters: { endpoint_id: fx.webhookId, delivery_id: fx.webhookDeliveries[i] ?? '' },
+  }),
+  testWebhook: (fx) => ({ pathParameters: { endpoint_id: fx.webhookId } }),
+  rotateWebhookSecret: (fx) => ({ pathParameters: { endpoint_id: fx.webhookId } }),
+  getPropertyImageImport: (fx) => ({
+    pathParameters: { property_id: fx.propertyId, import_id: fx.imageImportId },
+  }),
+  updatePropertyImage: (fx, i) => ({
+    pathParameters: { property_id: fx.propertyId, image_id: fx.imageId },
+    // Alternating, so that every sample changes the gallery (an unchanged one writes nothing).
+    body: { is_primary: i % 2 === 0 },
+  }),
+  deletePropertyImage: (fx, i) => ({
+    pathParameters: { property_id: fx.propertyId, image_id: fx.deletableImages[i] ?? '' },
+  }),
   sendLeadMatches: (fx) => ({
     pathParameters: { lead_id: fx.leadId },
     body: { property_ids: [fx.propertyId] },
   }),
+};
+
+/** The site routes: their requests, sent with the publishable key (siteEvent). */
+const SITE_REQUESTS: Record<string, ColdRequest> = {
+  searchSiteProperties: () => ({}),
+  getSitePropertyBySlug: (fx) => ({ pathParameters: { slug: fx.propertySlug } }),
+  getSitePropertyById: (fx) => ({ pathParameters: { property_id: fx.propertyId } }),
+  listSimilarBySlug: (fx) => ({ pathParameters: { slug: fx.propertySlug } }),
+  listSimilarById: (fx) => ({ pathParameters: { property_id: fx.propertyId } }),
+  listSiteLocations: () => ({}),
+  getSiteLocation: (fx) => ({ pathParameters: { slug: fx.locationSlug } }),
+  listSiteAgents: () => ({}),
+  getSiteAgentBySlug: (fx) => ({ pathParameters: { slug: fx.agentSlug } }),
+  listSiteAmenities: () => ({}),
+  getTheme: () => ({}),
+  createSiteLead: (fx, i) => ({
+    body: {
+      name: `Cold Visitor ${i}`,
+      email: `visitor-${fx.tag}-${i}@example.com`,
+      message: 'Is it still available?',
+      property_id: fx.propertyId,
+      turnstile: TURNSTILE_DUMMY_TOKEN,
+    },
+  }),
+  countSitePropertyView: (fx) => ({ pathParameters: { slug: fx.propertySlug } }),
 };
 
 /** Path parameters by name, for the routes COLD_REQUESTS does not list (GETs mostly need no more). */
@@ -194,6 +437,7 @@ export function fallbackRequest(
     activity_id: fx.activityId,
     agent_id: fx.agentId,
     internal_ref: fx.internalRef,
+    event_id: fx.eventId,
   };
   const names = [...route.path.matchAll(/\{(\w+)\}/g)].map((m) => m[1] ?? '');
   const pathParameters = Object.fromEntries(names.map((n) => [n, known[n] ?? `bench-${n}`]));
@@ -229,6 +473,54 @@ function streamRecord(
   };
 }
 
+/** An SQS event of one message, as the queue's event source mapping hands it to the worker. */
+function sqsEvent(message: unknown, queue: string): unknown {
+  const messageId = randomUUID();
+  const now = String(Date.now());
+  return {
+    Records: [
+      {
+        messageId,
+        receiptHandle: `bench-${messageId}`,
+        body: JSON.stringify(message),
+        attributes: {
+          ApproximateReceiveCount: '1',
+          SentTimestamp: now,
+          SenderId: 'bench',
+          ApproximateFirstReceiveTimestamp: now,
+        },
+        messageAttributes: {},
+        md5OfBody: '',
+        eventSource: 'aws:sqs',
+        eventSourceARN: `arn:aws:sqs:us-east-1:000000000000:${queue}`,
+        awsRegion: 'us-east-1',
+      },
+    ],
+  };
+}
+
+/**
+ * The queue workers' messages, as their producers send them: the delivery message of a test ping
+ * (functions/kernel/ports/webhook-ladder.ts DeliveryMessage) and a photo import's first attempt
+ * (functions/workers/image-import.ts ImageImportMessage), a fresh one per sample.
+ */
+const WORKER_MESSAGES: Record<string, (fx: ColdFixture, i: number) => unknown> = {
+  'functions/workers/webhook-delivery.ts': (fx, i) => ({
+    tenantId: fx.tenantId,
+    endpointId: fx.webhookId,
+    deliveryId: fx.workerDeliveries[i]?.deliveryId ?? '',
+    trigger: 'test',
+    token: fx.workerDeliveries[i]?.token ?? '',
+  }),
+  'functions/workers/image-import.ts': (fx, i) => ({
+    type: 'import',
+    tenantId: fx.tenantId,
+    propertyId: fx.propertyId,
+    importId: fx.workerImports[i] ?? '',
+    attempt: 1,
+  }),
+};
+
 const FLOOR_ROUTE = { method: 'GET', path: '/floor/{listing_id}' } as const;
 
 /**
@@ -250,6 +542,8 @@ export async function coldEvent(
   if (bundle.kind === 'http') {
     const route = routes.find((r) => r.operationId === bundle.name);
     if (!route) throw new Error(`cold start: no route ${bundle.name}`);
+    const site = SITE_REQUESTS[bundle.name];
+    if (site) return { event: siteEvent(route, fx.siteKey, site(fx, i)), generic: false };
     const known = COLD_REQUESTS[bundle.name];
     const request = known ? known(fx, i) : fallbackRequest(route, fx);
     return { event: apiEvent(route, fx.apiKey, request), generic: !known && route.method !== 'GET' };
@@ -267,6 +561,8 @@ export async function coldEvent(
       generic: bundle.entry !== 'functions/streams/consumer.ts',
     };
   }
+  const workerMessage = WORKER_MESSAGES[bundle.entry];
+  if (workerMessage) return { event: sqsEvent(workerMessage(fx, i), bundle.name), generic: false };
   if (bundle.entry === 'functions/workers/ai.ts') {
     const body = JSON.stringify({
       type: 'score',

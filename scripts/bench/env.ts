@@ -61,6 +61,8 @@ export function coldStartEnv(
     // The SQS client sends to the queue URL's host (aws-responder.ts responderQueueUrl).
     AI_QUEUE_URL: aws.aiQueueUrl,
     IMAGE_IMPORT_QUEUE_URL: aws.aiQueueUrl,
+    // The webhook ladder's next rung (a failed test send) goes to the same responder queue.
+    WEBHOOK_QUEUE_URL: aws.aiQueueUrl,
     // Presigning is offline; a route that reads or writes the bucket is not sampled with a real file.
     PHOTO_BUCKET: 'listings-leads-photos-bench',
     PHOTO_BASE_URL: 'https://photos.bench.example',
