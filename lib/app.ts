@@ -111,6 +111,7 @@ export function buildApp(options: BuildAppOptions = {}): ServiceApp {
     description: 'Listings and Leads: CloudFront in front of the site API',
     apiEndpoint: api.api.apiEndpoint,
     originSecret: data.siteOriginSecret,
+    photoBucketName: data.photoBucket.bucketName,
   });
   return { app, data, api, async, site };
 }

@@ -1,6 +1,6 @@
 import * as z from 'zod/mini';
-import type { LinkedListing } from '../data/lead-properties.ts';
-import { LEAD_PROPERTY_ROLES, LEAD_PROPERTY_SOURCES } from '../domain/activities.ts';
+import type { LinkedListing } from '../data/lead-listings.ts';
+import { LEAD_LISTING_ROLES, LEAD_LISTING_SOURCES } from '../domain/activities.ts';
 import { Uuid } from './shared.ts';
 
 export const LeadPropertyPath = z.object({ lead_id: Uuid });
@@ -8,15 +8,15 @@ export const LeadPropertyPath = z.object({ lead_id: Uuid });
 /** POST /v1/leads/{lead_id}/properties (interface §2.3 LeadPropertyCreate). */
 export const LeadPropertyCreate = z.object({
   property_id: Uuid.check(z.describe('A listing of the same tenant')),
-  role: z.enum(LEAD_PROPERTY_ROLES, { message: `Must be one of ${LEAD_PROPERTY_ROLES.join(', ')}` }),
+  role: z.enum(LEAD_LISTING_ROLES, { message: `Must be one of ${LEAD_LISTING_ROLES.join(', ')}` }),
 });
 
 export const LeadPropertyOut = z.object({
   property_id: Uuid,
   property_title: z.string().check(z.describe("The listing's title, in its own language")),
-  role: z.enum(LEAD_PROPERTY_ROLES),
+  role: z.enum(LEAD_LISTING_ROLES),
   source: z
-    .enum(LEAD_PROPERTY_SOURCES)
+    .enum(LEAD_LISTING_SOURCES)
     .check(
       z.describe(
         'How the link first came about: inquiry (ingestion), manual (this endpoint), match (matches sent)',

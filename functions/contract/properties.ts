@@ -4,8 +4,8 @@ import type { ListingRecord } from '../data/listings.ts';
 import { AMENITY_CODES } from '../domain/amenities.ts';
 import { ENRICHMENT_STATUSES, MAX_HIGHLIGHTS } from '../domain/enrichment.ts';
 import { type GalleryImage, orderGallery } from '../domain/images.ts';
-import { viewTexts } from '../domain/listing-text.ts';
-import { listingStatus, needsLocation } from '../domain/property.ts';
+import { listingStatus, needsLocation } from '../domain/listing.ts';
+import { type TextView, viewTexts } from '../domain/listing-text.ts';
 import { PathEntryOut, placeLabels } from './places.ts';
 import { ImageOut, toImageOut } from './property-images.ts';
 import {
@@ -119,17 +119,20 @@ export const ListingAreaOut = z.object({
   via: z.enum(['rule', 'manual', 'excluded']),
 });
 
-export const PropertyOut = z.object({
-  id: Uuid,
+/**
+ * The listing's text, facts and media as both the console (PropertyOut) and the website
+ * (SiteListingOut) show them: one schema and one mapping, so the two answers cannot drift apart.
+ * Each group is spread where it stands in both objects, which keeps the documented field order.
+ */
+export const listingTextFields = {
   title: z.string(),
   description: z.nullable(z.string()),
   highlights: z.array(z.string()),
   seo_description: z.nullable(z.string()),
-  language: z.string().check(z.describe('The language of title, description and highlights')),
-  source_language: z.string().check(z.describe("The language of the listing's own text")),
-  untranslated: z
-    .array(z.enum(['title', 'description']))
-    .check(z.describe('Fields shown in the source language because the requested language has none yet')),
+};
+
+/** The listing's facts (type, prices, rooms, sizes): see {@link listingTextFields}. */
+export const listingFactFields = {
   listing_type: z.nullable(z.enum(['sale', 'rent'])),
   price: z.nullable(z.string()),
   currency: z.nullable(z.string()),
@@ -143,14 +146,86 @@ export const PropertyOut = z.object({
   year_built: z.nullable(z.number().check(z.int())),
   floor: z.nullable(z.number().check(z.int())),
   hoa_fee: z.nullable(z.string()),
+};
+
+/** Whether the listing is featured, and its video and tour links: see {@link listingTextFields}. */
+export const listingMediaFields = {
+  is_featured: z.boolean(),
+  video_url: z.nullable(z.string()),
+  tour_url: z.nullable(z.string()),
+};
+
+type FieldsOutput<T extends Record<string, z.ZodMiniType>> = { [K in keyof T]: z.infer<T[K]> };
+
+/** The text of a read in `language` (the listing's own language when omitted), with that language. */
+export function toListingText(
+  p: ListingRecord,
+  language?: string,
+): FieldsOutput<typeof listingTextFields> & { language: string; untranslated: TextView['untranslated'] } {
+  const text = viewTexts(p, language);
+  return {
+    title: text.title,
+    description: text.description,
+    highlights: text.highlights,
+    seo_description: text.seo_description,
+    language: text.language,
+    untranslated: text.untranslated,
+  };
+}
+
+/** Storage record → the listing's facts; an unset one is null. */
+export function toListingFacts(p: ListingRecord): FieldsOutput<typeof listingFactFields> {
+  return {
+    listing_type: p.listingType ?? null,
+    price: p.price ?? null,
+    currency: p.currency ?? null,
+    rent_price: p.rentPrice ?? null,
+    property_type: p.propertyType ?? null,
+    bedrooms: p.bedrooms ?? null,
+    bathrooms: p.bathrooms ?? null,
+    area: p.area ?? null,
+    lot_area: p.lotArea ?? null,
+    parking_spaces: p.parkingSpaces ?? null,
+    year_built: p.yearBuilt ?? null,
+    floor: p.floor ?? null,
+    hoa_fee: p.hoaFee ?? null,
+  };
+}
+
+/** Storage record → featured flag and links; not featured unless marked. */
+export function toListingMedia(p: ListingRecord): FieldsOutput<typeof listingMediaFields> {
+  return { is_featured: p.isFeatured ?? false, video_url: p.videoUrl ?? null, tour_url: p.tourUrl ?? null };
+}
+
+/** The listing's Place with its card and detail strings; null while it has none. */
+export function toListingPlace(
+  p: ListingRecord,
+): { code: string; path: NonNullable<ListingRecord['placePath']>; short: string; long: string } | null {
+  return p.placeCode && p.placePath?.length
+    ? { code: p.placeCode, path: p.placePath, ...placeLabels(p.placePath) }
+    : null;
+}
+
+/** The gallery in its shown order (sort_order, then created_at), each photo as the API shows it. */
+export function toGalleryOut(p: ListingRecord) {
+  return orderGallery((p.images ?? []) as GalleryImage[]).map(toImageOut);
+}
+
+export const PropertyOut = z.object({
+  id: Uuid,
+  ...listingTextFields,
+  language: z.string().check(z.describe('The language of title, description and highlights')),
+  source_language: z.string().check(z.describe("The language of the listing's own text")),
+  untranslated: z
+    .array(z.enum(['title', 'description']))
+    .check(z.describe('Fields shown in the source language because the requested language has none yet')),
+  ...listingFactFields,
   amenities: z.array(z.string()),
   address: z.nullable(z.string()),
   latitude: z.nullable(z.number()),
   longitude: z.nullable(z.number()),
   location_precision: z.enum(LOCATION_PRECISIONS),
-  is_featured: z.boolean(),
-  video_url: z.nullable(z.string()),
-  tour_url: z.nullable(z.string()),
+  ...listingMediaFields,
   place_code: z.nullable(z.string()),
   place: z.nullable(ListingPlaceOut),
   areas: z.array(ListingAreaOut),
@@ -180,49 +255,28 @@ export function toPropertyOut(
   p: ListingRecord,
   options: { language?: string | undefined; areas?: AreaMembershipRecord[] } = {},
 ): PropertyOutput {
-  const text = viewTexts(p, options.language);
+  const { untranslated, ...text } = toListingText(p, options.language);
   return {
     id: p.id,
-    title: text.title,
-    description: text.description,
-    highlights: text.highlights,
-    seo_description: text.seo_description,
-    language: text.language,
+    ...text,
     source_language: p.sourceLanguage,
-    untranslated: text.untranslated,
-    listing_type: p.listingType ?? null,
-    price: p.price ?? null,
-    currency: p.currency ?? null,
-    rent_price: p.rentPrice ?? null,
-    property_type: p.propertyType ?? null,
-    bedrooms: p.bedrooms ?? null,
-    bathrooms: p.bathrooms ?? null,
-    area: p.area ?? null,
-    lot_area: p.lotArea ?? null,
-    parking_spaces: p.parkingSpaces ?? null,
-    year_built: p.yearBuilt ?? null,
-    floor: p.floor ?? null,
-    hoa_fee: p.hoaFee ?? null,
+    untranslated,
+    ...toListingFacts(p),
     amenities: p.amenities ?? [],
     address: p.address ?? null,
     latitude: p.latitude ?? null,
     longitude: p.longitude ?? null,
     location_precision: p.locationPrecision ?? 'exact',
-    is_featured: p.isFeatured ?? false,
-    video_url: p.videoUrl ?? null,
-    tour_url: p.tourUrl ?? null,
+    ...toListingMedia(p),
     place_code: p.placeCode ?? null,
-    place:
-      p.placeCode && p.placePath?.length
-        ? { code: p.placeCode, path: p.placePath, ...placeLabels(p.placePath) }
-        : null,
+    place: toListingPlace(p),
     areas: (options.areas ?? []).map((m) => ({
       id: m.areaId,
       kind: m.areaKind,
       name: m.areaName,
       via: m.via,
     })),
-    images: orderGallery((p.images ?? []) as GalleryImage[]).map(toImageOut),
+    images: toGalleryOut(p),
     agent_id: p.agentId ?? null,
     internal_ref: p.internalRef ?? null,
     ai_enrichment: p.aiEnrichment,

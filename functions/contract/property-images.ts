@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import type { ImageImportRecord } from '../data/property-images.ts';
+import type { ImageImportRecord } from '../data/listing-images.ts';
 import {
   type GalleryImage,
   IMAGE_CONTENT_TYPES,

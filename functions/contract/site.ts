@@ -2,13 +2,21 @@ import * as z from 'zod/mini';
 import type { AgentRecord } from '../data/agents.ts';
 import type { ListingRecord } from '../data/listings.ts';
 import { AMENITY_CODES, type AmenityCode as AmenityCodeValue, amenityLabel } from '../domain/amenities.ts';
-import { type GalleryImage, orderGallery } from '../domain/images.ts';
-import { viewTexts } from '../domain/listing-text.ts';
 import { roundCoordinate, SITE_SORTS, type SiteLocation } from '../domain/site-search.ts';
 import { coercedNumber } from '../kernel/zod.ts';
-import { PathEntryOut, placeLabels } from './places.ts';
-import { LOCATION_PRECISIONS } from './properties.ts';
-import { ImageOut, toImageOut } from './property-images.ts';
+import { PathEntryOut } from './places.ts';
+import {
+  LOCATION_PRECISIONS,
+  listingFactFields,
+  listingMediaFields,
+  listingTextFields,
+  toGalleryOut,
+  toListingFacts,
+  toListingMedia,
+  toListingPlace,
+  toListingText,
+} from './properties.ts';
+import { ImageOut } from './property-images.ts';
 import { AmenityCode, Money, QueryBoolean, trimmedText, Uuid } from './shared.ts';
 
 /**
@@ -101,6 +109,9 @@ export const SitePlaceOut = z.object({
   long: z.string(),
 });
 
+/** An amenity as the site shows it: its code and its label in the Site Language. */
+export const SiteAmenityOut = z.object({ code: z.string(), label: z.string() });
+
 /**
  * A listing on the website: never the internal reference, the writing key, AI bookkeeping or
  * private fields. An approximate location's coordinates are rounded to 3 decimals; a hidden one has
@@ -109,32 +120,15 @@ export const SitePlaceOut = z.object({
 export const SiteListingOut = z.object({
   id: Uuid,
   slug: z.string(),
-  title: z.string(),
-  description: z.nullable(z.string()),
-  highlights: z.array(z.string()),
-  seo_description: z.nullable(z.string()),
+  ...listingTextFields,
   language: z.string(),
-  listing_type: z.nullable(z.enum(['sale', 'rent'])),
-  price: z.nullable(z.string()),
-  currency: z.nullable(z.string()),
-  rent_price: z.nullable(z.string()),
-  property_type: z.nullable(z.string()),
-  bedrooms: z.nullable(z.number().check(z.int())),
-  bathrooms: z.nullable(z.string()),
-  area: z.nullable(z.string()),
-  lot_area: z.nullable(z.string()),
-  parking_spaces: z.nullable(z.number().check(z.int())),
-  year_built: z.nullable(z.number().check(z.int())),
-  floor: z.nullable(z.number().check(z.int())),
-  hoa_fee: z.nullable(z.string()),
-  amenities: z.array(z.object({ code: z.string(), label: z.string() })),
+  ...listingFactFields,
+  amenities: z.array(SiteAmenityOut),
   address: z.nullable(z.string()),
   latitude: z.nullable(z.number()),
   longitude: z.nullable(z.number()),
   location_precision: z.enum(LOCATION_PRECISIONS),
-  is_featured: z.boolean(),
-  video_url: z.nullable(z.string()),
-  tour_url: z.nullable(z.string()),
+  ...listingMediaFields,
   images: z
     .array(ImageOut)
     .check(
@@ -168,7 +162,7 @@ export function toSiteListingOut(
   language: string,
   agents: ReadonlyMap<string, Pick<AgentRecord, 'slug' | 'name'>> = new Map(),
 ): SiteListingOutput {
-  const text = viewTexts(p, language);
+  const { untranslated: _shownAsIs, ...text } = toListingText(p, language);
   const precision = p.locationPrecision ?? 'exact';
   const coordinate = (v: number | undefined) =>
     v === undefined || precision === 'hidden' ? null : precision === 'approximate' ? roundCoordinate(v) : v;
@@ -176,39 +170,18 @@ export function toSiteListingOut(
   return {
     id: p.id,
     slug: p.slug,
-    title: text.title,
-    description: text.description,
-    highlights: text.highlights,
-    seo_description: text.seo_description,
-    language: text.language,
-    listing_type: p.listingType ?? null,
-    price: p.price ?? null,
-    currency: p.currency ?? null,
-    rent_price: p.rentPrice ?? null,
-    property_type: p.propertyType ?? null,
-    bedrooms: p.bedrooms ?? null,
-    bathrooms: p.bathrooms ?? null,
-    area: p.area ?? null,
-    lot_area: p.lotArea ?? null,
-    parking_spaces: p.parkingSpaces ?? null,
-    year_built: p.yearBuilt ?? null,
-    floor: p.floor ?? null,
-    hoa_fee: p.hoaFee ?? null,
+    ...text,
+    ...toListingFacts(p),
     amenities: (p.amenities ?? [])
       .filter((c): c is AmenityCodeValue => (AMENITY_CODES as string[]).includes(c))
-      .map((code) => ({ code, label: amenityLabel(code, language) })),
+      .map((code) => toSiteAmenityOut(code, language)),
     address: p.address ?? null,
     latitude: coordinate(p.latitude),
     longitude: coordinate(p.longitude),
     location_precision: precision,
-    is_featured: p.isFeatured ?? false,
-    video_url: p.videoUrl ?? null,
-    tour_url: p.tourUrl ?? null,
-    images: orderGallery((p.images ?? []) as GalleryImage[]).map(toImageOut),
-    place:
-      p.placeCode && p.placePath?.length
-        ? { code: p.placeCode, path: p.placePath, ...placeLabels(p.placePath) }
-        : null,
+    ...toListingMedia(p),
+    images: toGalleryOut(p),
+    place: toListingPlace(p),
     agent: agent ? { slug: agent.slug, name: agent.name } : null,
     created_at: p.createdAt,
     updated_at: p.updatedAt,
@@ -262,11 +235,15 @@ export function toSiteAgentOut(a: AgentRecord, listingCount: number): z.infer<ty
   };
 }
 
-export const SiteAmenityOut = z.object({ code: z.string(), label: z.string() });
 export const SiteAmenityList = z.object({ items: z.array(SiteAmenityOut), total: z.number().check(z.int()) });
 
+/** An amenity code → its {@link SiteAmenityOut}. */
+function toSiteAmenityOut(code: AmenityCodeValue, language: string): z.infer<typeof SiteAmenityOut> {
+  return { code, label: amenityLabel(code, language) };
+}
+
 export function amenityList(language: string) {
-  const items = AMENITY_CODES.map((code) => ({ code, label: amenityLabel(code, language) }));
+  const items = AMENITY_CODES.map((code) => toSiteAmenityOut(code, language));
   return { items, total: items.length };
 }
 

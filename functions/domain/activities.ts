@@ -1,6 +1,6 @@
 /**
- * Activity rules (interface §2.2, §2.3 ActivityCreate / ActivityUpdate, §3.4) and the Lead–Property
- * link rules (LeadPropertyRole, LeadPropertySource). No I/O here: the services ask these functions
+ * Activity rules (interface §2.2, §2.3 ActivityCreate / ActivityUpdate, §3.4) and the Lead–listing
+ * link rules (LeadListingRole, LeadListingSource). No I/O here: the services ask these functions
  * what a write means, then store it.
  */
 
@@ -14,10 +14,10 @@ export function needsDueAt(kind: ActivityKind): boolean {
   return DATED_KINDS.includes(kind);
 }
 
-export const LEAD_PROPERTY_ROLES = ['interested', 'owner', 'tenant'] as const;
-export type LeadPropertyRole = (typeof LEAD_PROPERTY_ROLES)[number];
-export const LEAD_PROPERTY_SOURCES = ['inquiry', 'manual', 'match'] as const;
-export type LeadPropertySource = (typeof LEAD_PROPERTY_SOURCES)[number];
+export const LEAD_LISTING_ROLES = ['interested', 'owner', 'tenant'] as const;
+export type LeadListingRole = (typeof LEAD_LISTING_ROLES)[number];
+export const LEAD_LISTING_SOURCES = ['inquiry', 'manual', 'match'] as const;
+export type LeadListingSource = (typeof LEAD_LISTING_SOURCES)[number];
 
 /** A rule a write broke, named by the request field it is about (the service turns it into a 422). */
 export interface ActivityRuleBroken {
@@ -140,13 +140,13 @@ export function isEmptyChange(change: ActivityChange): boolean {
 }
 
 /**
- * What linking a property to a Lead again does. The first link's source (how the Lead and the
+ * What linking a listing to a Lead again does. The first link's source (how the Lead and the
  * listing came together) is kept. A manual link states the role, so it replaces a different role;
  * an automatic one (an inquiry, a sent match) never overrides what a person set.
  */
 export function relinkRole(
-  existing: { role: LeadPropertyRole },
-  request: { role: LeadPropertyRole; source: LeadPropertySource },
-): LeadPropertyRole | undefined {
+  existing: { role: LeadListingRole },
+  request: { role: LeadListingRole; source: LeadListingSource },
+): LeadListingRole | undefined {
   return request.source === 'manual' && request.role !== existing.role ? request.role : undefined;
 }

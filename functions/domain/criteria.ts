@@ -3,7 +3,7 @@
  * listing against them. Pure: storage and HTTP live elsewhere.
  */
 import { compareDecimals, DECIMAL_PATTERN } from './decimal.ts';
-import { listingStatus } from './property.ts';
+import { listingStatus } from './listing.ts';
 
 /** Interface §8 and the bounds of LeadCriteriaIn. */
 export const CRITERIA_LIMITS = {

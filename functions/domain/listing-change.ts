@@ -4,8 +4,8 @@
  * and the Place first, decides with `planListingChange`, then writes the plan in one write.
  */
 import { enrichmentTriggered } from './enrichment.ts';
+import { listingStatus } from './listing.ts';
 import { type ListingTexts, writeTexts } from './listing-text.ts';
-import { listingStatus } from './property.ts';
 
 /** API field → attribute, for the fields stored as they come (after validation). */
 export const PLAIN_LISTING_FIELDS = {

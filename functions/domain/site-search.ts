@@ -70,8 +70,8 @@ export function matches(l: SiteListing, f: SiteFilters, searchable: (l: SiteList
   if (f.minPrice !== undefined || f.maxPrice !== undefined) {
     const price = comparedPrice(l, f.listing);
     if (price === undefined) return false;
-    if (f.minPrice !== undefined && compareDecimals(price, f.minPrice) < 0) return false;
-    if (f.maxPrice !== undefined && compareDecimals(price, f.maxPrice) > 0) return false;
+    if (f.minPrice !== undefined && comparePrices(price, f.minPrice) < 0) return false;
+    if (f.maxPrice !== undefined && comparePrices(price, f.maxPrice) > 0) return false;
   }
   if (f.beds !== undefined && (l.bedrooms ?? -1) < f.beds) return false;
   if (f.amenities?.length) {
@@ -87,8 +87,29 @@ export function matches(l: SiteListing, f: SiteFilters, searchable: (l: SiteList
   return true;
 }
 
-const newestFirst = (a: SiteListing, b: SiteListing) =>
-  b.createdAt.localeCompare(a.createdAt) || a.id.localeCompare(b.id);
+/** Plain whole numbers without leading zeros: most prices, compared by length then digits. */
+const WHOLE = /^[1-9]\d*$/;
+
+/**
+ * `compareDecimals`, with a shortcut for two whole numbers (most prices): a search compares thousands
+ * of prices, and the general comparison normalises both strings on every call.
+ */
+export function comparePrices(a: string, b: string): number {
+  if (WHOLE.test(a) && WHOLE.test(b)) {
+    if (a.length !== b.length) return a.length - b.length;
+    return a < b ? -1 : a > b ? 1 : 0;
+  }
+  return compareDecimals(a, b);
+}
+
+/** Ordinal, not locale-aware: ISO timestamps and UUIDs sort by code unit, and much faster. */
+const ordinal = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+
+/** Newest first (createdAt), ties by id: the default order of a search. */
+export const newestFirst = (
+  a: Pick<SiteListing, 'createdAt' | 'id'>,
+  b: Pick<SiteListing, 'createdAt' | 'id'>,
+) => ordinal(b.createdAt, a.createdAt) || ordinal(a.id, b.id);
 
 /** Sorts in place: newest first; by price with unpriced listings last, ties newest first. */
 export function sortListings(
@@ -96,17 +117,29 @@ export function sortListings(
   sort: SiteSort,
   listing: SiteFilters['listing'],
 ): SiteListing[] {
+  // Already newest first (the catalogue keeps that order), this is one pass of comparisons.
   if (sort === 'newest') return items.sort(newestFirst);
   const direction = sort === 'price_asc' ? 1 : -1;
-  return items.sort((a, b) => {
-    const pa = comparedPrice(a, listing);
-    const pb = comparedPrice(b, listing);
-    if (pa === undefined || pb === undefined) {
-      if (pa === pb) return newestFirst(a, b);
-      return pa === undefined ? 1 : -1;
-    }
-    return direction * compareDecimals(pa, pb) || newestFirst(a, b);
+  // Each price is read once, not once per comparison: whole numbers (most prices) compare as
+  // numbers, exactly while below 2^53; any other decimal falls back to the exact comparison.
+  const keyed = items.map((l) => {
+    const price = comparedPrice(l, listing);
+    const whole = price !== undefined && WHOLE.test(price) && price.length < 16;
+    return { l, price, amount: whole ? Number(price) : undefined };
   });
+  keyed.sort((a, b) => {
+    if (a.price === undefined || b.price === undefined) {
+      if (a.price === b.price) return newestFirst(a.l, b.l);
+      return a.price === undefined ? 1 : -1;
+    }
+    const order =
+      a.amount !== undefined && b.amount !== undefined
+        ? a.amount - b.amount
+        : comparePrices(a.price, b.price);
+    return direction * Math.sign(order) || newestFirst(a.l, b.l);
+  });
+  for (let i = 0; i < keyed.length; i++) items[i] = (keyed[i] as (typeof keyed)[number]).l;
+  return items;
 }
 
 /**

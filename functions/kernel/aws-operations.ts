@@ -47,7 +47,15 @@ const SERVICE_OF_CLIENT: Record<string, string> = {
 };
 
 type Input = Record<string, unknown>;
-type Authorized = Pick<AwsOperation, 'action' | 'resource' | 'entity'>;
+/** An operation of one call; `service` only where IAM authorizes it under another service (iam:PassRole). */
+type Authorized = Pick<AwsOperation, 'action' | 'resource' | 'entity'> & { service?: string };
+
+/** The resource part of an ARN (`arn:aws:iam::123:role/NAME` → `role/NAME`). */
+const arnResource = (arn: unknown): string =>
+  String(arn ?? '*')
+    .split(':')
+    .slice(5)
+    .join(':') || '*';
 
 const tableResource = (table: unknown, index?: unknown): string =>
   `table/${String(table)}${typeof index === 'string' ? `/index/${index}` : ''}`;
@@ -119,6 +127,17 @@ function otherOperations(service: string, apiName: string, input: Input): Author
       return [
         { action: `s3:${apiName}`, resource: `${String(input.Bucket ?? '*')}/${String(input.Key ?? '*')}` },
       ];
+    case 'scheduler': {
+      // A schedule is named within its group; one with a target role also passes that role to Scheduler.
+      const schedule = {
+        action: `scheduler:${apiName}`,
+        resource: `schedule/${String(input.GroupName ?? 'default')}/${String(input.Name ?? '*')}`,
+      };
+      const roleArn = (input.Target as Input | undefined)?.RoleArn;
+      return roleArn === undefined
+        ? [schedule]
+        : [schedule, { service: 'iam', action: 'iam:PassRole', resource: arnResource(roleArn) }];
+    }
     default:
       return [{ action: `${service}:${apiName}`, resource: '*' }];
   }

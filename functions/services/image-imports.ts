@@ -1,4 +1,3 @@
-import { requireListing } from '../data/listings.ts';
 import {
   finishImageImport,
   getImageImport,
@@ -6,7 +5,8 @@ import {
   insertImageImport,
   retryImageImport,
   touchImageImportQueuedAt,
-} from '../data/property-images.ts';
+} from '../data/listing-images.ts';
+import { requireListing } from '../data/listings.ts';
 import {
   IMPORT_TIMEOUT_MS,
   importIdFor,
@@ -20,7 +20,7 @@ import { checkPublicUrl, privateUrlsAllowed } from '../kernel/net/public-dispatc
 import { type FetchPublicFileOptions, fetchPublicFile } from '../kernel/net/public-file-fetch.ts';
 import { queue } from '../kernel/ports/queue.ts';
 import { inspectImage } from './image-files.ts';
-import { addImportedImage } from './property-images.ts';
+import { addImportedImage } from './listing-images.ts';
 
 /**
  * Photo import by URL (interface §3.5): the request is recorded as pending and its fetch queued;

@@ -20,7 +20,7 @@ import {
 import { RequestValidationError, type ValidationIssue } from '../kernel/errors.ts';
 import { emails } from '../kernel/ports/email.ts';
 import { criteriaOf } from './lead-criteria.ts';
-import { linkLeadProperty } from './lead-properties.ts';
+import { linkLeadListing } from './lead-listings.ts';
 
 export interface Match {
   listing: MatchListing;
@@ -159,7 +159,7 @@ export async function sendLeadMatches(
   await recordSent(tenantId, leadId, ids, sentAt);
   await Promise.all(
     ids.map((propertyId) =>
-      linkLeadProperty({ tenantId, leadId, propertyId, role: 'interested', source: 'match' }),
+      linkLeadListing({ tenantId, leadId, propertyId, role: 'interested', source: 'match' }),
     ),
   );
   return ids.map((propertyId) => ({ propertyId, sentAt }));

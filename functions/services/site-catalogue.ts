@@ -1,8 +1,8 @@
 import { type AgentRecord, listActiveAgents } from '../data/agents.ts';
 import { listAreas, membersOfArea } from '../data/areas.ts';
 import { type ListingRecord, queryAllListings, queryPropertiesUpdatedSince } from '../data/listings.ts';
-import { listingStatus } from '../domain/property.ts';
-import { buildLocations, type SiteLocation, searchableText } from '../domain/site-search.ts';
+import { listingStatus } from '../domain/listing.ts';
+import { buildLocations, newestFirst, type SiteLocation, searchableText } from '../domain/site-search.ts';
 import { config } from '../kernel/config.ts';
 
 /**
@@ -19,7 +19,7 @@ const TENANT_LIMIT = 50;
 
 export interface Catalogue {
   tenantId: string;
-  /** Live listings by id. */
+  /** Live listings by id, in the order a search lists them by default (newest first). */
   listings: Map<string, ListingRecord>;
   /** Live listings' current slugs → id. */
   slugs: Map<string, string>;
@@ -40,20 +40,33 @@ export function clearSiteCatalogues(): void {
   catalogues.clear();
 }
 
+/**
+ * Applies listings read from the index. The catch-up's overlap reads the last few changes again on
+ * every request: a version already held (same updatedAt), or a listing that is not live and was not
+ * held, changes nothing, so the derived locations and search text are kept.
+ */
 function apply(c: Catalogue, items: ListingRecord[]): void {
+  let changed = false;
   for (const p of items) {
+    if (!c.watermark || p.updatedAt > c.watermark) c.watermark = p.updatedAt;
     const previous = c.listings.get(p.id);
+    const live = listingStatus(p) === 'live';
+    if (previous ? previous.updatedAt === p.updatedAt && live : !live) continue;
+    changed = true;
     if (previous) c.slugs.delete(previous.slug);
     c.searchText.delete(p.id);
-    if (listingStatus(p) === 'live') {
+    if (live) {
       c.listings.set(p.id, p);
       c.slugs.set(p.slug, p.id);
     } else {
       c.listings.delete(p.id);
     }
-    if (!c.watermark || p.updatedAt > c.watermark) c.watermark = p.updatedAt;
   }
-  if (items.length > 0) c.locations = undefined;
+  if (changed) {
+    c.locations = undefined;
+    // Newest first, as a search lists them by default: sorting the hits is then one pass.
+    c.listings = new Map([...c.listings].sort(([, a], [, b]) => newestFirst(a, b)));
+  }
 }
 
 async function loadRelated(c: Catalogue): Promise<void> {
@@ -70,25 +83,38 @@ async function loadRelated(c: Catalogue): Promise<void> {
   c.locations = undefined;
 }
 
-/** The Tenant's catalogue, current as of this request (listings) or the last minute (Areas, Agents). */
+/**
+ * The Tenant's catalogue, current as of this request (listings) or the last minute (Areas, Agents).
+ * The listings' read (the whole index on a fresh function, else the catch-up) and a due re-read of
+ * Areas and Agents go out together, so the once-a-minute refresh adds no round trip of waiting
+ * beyond the Area members.
+ */
 export async function siteCatalogue(
   tenantId: string,
   options: { related?: boolean } = {},
 ): Promise<Catalogue> {
-  let c = catalogues.get(tenantId);
-  if (!c) {
-    c = { tenantId, listings: new Map(), slugs: new Map(), searchText: new Map(), relatedLoadedAt: 0 };
-    apply(c, await queryAllListings(tenantId));
+  const held = catalogues.get(tenantId);
+  const c: Catalogue = held ?? {
+    tenantId,
+    listings: new Map(),
+    slugs: new Map(),
+    searchText: new Map(),
+    relatedLoadedAt: 0,
+  };
+  const stale = Date.now() - c.relatedLoadedAt >= config().AUTH_CACHE_TTL_SECONDS * 1000;
+  const since = c.watermark
+    ? new Date(Date.parse(c.watermark) - CATCH_UP_OVERLAP_MS).toISOString()
+    : '1970-01-01T00:00:00.000Z';
+  await Promise.all([
+    (held ? queryPropertiesUpdatedSince(tenantId, since) : queryAllListings(tenantId)).then((items) =>
+      apply(c, items),
+    ),
+    options.related && (!c.areas || !c.agents || stale) ? loadRelated(c) : undefined,
+  ]);
+  if (!held) {
     if (catalogues.size >= TENANT_LIMIT) catalogues.delete(catalogues.keys().next().value as string);
     catalogues.set(tenantId, c);
-  } else {
-    const since = c.watermark
-      ? new Date(Date.parse(c.watermark) - CATCH_UP_OVERLAP_MS).toISOString()
-      : '1970-01-01T00:00:00.000Z';
-    apply(c, await queryPropertiesUpdatedSince(tenantId, since));
   }
-  const stale = Date.now() - c.relatedLoadedAt >= config().AUTH_CACHE_TTL_SECONDS * 1000;
-  if (options.related && (!c.areas || !c.agents || stale)) await loadRelated(c);
   return c;
 }
 

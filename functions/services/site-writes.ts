@@ -3,13 +3,13 @@ import { getAgent } from '../data/agents.ts';
 import { countListingView } from '../data/listing-views.ts';
 import { getListing } from '../data/listings.ts';
 import type { TenantRecord } from '../data/tenants.ts';
-import { listingStatus } from '../domain/property.ts';
+import { listingStatus } from '../domain/listing.ts';
 import { windowStart } from '../domain/rate-limit.ts';
 import { ForbiddenError, NotFoundError, RequestValidationError } from '../kernel/errors.ts';
 import { verifyTurnstile } from '../kernel/ports/turnstile.ts';
 import { contactOf } from './lead-ingest/contact.ts';
 import { findOrCreateLead } from './lead-ingest/find-or-create-lead.ts';
-import { linkLeadProperty } from './lead-properties.ts';
+import { linkLeadListing } from './lead-listings.ts';
 import { siteListingBySlug } from './site.ts';
 
 export interface SiteInquiryInput {
@@ -95,7 +95,7 @@ export async function takeSiteInquiry(input: {
     }),
   });
   if (listing) {
-    await linkLeadProperty({
+    await linkLeadListing({
       tenantId,
       leadId: result.lead.id,
       propertyId: listing.id,

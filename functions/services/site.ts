@@ -1,6 +1,6 @@
 import { findListingClaim, getListing, type ListingRecord } from '../data/listings.ts';
 import type { TenantRecord } from '../data/tenants.ts';
-import { listingStatus } from '../domain/property.ts';
+import { listingStatus } from '../domain/listing.ts';
 import {
   matches,
   type SiteFilters,

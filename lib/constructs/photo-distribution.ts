@@ -1,4 +1,4 @@
-import { Duration } from 'aws-cdk-lib';
+import { Aws, Duration } from 'aws-cdk-lib';
 import {
   AllowedMethods,
   CachePolicy,
@@ -9,9 +9,40 @@ import {
   ViewerProtocolPolicy,
 } from 'aws-cdk-lib/aws-cloudfront';
 import { S3BucketOrigin } from 'aws-cdk-lib/aws-cloudfront-origins';
+import { Effect, PolicyStatement, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import { NagSuppressions } from 'cdk-nag';
 import { Construct } from 'constructs';
+
+/** Where confirmed gallery photos live in the bucket (functions/domain/images.ts `images/<tenant>/…`). */
+export const GALLERY_KEY_PREFIX = 'images/';
+
+/**
+ * Lets the account's other CloudFront distributions read the gallery photos (`images/*`) through
+ * Origin Access Control: the site distribution serves them under `/media/*`
+ * (lib/constructs/site-distribution.ts). It lives in a later stack, so this grant names no
+ * distribution id: `AWS:SourceArn` is matched against the account's distributions
+ * (`arn:…:cloudfront::<account>:distribution/*`) and `AWS:SourceAccount` must be this account. A
+ * statement naming the site distribution would make this (data) stack depend on the site stack,
+ * which already depends on it through the API: a cycle. Nothing leaks by the wider match: gallery
+ * photos are public (the photo distribution serves them to anyone); unconfirmed uploads
+ * (`uploads/`) stay readable by the photo distribution alone.
+ */
+export function grantGalleryReadToAccountDistributions(bucket: IBucket): void {
+  bucket.addToResourcePolicy(
+    new PolicyStatement({
+      sid: 'GalleryReadByAccountDistributions',
+      effect: Effect.ALLOW,
+      principals: [new ServicePrincipal('cloudfront.amazonaws.com')],
+      actions: ['s3:GetObject'],
+      resources: [bucket.arnForObjects(`${GALLERY_KEY_PREFIX}*`)],
+      conditions: {
+        StringEquals: { 'AWS:SourceAccount': Aws.ACCOUNT_ID },
+        ArnLike: { 'AWS:SourceArn': `arn:${Aws.PARTITION}:cloudfront::${Aws.ACCOUNT_ID}:distribution/*` },
+      },
+    }),
+  );
+}
 
 export interface PhotoDistributionProps {
   /** The private photo bucket. */

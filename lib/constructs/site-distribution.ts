@@ -1,11 +1,16 @@
-import { Duration, Fn } from 'aws-cdk-lib';
+import { Annotations, Duration, Fn } from 'aws-cdk-lib';
 import {
+  AccessLevel,
   AllowedMethods,
   CachedMethods,
   CacheHeaderBehavior,
   CachePolicy,
   CacheQueryStringBehavior,
   Distribution,
+  Function as EdgeFunction,
+  FunctionCode,
+  FunctionEventType,
+  FunctionRuntime,
   HttpVersion,
   OriginProtocolPolicy,
   OriginRequestHeaderBehavior,
@@ -13,21 +18,47 @@ import {
   OriginRequestQueryStringBehavior,
   OriginSslPolicy,
   PriceClass,
+  ResponseHeadersPolicy,
   ViewerProtocolPolicy,
 } from 'aws-cdk-lib/aws-cloudfront';
-import { HttpOrigin } from 'aws-cdk-lib/aws-cloudfront-origins';
+import { HttpOrigin, S3BucketOrigin } from 'aws-cdk-lib/aws-cloudfront-origins';
+import { Bucket } from 'aws-cdk-lib/aws-s3';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import { NagSuppressions } from 'cdk-nag';
 import { Construct } from 'constructs';
+import { GALLERY_KEY_PREFIX } from './photo-distribution.ts';
 
 /** The header the distribution adds to every request it sends to the API (functions/api/middleware/site-access.ts). */
 export const ORIGIN_VERIFY_HEADER = 'X-Origin-Verify';
+
+/** Gallery photos on the site's own host: `/media/<tenant>/<listing>/<photo>` is `images/<tenant>/<listing>/<photo>`. */
+export const MEDIA_PATH_PATTERN = '/media/*';
+const MEDIA_PREFIX = '/media/';
+
+/**
+ * The viewer-request rewrite of `/media/*` (CloudFront Functions, JS 2.0): the gallery key under
+ * `images/`, so nothing else of the bucket (unconfirmed uploads) is reachable through the site host;
+ * a bare `/media/` is 404.
+ */
+export const MEDIA_REWRITE_CODE = `function handler(event) {
+  var request = event.request;
+  var rest = request.uri.slice(${MEDIA_PREFIX.length});
+  if (rest === '') return { statusCode: 404, statusDescription: 'Not Found' };
+  request.uri = '/${GALLERY_KEY_PREFIX}' + rest;
+  return request;
+}`;
 
 export interface SiteDistributionProps {
   /** The HTTP API's endpoint, `https://<id>.execute-api.<region>.amazonaws.com`. */
   readonly apiEndpoint: string;
   /** The value CloudFront sends in {@link ORIGIN_VERIFY_HEADER}; the site routes compare it. */
   readonly originSecret: ISecret;
+  /**
+   * The photo bucket's name (data stack): when given, `/media/*` serves the gallery photos from it
+   * through Origin Access Control. The bucket's policy grants the read (photo-distribution.ts
+   * `grantGalleryReadToAccountDistributions`), so nothing here writes to the data stack.
+   */
+  readonly photoBucketName?: string;
   /**
    * Edge locations to serve from.
    * @default PriceClass.PRICE_CLASS_100 (North America and Europe: the agencies' markets)
@@ -43,10 +74,13 @@ export interface SiteDistributionProps {
  *   address travels in `CloudFront-Viewer-Address` (what the visitor budgets count), the page in
  *   `Referer`, and every request carries the origin secret, so the site routes refuse anything that
  *   did not come through here;
- * - `/media/*` (the photo bucket through Origin Access Control) is not here yet: the bucket lives in
- *   the data stack, and an OAC grant on its policy naming this distribution would make the data
- *   stack depend on this one (a cycle). It comes with the photos (issue 11), e.g. with the grant
- *   keyed on the distribution's id passed the other way;
+ * - `/media/*` serves the gallery photos from the photo bucket through Origin Access Control, cached
+ *   long (a photo's key never changes): `/media/<tenant>/<listing>/<photo>` is the object
+ *   `images/<tenant>/<listing>/<photo>` (a CloudFront Function rewrites the path), the same object
+ *   the photo distribution serves at `<PHOTO_BASE_URL>/images/…`, so a site can show its photos from
+ *   its own API host. The bucket (data stack) is imported by name, so CDK cannot add the OAC grant
+ *   to its policy from here (it warns, acknowledged below); the data stack grants its account's
+ *   distributions read on `images/*` instead, which names no distribution and so makes no cycle;
  * - anything else goes to the API uncached, as sent (the secret API through the same host).
  */
 export class SiteDistribution extends Construct {
@@ -94,6 +128,7 @@ export class SiteDistribution extends Construct {
       originRequestPolicy: this.siteOriginRequestPolicy,
       compress: true,
     };
+    const mediaBehavior = props.photoBucketName ? this.mediaBehavior(props.photoBucketName) : undefined;
     this.distribution = new Distribution(this, 'Distribution', {
       comment: 'Listings and Leads: site reads cached at the edge, photos',
       httpVersion: HttpVersion.HTTP2_AND_3,
@@ -108,6 +143,7 @@ export class SiteDistribution extends Construct {
       additionalBehaviors: {
         '/v1/site/*': siteBehavior,
         '/v1/theme': siteBehavior,
+        ...(mediaBehavior ? { [MEDIA_PATH_PATTERN]: mediaBehavior } : {}),
       },
     });
     NagSuppressions.addResourceSuppressions(this.distribution, [
@@ -137,5 +173,38 @@ export class SiteDistribution extends Construct {
           'fixes the viewer TLS policy; a custom domain with TLSv1.2_2021 is set when one is attached.',
       },
     ]);
+  }
+
+  /** `/media/*`: the gallery photos from the bucket through OAC, under their `images/` keys. */
+  private mediaBehavior(photoBucketName: string) {
+    const bucket = Bucket.fromBucketName(this, 'PhotoBucket', photoBucketName);
+    const origin = S3BucketOrigin.withOriginAccessControl(bucket, { originAccessLevels: [AccessLevel.READ] });
+    Annotations.of(this).acknowledgeWarning(
+      '@aws-cdk/aws-cloudfront-origins:updateImportedBucketPolicyOac',
+      "The photo bucket's policy (data stack) grants the account's distributions s3:GetObject on images/* (grantGalleryReadToAccountDistributions).",
+    );
+    const cachePolicy = new CachePolicy(this, 'MediaCachePolicy', {
+      comment: 'Gallery photos: one key per photo, never overwritten',
+      defaultTtl: Duration.days(30),
+      maxTtl: Duration.days(365),
+      minTtl: Duration.seconds(0),
+      enableAcceptEncodingGzip: false,
+      enableAcceptEncodingBrotli: false,
+    });
+    const rewrite = new EdgeFunction(this, 'MediaToGallery', {
+      comment: '/media/<tenant>/<listing>/<photo> -> the gallery key images/<tenant>/<listing>/<photo>',
+      runtime: FunctionRuntime.JS_2_0,
+      code: FunctionCode.fromInline(MEDIA_REWRITE_CODE),
+    });
+    return {
+      origin,
+      viewerProtocolPolicy: ViewerProtocolPolicy.REDIRECT_TO_HTTPS,
+      allowedMethods: AllowedMethods.ALLOW_GET_HEAD,
+      cachePolicy,
+      responseHeadersPolicy: ResponseHeadersPolicy.CORS_ALLOW_ALL_ORIGINS_WITH_PREFLIGHT_AND_SECURITY_HEADERS,
+      functionAssociations: [{ function: rewrite, eventType: FunctionEventType.VIEWER_REQUEST }],
+      // JPEG, PNG and WebP are compressed already.
+      compress: false,
+    };
   }
 }

@@ -18,7 +18,10 @@ import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { NagSuppressions } from 'cdk-nag';
 import type { Construct } from 'constructs';
 import { tableDefinition } from '../../functions/data/table.ts';
-import { PhotoDistribution } from '../constructs/photo-distribution.ts';
+import {
+  grantGalleryReadToAccountDistributions,
+  PhotoDistribution,
+} from '../constructs/photo-distribution.ts';
 
 /**
  * Everything stateful: the one table, the photo bucket, and the key that signs pagination cursors
@@ -160,5 +163,7 @@ export class DataStack extends Stack {
       ],
     });
     this.photoDistribution = new PhotoDistribution(this, 'PhotoDistribution', { bucket: this.photoBucket });
+    // The site distribution's /media/* (site stack) reads the gallery through OAC.
+    grantGalleryReadToAccountDistributions(this.photoBucket);
   }
 }

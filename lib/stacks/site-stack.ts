@@ -8,9 +8,11 @@ export interface SiteStackProps extends StackProps {
   readonly apiEndpoint: string;
   /** The origin secret (data stack), also bound to the site functions. */
   readonly originSecret: ISecret;
+  /** The photo bucket's name (data stack): `/media/*` serves the gallery from it. */
+  readonly photoBucketName?: string;
 }
 
-/** The edge: CloudFront in front of the site API (lib/constructs/site-distribution.ts). */
+/** The edge: CloudFront in front of the site API and the gallery photos (lib/constructs/site-distribution.ts). */
 export class SiteStack extends Stack {
   readonly site: SiteDistribution;
 
@@ -19,10 +21,12 @@ export class SiteStack extends Stack {
     this.site = new SiteDistribution(this, 'Site', {
       apiEndpoint: props.apiEndpoint,
       originSecret: props.originSecret,
+      ...(props.photoBucketName ? { photoBucketName: props.photoBucketName } : {}),
     });
     new CfnOutput(this, 'SiteUrl', {
       value: `https://${this.site.distribution.distributionDomainName}`,
-      description: 'Base URL for websites: the site API (/v1/site/…, /v1/theme)',
+      description:
+        'Base URL for websites: the site API (/v1/site/…, /v1/theme) and gallery photos (/media/…)',
     });
   }
 }

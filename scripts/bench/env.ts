@@ -28,9 +28,9 @@ export function dynamoEndpointEnv(endpoint: string): Record<string, string> {
 export type CursorKeySource = 'env' | 'secrets-manager';
 
 /**
- * A fresh process's environment for a cold start, as in Lambda: AWS_LAMBDA_FUNCTION_NAME is set, so
- * every port builds its AWS adapter (the SDK client) from the settings the stacks give it, and
- * fails loudly without them. The SDK finds its endpoints through its own standard variables:
+ * A fresh process's environment for a cold start, as in Lambda: AWS_LAMBDA_FUNCTION_NAME is set, and
+ * the bundle's entry binds the AWS adapters of the ports its row uses (lib/bundling.ts), which build
+ * their SDK clients from the settings the stacks give them, and fail loudly without them. The SDK finds its endpoints through its own standard variables:
  * DynamoDB Local for the table (AWS_ENDPOINT_URL_DYNAMODB only; DYNAMODB_ENDPOINT, the local stack's
  * switch, stays unset as in Lambda) and the bench's responder (aws-responder.ts) for SQS, SES v2,
  * Bedrock Runtime and Secrets Manager. Credentials are the runtime's environment variables (dummy

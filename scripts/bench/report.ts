@@ -6,6 +6,7 @@ import { HOT_PATH_TARGETS, type HotPathSection } from './hot-path.ts';
 import type { LeadsRow, LeadsSection } from './leads.ts';
 import type { LoadFigures } from './load.ts';
 import type { PhotosSection } from './photo-import.ts';
+import { renderSite, type SiteSection } from './site-search.ts';
 import { ratio, round, type Summary, withinRatio } from './stats.ts';
 
 /** The targets the figures are judged against; the same values go into the JSON. */
@@ -103,6 +104,8 @@ export interface BenchReport {
   events: EventsSection | null;
   /** A 5 MB JPEG imported by URL: request → ready, and the worker's peak memory (issue 11). */
   photos?: PhotosSection | null;
+  /** Site search on 5,000 live listings: round trips, units, server time, catalogue load (issue 12). */
+  site?: SiteSection | null;
   notes: string[];
 }
 
@@ -184,7 +187,7 @@ export function coldStartSection(
 /** Notes of the cold-start section. */
 export const COLD_START_NOTES = [
   "Cold start: the floor (scripts/bench/floor/handler.ts) is the least a handler can be: the AWS SDK DynamoDBDocumentClient over DynamoDBClient, one ElectroDB entity, one zod/mini schema, middy, one GetItem. It is bundled exactly as the functions are (lib/bundling.ts esbuildOptions: code splitting, so its SDK's own dynamic imports become chunks too), and measured in the same passes as the functions; every ratio is a function's figure over the floor's (medians for the timings).",
-  "Each sample is a fresh `node` (the machine's Node, as Lambda's nodejs24.x) that reads its event, then times import() of the bundle (module load) and import() plus the handler's answer to that event (import + first response) against DynamoDB Local with a seeded Tenant; Node's own start-up is left out, Lambda adds its runtime start on top. Environment as in Lambda (scripts/bench/env.ts coldStartEnv): AWS_LAMBDA_FUNCTION_NAME set, so every port builds its SDK client from its setting (AI_QUEUE_URL on the responder, as the SQS client sends to the queue URL's host; EMAIL_FROM, AI_MODEL_ID; CURSOR_SECRET, or CURSOR_SECRET_ARN with --cursor-key secrets-manager); the SDK's standard AWS_ENDPOINT_URL_<SERVICE> variables point DynamoDB at DynamoDB Local and SQS, SES v2, Bedrock Runtime and Secrets Manager at a loopback responder in the bench (scripts/bench/aws-responder.ts) that answers the one operation each uses with a minimal valid response; dummy credentials in the environment, rate limits raised. The answer column lists the services a function called (+SQS …); a call the responder refused fails the sample.",
+  "Each sample is a fresh `node` (the machine's Node, as Lambda's nodejs24.x) that reads its event, then times import() of the bundle (module load) and import() plus the handler's answer to that event (import + first response) against DynamoDB Local with a seeded Tenant; Node's own start-up is left out, Lambda adds its runtime start on top. Environment as in Lambda (scripts/bench/env.ts coldStartEnv): AWS_LAMBDA_FUNCTION_NAME set; each bundle's entry binds the AWS adapters of the ports its row uses, each building its SDK client from its setting on first use (AI_QUEUE_URL on the responder, as the SQS client sends to the queue URL's host; EMAIL_FROM, AI_MODEL_ID; CURSOR_SECRET, or CURSOR_SECRET_ARN with --cursor-key secrets-manager); the SDK's standard AWS_ENDPOINT_URL_<SERVICE> variables point DynamoDB at DynamoDB Local and SQS, SES v2, Bedrock Runtime and Secrets Manager at a loopback responder in the bench (scripts/bench/aws-responder.ts) that answers the one operation each uses with a minimal valid response; dummy credentials in the environment, rate limits raised. The answer column lists the services a function called (+SQS …); a call the responder refused fails the sample.",
   "Passes go round-robin over every function, one process at a time, after one discarded pass (OS file cache, first writes); the floor is probed before every 8 functions of a pass so that a neighbour's burst of load on the shared cores hits it as it hits the functions. Events: the route's usual successful request (a fresh target where one is used up), a MODIFY stream record of the fixture listing requesting an AI enrichment, a score message for the fixture Lead, the schedule's event for the resume job.",
   'KB: the minified .mjs files Node loads at import (index.mjs and the chunks it imports statically); gz: the same gzipped (level 9). Chunks reached only by a dynamic import() (an SDK client a code path needs, undici for a webhook send) load on use and are not counted; the bundling log lists them per function. Source maps are uploaded too but not loaded without --enable-source-maps.',
 ];
@@ -257,6 +260,7 @@ export function renderReport(r: BenchReport): string {
   if (r.leads) out.push(...renderLeads(r.leads), '');
   if (r.events) out.push(...renderEvents(r.events, r.targets), '');
   if (r.photos) out.push(...renderPhotos(r.photos), '');
+  if (r.site) out.push(...renderSite(r.site), '');
   out.push('Notes:');
   for (const note of r.notes) out.push(`  - ${note}`);
   return out.join('\n');

@@ -1,4 +1,4 @@
-import { addImportedImage } from '../../functions/services/property-images.ts';
+import { addImportedImage } from '../../functions/services/listing-images.ts';
 import { type SampleListing, sampleSeaside } from './demo-catalogue.ts';
 import { demoPhoto, PHOTO_HEIGHT, PHOTO_WIDTH, type PhotoView } from './demo-photos.ts';
 

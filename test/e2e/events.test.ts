@@ -9,6 +9,9 @@ import { PutItemCommand, QueryCommand } from '@aws-sdk/client-dynamodb';
 import type { SQSEvent } from 'aws-lambda';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
+import type * as z from 'zod/mini';
+import { EventOut } from '../../functions/contract/events.ts';
+import { pageOf } from '../../functions/contract/shared.ts';
 import { EVENT_TYPES } from '../../functions/domain/events.ts';
 import { type QueuePort, setQueue } from '../../functions/kernel/ports/queue.ts';
 import { createEndpoint } from '../../functions/services/webhook-endpoints.ts';
@@ -28,13 +31,17 @@ import {
 import { startTestApi, type TestApi } from '../support/http.ts';
 import { startTestStreamConsumer, type TestStreamConsumer } from '../support/stream.ts';
 
-interface Envelope {
-  id: string;
-  type: string;
-  version: number;
-  created_at: string;
-  tenant: { slug: string };
-  data: Record<string, any>;
+/** An event as GET /v1/events answers it: the contract's envelope, `data` the resource and its extras. */
+type Envelope = z.output<typeof EventOut>;
+
+/** A page of GET /v1/events. */
+const EventPage = pageOf(EventOut);
+type EventPage = z.output<typeof EventPage>;
+
+/** Whether an `*.updated` event lists `field` among its `changed_fields`. */
+function changed(event: Envelope, field: string): boolean {
+  const fields: unknown = event.data.changed_fields;
+  return Array.isArray(fields) && fields.includes(field);
 }
 
 /** AI messages the writes queue, kept here so that this file runs the worker on its own ones. */
@@ -110,8 +117,9 @@ async function allEvents(key = tenant.key, query = ''): Promise<Envelope[]> {
     const suffix: string = cursor ? `&cursor=${encodeURIComponent(cursor)}` : '';
     const res = await api.call('GET', `/v1/events?limit=200${query}${suffix}`, { key });
     expect(res.status).toBe(200);
-    events.push(...res.body.data);
-    cursor = res.body.next_cursor;
+    const page: EventPage = res.body;
+    events.push(...page.data);
+    cursor = page.next_cursor;
   } while (cursor);
   return events;
 }
@@ -251,9 +259,7 @@ describe('listing events', () => {
     const createdEvent = await eventFor('property.created', id);
     await api.call('PATCH', `/v1/properties/${id}`, { body: { place_code: places.town.code } });
     const wentLive = await eventFor('property.went_live', id);
-    const placeUpdate = await eventFor('property.updated', id, (e) =>
-      e.data.changed_fields.includes('place_code'),
-    );
+    const placeUpdate = await eventFor('property.updated', id, (e) => changed(e, 'place_code'));
     await api.call('PATCH', `/v1/properties/${id}`, { body: { price: '280000', currency: 'USD' } });
     const priceChanged = await eventFor('property.price_changed', id);
     const env = { ...process.env };
@@ -282,7 +288,7 @@ describe('listing events', () => {
       id,
     );
     expect(added.code).toBe(0);
-    const areas = await eventFor('property.updated', id, (e) => e.data.changed_fields.includes('areas'));
+    const areas = await eventFor('property.updated', id, (e) => changed(e, 'areas'));
     expect((await api.call('DELETE', `/v1/properties/${id}`)).status).toBe(204);
     const archived = await eventFor('property.archived', id);
     const finalListing = (await api.call('GET', `/v1/properties/${id}`)).body;
@@ -350,9 +356,9 @@ describe('GET /v1/events', () => {
     let cursor: string | null = null;
     do {
       const suffix: string = cursor ? `&cursor=${encodeURIComponent(cursor)}` : '';
-      const page = await api.call('GET', `/v1/events?limit=2${suffix}`);
-      pages.push(...page.body.data);
-      cursor = page.body.next_cursor;
+      const page: EventPage = (await api.call('GET', `/v1/events?limit=2${suffix}`)).body;
+      pages.push(...page.data);
+      cursor = page.next_cursor;
     } while (cursor);
     const pivot = everything[Math.floor(everything.length / 2)] as Envelope;
     const afterPivot = await allEvents(tenant.key, `&since=${pivot.id}`);

@@ -5,7 +5,7 @@ import { Agent } from '../../functions/data/entities/agent.ts';
 import { Tenant } from '../../functions/data/entities/tenant.ts';
 import { BACKFILL_THRESHOLD_DAYS } from '../../functions/domain/leads.ts';
 import { type QueueName, setQueue } from '../../functions/kernel/ports/queue.ts';
-import { listLinkedListings } from '../../functions/services/lead-properties.ts';
+import { listLinkedListings } from '../../functions/services/lead-listings.ts';
 import { bindLocalAdapters } from '../../scripts/local/adapters/index.ts';
 import { listOutbox } from '../../scripts/local/adapters/outbox-email.ts';
 import { locs } from '../support/api-client.ts';

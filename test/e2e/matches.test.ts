@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { getLeadPropertyLink } from '../../functions/data/lead-properties.ts';
+import { getLeadListingLink } from '../../functions/data/lead-listings.ts';
 import { createArea, setManualMembership } from '../../functions/services/areas.ts';
 import { listOutbox } from '../../scripts/local/adapters/outbox-email.ts';
 import { locs, type Output } from '../support/api-client.ts';
@@ -320,7 +320,7 @@ describe('POST /v1/leads/{lead_id}/matches:send', () => {
     expect(mail?.text).toContain('Seatown, Coast, Testland');
     expect(mail?.text).not.toContain('D: townhouse');
     for (const listing of [L.A!, L.C!]) {
-      expect(await getLeadPropertyLink(tenant.tenantId, leadId, listing.id)).toMatchObject({
+      expect(await getLeadListingLink(tenant.tenantId, leadId, listing.id)).toMatchObject({
         role: 'interested',
         source: 'match',
       });
@@ -349,7 +349,7 @@ describe('POST /v1/leads/{lead_id}/matches:send', () => {
     expect(res.body.detail[1].msg).toContain(foreign.id);
     expect((await listOutbox(tenant.tenantId)).filter((m) => m.to === email)).toEqual([]);
     expect((await matches(leadId)).every((m) => m.sent_at === null)).toBe(true);
-    expect(await getLeadPropertyLink(tenant.tenantId, leadId, L.A!.id)).toBeUndefined();
+    expect(await getLeadListingLink(tenant.tenantId, leadId, L.A!.id)).toBeUndefined();
   });
 
   it('refuses a Lead without email at body', async () => {

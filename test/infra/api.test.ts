@@ -12,13 +12,9 @@ import { buildApp, type ServiceApp } from '../../lib/app.ts';
 import { bundlingDefaults } from '../../lib/bundling.ts';
 import type { RouteGroupStack } from '../../lib/stacks/route-group-stack.ts';
 import { DEPLOY_CONTEXT } from './deploy-context.ts';
+import { actionsOf, roleStatements } from './iam-statements.ts';
 
 type Json = Record<string, unknown>;
-interface Statement {
-  Action: string | string[];
-  Effect: string;
-  Resource: unknown;
-}
 
 const READ_ACTIONS = ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:Query', 'dynamodb:UpdateItem'];
 const WRITE_ACTIONS = [
@@ -66,17 +62,6 @@ beforeAll(() => {
   assemblyDir = service.app.synth().directory;
   groups = service.api.routeGroups.map((stack) => ({ stack, template: Template.fromStack(stack) }));
 }, SYNTH_TIMEOUT_MS);
-
-function actionsOf(statement: Statement): string[] {
-  return Array.isArray(statement.Action) ? statement.Action : [statement.Action];
-}
-
-function roleStatements(template: Template, roleLogicalId: string): Statement[] {
-  const policies = template.findResources('AWS::IAM::Policy');
-  return Object.values(policies)
-    .filter((policy) => JSON.stringify(policy.Properties.Roles).includes(`"${roleLogicalId}"`))
-    .flatMap((policy) => policy.Properties.PolicyDocument.Statement as Statement[]);
-}
 
 function groupOf(operationId: string) {
   const group = groups.find((g) => g.stack.functions.has(operationId));

@@ -2,7 +2,6 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { App, Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
-import type { CfnRole } from 'aws-cdk-lib/aws-iam';
 import type { CfnFunction } from 'aws-cdk-lib/aws-lambda';
 import type { CfnQueue, Queue } from 'aws-cdk-lib/aws-sqs';
 import { BUNDLING_STACKS } from 'aws-cdk-lib/cx-api';
@@ -12,13 +11,9 @@ import { aiModelFromContext, buildApp, type ServiceApp } from '../../lib/app.ts'
 import { repoRoot, ServiceFunction } from '../../lib/constructs/service-function.ts';
 import { DEFAULT_AI_MODEL, streamFilterPatterns, WORKER_MEMORY_MB } from '../../lib/stacks/async-stack.ts';
 import { DEPLOY_CONTEXT } from './deploy-context.ts';
+import { actionsOf, resourcesOf, statementsOf } from './iam-statements.ts';
 
 type Json = Record<string, unknown>;
-interface Statement {
-  Action: string | string[];
-  Effect: string;
-  Resource: unknown;
-}
 
 /** What any function holds besides its own grants: its log group, and the cursor key. */
 const PLATFORM_ACTIONS = ['logs:CreateLogStream', 'logs:PutLogEvents', 'secretsmanager:GetSecretValue'];
@@ -40,27 +35,12 @@ beforeAll(() => {
   template = Template.fromStack(service.async);
 }, 300_000); // a synth of every stack; slow on a busy 2-core machine
 
-function actionsOf(statement: Statement): string[] {
-  return Array.isArray(statement.Action) ? statement.Action : [statement.Action];
-}
-
-function resourcesOf(statement: Statement): unknown[] {
-  return Array.isArray(statement.Resource) ? statement.Resource : [statement.Resource];
-}
-
 function queueId(queue: Queue): string {
   return service.async.getLogicalId(queue.node.defaultChild as CfnQueue);
 }
 
 function functionId(fn: ServiceFunction): string {
   return service.async.getLogicalId(fn.fn.node.defaultChild as CfnFunction);
-}
-
-function statementsOf(from: Template, stack: Stack, fn: ServiceFunction): Statement[] {
-  const roleId = stack.getLogicalId(fn.role.node.defaultChild as CfnRole);
-  return Object.values(from.findResources('AWS::IAM::Policy'))
-    .filter((p) => JSON.stringify(p.Properties.Roles).includes(`"${roleId}"`))
-    .flatMap((p) => p.Properties.PolicyDocument.Statement as Statement[]);
 }
 
 function mappingOf(fn: ServiceFunction): Json {
@@ -137,7 +117,7 @@ describe('the stream consumer', () => {
       LoggingConfig: { LogGroup: { Ref: string } };
     };
     const logGroup = template.toJSON().Resources[props.LoggingConfig.LogGroup.Ref];
-    const actions = statementsOf(template, service.async, consumer).flatMap(actionsOf);
+    const actions = statementsOf(template, service.async, consumer.role).flatMap(actionsOf);
 
     // Assess
     expect(props.Runtime).toBe('nodejs24.x');
@@ -165,7 +145,7 @@ describe('the stream consumer', () => {
     const dlqArn = { 'Fn::GetAtt': [queueId(service.async.streamDeadLetterQueue), 'Arn'] };
 
     // Act
-    const statements = statementsOf(template, service.async, consumer);
+    const statements = statementsOf(template, service.async, consumer.role);
     const sqsStatements = statements.filter((s) => actionsOf(s).some((a) => a.startsWith('sqs:')));
     const env = (functionProps(template, service.async, consumer).Environment as { Variables: Json })
       .Variables;
@@ -226,45 +206,47 @@ describe('the stream consumer filter (cost)', () => {
     },
   });
   const invoked = (r: unknown, patterns: unknown[]) => patterns.some((p) => matchesPattern(p, r));
-
-  it('is on the event source mapping, one pattern per filter', () => {
-    // Act
+  /** Whether the consumer is invoked for an insert, a change and a removal of the entity's records. */
+  const invokedOnEachChange = (entity: string, patterns: unknown[]) => ({
+    INSERT: invoked(record('INSERT', { NewImage: entity }), patterns),
+    MODIFY: invoked(record('MODIFY', { NewImage: entity, OldImage: entity }), patterns),
+    REMOVE: invoked(record('REMOVE', { OldImage: entity }), patterns),
+  });
+  const onEveryChange = (invoked: boolean) => ({ INSERT: invoked, MODIFY: invoked, REMOVE: invoked });
+  /** The filter patterns as synthesized on the consumer's event source mapping. */
+  const synthesizedPatterns = (): unknown[] => {
     const mapping = mappingOf(service.async.streamConsumer) as {
       FilterCriteria: { Filters: { Pattern: string }[] };
     };
+    return mapping.FilterCriteria.Filters.map((f) => JSON.parse(f.Pattern));
+  };
+
+  it('is on the event source mapping, one pattern per filter', () => {
+    // Act
+    const patterns = synthesizedPatterns();
 
     // Assess
-    expect(mapping.FilterCriteria.Filters.map((f) => JSON.parse(f.Pattern))).toEqual(streamFilterPatterns());
+    expect(patterns).toEqual(streamFilterPatterns());
   });
 
   it('never invokes the consumer for rate-limit, idempotency and other bookkeeping writes, or their TTL expiry', () => {
     // Prepare
-    const mapping = mappingOf(service.async.streamConsumer) as {
-      FilterCriteria: { Filters: { Pattern: string }[] };
-    };
-    const patterns = mapping.FilterCriteria.Filters.map((f) => JSON.parse(f.Pattern));
+    const patterns = synthesizedPatterns();
 
     // Act + Assess
     for (const entity of STREAM_IGNORED_ENTITIES) {
-      expect(invoked(record('INSERT', { NewImage: entity }), patterns), entity).toBe(false);
-      expect(invoked(record('MODIFY', { NewImage: entity, OldImage: entity }), patterns), entity).toBe(false);
-      expect(invoked(record('REMOVE', { OldImage: entity }), patterns), entity).toBe(false);
+      expect(invokedOnEachChange(entity, patterns), entity).toEqual(onEveryChange(false));
     }
     expect(invoked(record('INSERT', {}), patterns)).toBe(false);
   });
 
   it('invokes it for every change of a record the service derives events from', () => {
     // Prepare
-    const mapping = mappingOf(service.async.streamConsumer) as {
-      FilterCriteria: { Filters: { Pattern: string }[] };
-    };
-    const patterns = mapping.FilterCriteria.Filters.map((f) => JSON.parse(f.Pattern));
+    const patterns = synthesizedPatterns();
 
     // Act + Assess
     for (const entity of STREAM_ENTITIES) {
-      expect(invoked(record('INSERT', { NewImage: entity }), patterns), entity).toBe(true);
-      expect(invoked(record('MODIFY', { NewImage: entity, OldImage: entity }), patterns), entity).toBe(true);
-      expect(invoked(record('REMOVE', { OldImage: entity }), patterns), entity).toBe(true);
+      expect(invokedOnEachChange(entity, patterns), entity).toEqual(onEveryChange(true));
     }
   });
 
@@ -394,7 +376,7 @@ describe('the AI worker', () => {
     const aiQueueArn = JSON.stringify({ 'Fn::GetAtt': [queueId(service.async.aiQueue), 'Arn'] });
 
     // Act
-    const statements = statementsOf(template, service.async, service.async.aiWorker);
+    const statements = statementsOf(template, service.async, service.async.aiWorker.role);
     const actions = statements.flatMap(actionsOf);
 
     // Assess
@@ -429,7 +411,7 @@ describe('the AI worker', () => {
 
   it('queries the table and gsi1 and gsi2 only (Lead scoring), and writes the table itself (the score transaction)', () => {
     // Act
-    const tableStatements = statementsOf(template, service.async, service.async.aiWorker).filter((s) =>
+    const tableStatements = statementsOf(template, service.async, service.async.aiWorker.role).filter((s) =>
       actionsOf(s).some((a) => a.startsWith('dynamodb:')),
     );
     const onIndexes = tableStatements.filter((s) => JSON.stringify(s.Resource).includes('/index/'));
@@ -457,7 +439,7 @@ describe('the AI worker', () => {
 
   it('may invoke the configured foundation model in its own region, and no other model', () => {
     // Act
-    const bedrock = statementsOf(template, service.async, service.async.aiWorker).filter((s) =>
+    const bedrock = statementsOf(template, service.async, service.async.aiWorker.role).filter((s) =>
       actionsOf(s).includes('bedrock:InvokeModel'),
     );
 
@@ -498,7 +480,7 @@ describe('the AI worker', () => {
     const env = (
       functionProps(otherTemplate, other.async, other.async.aiWorker).Environment as { Variables: Json }
     ).Variables;
-    const resources = statementsOf(otherTemplate, other.async, other.async.aiWorker)
+    const resources = statementsOf(otherTemplate, other.async, other.async.aiWorker.role)
       .filter((s) => actionsOf(s).includes('bedrock:InvokeModel'))
       .flatMap(resourcesOf)
       .map((r) => JSON.stringify(r));

@@ -6,22 +6,35 @@
  * one, resource ARN included (the table, or `table/…/index/NAME` for an index Query).
  *
  * SQS, SES and Bedrock run as local adapters in the tests, so their calls are never observed; what
- * their AWS adapters do is declared below from each function's `uses` and checked the same way.
+ * their AWS adapters do is declared below from each function's `uses` and checked the same way. The
+ * webhook ladder's AWS adapter is run here instead, as each function that schedules retries, with the
+ * environment synthesized for it and Scheduler and SQS mocked at the edge: its calls are checked.
  *
  * Alone (`npx vitest run test/infra/permissions.test.ts`) it reads the records of the last full run.
  */
 
 import { randomUUID } from 'node:crypto';
-import type { Stack } from 'aws-cdk-lib';
+import { relative } from 'node:path';
+import { CreateScheduleCommand, SchedulerClient } from '@aws-sdk/client-scheduler';
+import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { Stack } from 'aws-cdk-lib';
 import type { CfnRole } from 'aws-cdk-lib/aws-iam';
+import type { CfnFunction } from 'aws-cdk-lib/aws-lambda';
 import type { CfnBucket } from 'aws-cdk-lib/aws-s3';
 import type { CfnQueue, Queue } from 'aws-cdk-lib/aws-sqs';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { mockClient } from 'aws-sdk-client-mock';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RouteDefinition, RouteUse } from '../../functions/api/route.ts';
-import type { AwsOperation } from '../../functions/kernel/aws-operations.ts';
+import {
+  type AwsOperation,
+  authorizedOperations,
+  runAsFunction,
+} from '../../functions/kernel/aws-operations.ts';
+import { awsLadderFromEnvironment } from '../../functions/kernel/ports/webhook-ladder.ts';
 import { routes } from '../../functions/routes.ts';
 import { type WorkerUse, workers } from '../../functions/workers.ts';
 import { buildApp } from '../../lib/app.ts';
+import { repoRoot, ServiceFunction } from '../../lib/constructs/service-function.ts';
 import {
   AWS_OPERATIONS_DIR,
   readAwsOperations,
@@ -65,10 +78,90 @@ let app: SynthesizedApp;
 let functions: FunctionGrants[];
 let recorded: AwsOperation[];
 let invoked: Set<string>;
+/** What each function that schedules webhook retries did on AWS when its ladder adapter ran. */
+let ladderOperations: AwsOperation[];
 
-/** The DynamoDB operation as the ARN it touches in the account: the test table stands for the service's. */
+/** Scheduler and SQS at the edge: the ladder adapter's calls are answered here, never sent. */
+const schedulerEdge = mockClient(SchedulerClient);
+const sqsEdge = mockClient(SQSClient);
+
+/** Every function of the app under the name its records use (operationId, or the entry). */
+function serviceFunctions(): Map<string, ServiceFunction> {
+  const routeNames = new Map<ServiceFunction, string>();
+  for (const group of app.service.api.routeGroups) {
+    for (const [operationId, fn] of group.functions) routeNames.set(fn, operationId);
+  }
+  return new Map(
+    app.service.app.node
+      .findAll()
+      .filter((c): c is ServiceFunction => c instanceof ServiceFunction)
+      .map((fn) => [routeNames.get(fn) ?? relative(repoRoot, fn.entry), fn]),
+  );
+}
+
+/** The function's environment as it will be in the account (references rendered as the policies are). */
+function deployedEnvironment(fn: ServiceFunction): NodeJS.ProcessEnv {
+  const stack = Stack.of(fn.fn);
+  const functionId = stack.getLogicalId(fn.fn.node.defaultChild as CfnFunction);
+  const resources = app.template(stack).Resources as Record<string, { Properties: Json }>;
+  const properties = resources[functionId]?.Properties ?? {};
+  const variables = (properties.Environment as { Variables?: Json } | undefined)?.Variables ?? {};
+  // A queue's Ref is its URL, whose last segment is the queue's name (the policies' ARNs end in it).
+  const rendered = (value: unknown): string => {
+    const ref = (value as { Ref?: string } | undefined)?.Ref;
+    const queue =
+      ref !== undefined && resources[ref] && (resources[ref] as { Type?: string }).Type === 'AWS::SQS::Queue';
+    return queue
+      ? `https://sqs.${REGION}.amazonaws.com/${ACCOUNT}/${stack.stackName}-${ref}`
+      : app.render(stack, value);
+  };
+  return Object.fromEntries(Object.entries(variables).map(([k, v]) => [k, rendered(v)]));
+}
+
+/**
+ * Runs the webhook ladder's AWS adapter as `name`, configured from its synthesized environment: a
+ * rung within 15 minutes (an SQS delay) and one beyond (a Scheduler schedule). What each call sent
+ * is turned into the IAM operations it needs by the recording middleware's own rules
+ * (`authorizedOperations`): the mock answers `send` itself, before the client's middleware runs.
+ */
+async function ladderOperationsOf(name: string, fn: ServiceFunction): Promise<AwsOperation[]> {
+  schedulerEdge.reset();
+  sqsEdge.reset();
+  schedulerEdge.on(CreateScheduleCommand).resolves({ ScheduleArn: 'arn:aws:scheduler:::schedule/mocked' });
+  sqsEdge.on(SendMessageCommand).resolves({ MessageId: 'mocked' });
+  const ladder = awsLadderFromEnvironment(deployedEnvironment(fn));
+  const message = {
+    tenantId: 't',
+    endpointId: 'e',
+    deliveryId: 'd',
+    trigger: 'auto' as const,
+    token: randomUUID(),
+  };
+  await runAsFunction(name, async () => {
+    await ladder.enqueue(message, 60_000);
+    await ladder.enqueue(message, 30 * 60_000);
+  });
+  const sent = [
+    ...schedulerEdge
+      .commandCalls(CreateScheduleCommand)
+      .map((c) => ['scheduler', 'CreateSchedule', c.args[0].input] as const),
+    ...sqsEdge.commandCalls(SendMessageCommand).map((c) => ['sqs', 'SendMessage', c.args[0].input] as const),
+  ];
+  return sent.flatMap(([service, apiName, input]) =>
+    authorizedOperations(service, apiName, input as unknown as Record<string, unknown>).map((operation) => ({
+      function: name,
+      service,
+      ...operation,
+    })),
+  );
+}
+
+/** The operation as the ARN it touches in the account: the test table stands for the service's. */
 function neededOf(operation: AwsOperation): Needed {
-  const resource = operation.resource.replace(/^table\/[^/]+/, `table/${TABLE}`);
+  const resource =
+    operation.service === 'dynamodb'
+      ? operation.resource.replace(/^table\/[^/]+/, `table/${TABLE}`)
+      : operation.resource;
   return {
     action: operation.action,
     arn: `arn:${PARTITION}:${operation.service}:${REGION}:${ACCOUNT}:${resource}`,
@@ -143,9 +236,9 @@ function declaredNeeds(name: string): Needed[] {
           },
         ];
       case 'webhookSchedules':
-        // The scheduler grant (CreateSchedule in the ladder's group, PassRole of its role) is proven
-        // by test/infra/webhooks.test.ts, which reads the group's name form the policy uses.
-        return [];
+        // What the ladder adapter did when run as this function (scheduler:CreateSchedule on the
+        // schedule in its group, iam:PassRole of the scheduler role): see ladderOperationsOf.
+        return ladderOperations.filter((op) => op.function === name && op.service !== 'sqs').map(neededOf);
       case 'bedrock':
         // Converse is authorized as bedrock:InvokeModel on the model (or the inference profile) it names.
         return [
@@ -180,10 +273,8 @@ function missingGrants(
 /** A copy of `stack`'s template in which the role of function `name` no longer has `edit` applied statements. */
 function withEditedRole(name: string, edit: (statement: Json) => Json | undefined): SynthesizedApp {
   const edited = new SynthesizedApp(app.service);
-  const fn = [...app.service.api.routeGroups]
-    .flatMap((g) => [...g.functions])
-    .find(([id]) => id === name)?.[1];
-  if (!fn) throw new Error(`no route function ${name}`);
+  const fn = serviceFunctions().get(name);
+  if (!fn) throw new Error(`no function ${name}`);
   const stack = fn.role.stack as Stack;
   const roleId = stack.getLogicalId(fn.role.node.defaultChild as CfnRole);
   const template = structuredClone(app.template(stack)) as {
@@ -199,7 +290,7 @@ function withEditedRole(name: string, edit: (statement: Json) => Json | undefine
   return edited;
 }
 
-beforeAll(() => {
+beforeAll(async () => {
   recorded = readAwsOperations();
   invoked = new Set(readInvokedFunctions());
   app = new SynthesizedApp(
@@ -211,7 +302,17 @@ beforeAll(() => {
     }),
   );
   functions = app.functionGrants();
+  const schedulers = [...serviceFunctions()].filter(([name]) =>
+    (WORKER_USES[name] ?? []).includes('webhookSchedules'),
+  );
+  ladderOperations = [];
+  for (const [name, fn] of schedulers) ladderOperations.push(...(await ladderOperationsOf(name, fn)));
 }, 180_000);
+
+afterAll(() => {
+  schedulerEdge.restore();
+  sqsEdge.restore();
+});
 
 describe('IAM grants against the AWS operations the functions performed', () => {
   it('has records of the integration and e2e runs for every function of the app', () => {
@@ -255,8 +356,26 @@ describe('IAM grants against the AWS operations the functions performed', () => 
         WORKER_ENTRIES.imageImport,
         WORKER_ENTRIES.aiWorker,
         WORKER_ENTRIES.streamConsumer,
+        WORKER_ENTRIES.webhookDelivery,
       ]),
     );
+  });
+
+  it('grants the webhook ladder what its AWS adapter called: a schedule in its group, the scheduler role passed', () => {
+    // Act
+    const worker = WORKER_ENTRIES.webhookDelivery;
+    const calls = ladderOperations.filter((op) => op.function === worker);
+    const missing = missingGrants(
+      functions.filter((fn) => fn.name === worker),
+      (name) => ladderOperations.filter((op) => op.function === name).map(neededOf),
+    );
+    // Assess: the adapter did call Scheduler (a rung beyond SQS's 15 minutes) and SQS, each allowed.
+    expect(calls.map((op) => op.action).sort()).toEqual([
+      'iam:PassRole',
+      'scheduler:CreateSchedule',
+      'sqs:SendMessage',
+    ]);
+    expect(missing).toEqual({});
   });
 });
 
@@ -308,6 +427,25 @@ describe('the check itself', () => {
         (m) => m.startsWith('dynamodb:Query on ') && m.includes(`table/${TABLE}/index/`),
       ),
     ).toBe(true);
+  });
+
+  it('fails when the webhook worker loses scheduler:CreateSchedule, or may pass no role to Scheduler', () => {
+    // Prepare
+    const worker = WORKER_ENTRIES.webhookDelivery;
+    const without = (action: string) =>
+      withEditedRole(worker, (statement) =>
+        JSON.stringify(statement.Action).includes(action) ? undefined : statement,
+      );
+    // Act
+    const noSchedules = missingGrants(without('scheduler:CreateSchedule').functionGrants(), declaredNeeds);
+    const noPassRole = missingGrants(without('iam:PassRole').functionGrants(), declaredNeeds);
+    // Assess
+    expect(Object.keys(noSchedules)).toEqual([worker]);
+    expect(noSchedules[worker]).toEqual([
+      expect.stringMatching(/^scheduler:CreateSchedule on arn:aws:scheduler:.*:schedule\/.+\/webhook-/),
+    ]);
+    expect(Object.keys(noPassRole)).toEqual([worker]);
+    expect(noPassRole[worker]).toEqual([expect.stringMatching(/^iam:PassRole on arn:aws:iam:/)]);
   });
 
   it('fails when a route that sends email loses ses:SendEmail', () => {

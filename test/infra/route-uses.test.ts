@@ -1,6 +1,5 @@
 import { Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
-import type { CfnRole } from 'aws-cdk-lib/aws-iam';
 import type { CfnFunction } from 'aws-cdk-lib/aws-lambda';
 import type { CfnQueue } from 'aws-cdk-lib/aws-sqs';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -8,24 +7,12 @@ import type { RouteDefinition } from '../../functions/api/route.ts';
 import { routes } from '../../functions/routes.ts';
 import { buildApp, type ServiceApp } from '../../lib/app.ts';
 import { DEPLOY_CONTEXT } from './deploy-context.ts';
+import { actionsOf, resourcesOf, statementsOf } from './iam-statements.ts';
 
 type Json = Record<string, unknown>;
-interface Statement {
-  Action: string | string[];
-  Effect: string;
-  Resource: unknown;
-}
 
 /** The rows as RouteDefinition (the `as const` rows without `uses` have no such key). */
 const table: readonly RouteDefinition[] = routes;
-
-function actionsOf(statement: Statement): string[] {
-  return Array.isArray(statement.Action) ? statement.Action : [statement.Action];
-}
-
-function resourcesOf(statement: Statement): unknown[] {
-  return Array.isArray(statement.Resource) ? statement.Resource : [statement.Resource];
-}
 
 /** A synthesized app, with what a test needs to look into its route functions. */
 class Synthesized {
@@ -55,13 +42,10 @@ class Synthesized {
     const fn = group.functions.get(operationId)!;
     const template = Template.fromStack(group);
     const functionId = group.getLogicalId(fn.fn.node.defaultChild as CfnFunction);
-    const roleId = group.getLogicalId(fn.role.node.defaultChild as CfnRole);
     const environment = (
       template.toJSON().Resources[functionId].Properties as { Environment: { Variables: Json } }
     ).Environment.Variables;
-    const statements = Object.values(template.findResources('AWS::IAM::Policy'))
-      .filter((p) => JSON.stringify(p.Properties.Roles).includes(`"${roleId}"`))
-      .flatMap((p) => p.Properties.PolicyDocument.Statement as Statement[]);
+    const statements = statementsOf(template, group, fn.role);
     return { environment, statements };
   }
 

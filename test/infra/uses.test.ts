@@ -1,20 +1,25 @@
 /**
  * `uses` checked against the code: CDK grants a function only what its row (functions/routes.ts,
- * functions/workers.ts) `uses`, so a row that forgets a port deploys a function that fails on
- * first use in AWS, while every local test passes (the local adapters need no grant).
+ * functions/workers.ts) `uses`, and the Lambda entry binds the AWS adapters of those ports alone
+ * (lib/bundling.ts, functions/kernel/ports/aws-bindings.ts), so a row that forgets a port deploys a
+ * function that fails on first use in AWS, while every local test passes (the local stack binds
+ * every local adapter).
  *
- * Each function's entry is bundled as it is deployed (esbuild, tree-shaken), and the port accessors
- * of functions/kernel/ports/ that survive in the bundle are the ports its code can reach: an accessor
- * no code path calls is shaken out. Each must be declared by the row, and each declared port must be
- * reached (a grant nothing uses is a grant too many).
+ * Each function's generated entry is bundled as it is deployed (esbuild, tree-shaken), and the port
+ * accessors of functions/kernel/ports/ that survive in the bundle are the ports its code can reach:
+ * an accessor no code path calls is shaken out, and binding a port's AWS adapter does not call it.
+ * Each must be declared by the row, and each declared port must be reached (a grant nothing uses is
+ * a grant too many).
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { build } from 'esbuild';
 import { describe, expect, it } from 'vitest';
 import type { RouteDefinition, RouteUse } from '../../functions/api/route.ts';
+import { AWS_PORTS_BY_USE, type AwsUse } from '../../functions/kernel/ports/aws-bindings.ts';
 import { routes } from '../../functions/routes.ts';
 import { type WorkerUse, workers } from '../../functions/workers.ts';
+import { type FunctionEntry, lambdaEntrySource } from '../../lib/bundling.ts';
 import { exportsHandler } from '../../scripts/bench/bundles.ts';
 
 const ROOT = resolve(import.meta.dirname, '../..');
@@ -22,45 +27,55 @@ const PORTS = 'functions/kernel/ports';
 
 type Use = RouteUse | WorkerUse;
 
-/**
- * Each port's accessor (the function that returns the bound adapter) and the `uses` names that grant
- * what its AWS adapter calls: a port behind several grants (the queue port sends to the AI or the
- * photo import queue; the photo store is scoped per prefix) is declared by any one of them. A new
- * port must be added here (a test below insists).
- */
-const PORT_ACCESSORS: Record<string, readonly Use[]> = {
-  queue: ['aiQueue', 'imageQueue'],
-  emails: ['email'],
-  enrichmentProvider: ['bedrock'],
-  scoringProvider: ['bedrock'],
-  webhookLadder: ['webhookQueue'],
-  photoStore: ['photoUpload', 'photoConfirm', 'photoDelete', 'photoImport'],
-};
+/** True when the `uses` names of the rows and the ones aws-bindings.ts knows are the same set. */
+type SameUses = [Exclude<Use, AwsUse>, Exclude<AwsUse, Use>] extends [never, never] ? true : false;
+const sameUses: SameUses = true;
 
-/** Uses no accessor shows (the ladder's schedules are the same port as its queue, past 15 minutes). */
+/** Each port module's accessor: the function that returns the bound adapter (`return port.get();`). */
+const accessorOf = new Map(
+  readdirSync(resolve(ROOT, PORTS)).flatMap((file) => {
+    const source = readFileSync(resolve(ROOT, PORTS, file), 'utf8');
+    const match = source.match(/export function (\w+)\(\)[^{]*\{\s*return port\.get\(\);/);
+    return match?.[1] ? [[file, match[1]] as const] : [];
+  }),
+);
+
+/**
+ * Each port's accessor and the `uses` names that bind it (and grant what its AWS adapter calls): a
+ * port behind several grants (the queue port sends to the AI or the photo import queue; the photo
+ * store is scoped per prefix) is declared by any one of them.
+ */
+const PORT_ACCESSORS: Record<string, Use[]> = {};
+for (const [use, files] of Object.entries(AWS_PORTS_BY_USE) as [Use, readonly string[]][]) {
+  for (const file of files) {
+    const accessor = accessorOf.get(file) ?? `(no accessor in ${file})`;
+    PORT_ACCESSORS[accessor] = [...(PORT_ACCESSORS[accessor] ?? []), use];
+  }
+}
+
+/** Uses no accessor shows apart (the ladder's schedules are the same port as its queue, past 15 minutes). */
 const REFINEMENTS: Partial<Record<Use, Use>> = { webhookSchedules: 'webhookQueue' };
 
 interface Row {
   name: string;
-  entry: string;
+  /** What the row's function bundles (its generated entry binds the row's uses). */
+  entry: FunctionEntry;
   uses: readonly string[];
 }
 
 const rows: Row[] = [
   ...(routes as readonly RouteDefinition[]).map((r) => ({
     name: r.operationId,
-    entry: `functions/http/${r.entry}`,
+    entry: { module: `functions/http/${r.entry}`, route: r },
     uses: r.uses ?? [],
   })),
-  ...workers.map((w) => ({ name: w.name, entry: w.entry, uses: w.uses })),
+  ...workers.map((w) => ({ name: w.name, entry: { module: w.entry }, uses: w.uses })),
 ];
 
-/** The port accessors that survive in a tree-shaken bundle of `source`. */
-async function reachedPorts(source: { entry: string } | { contents: string }): Promise<string[]> {
+/** The port accessors that survive in a tree-shaken bundle of the module source `contents`. */
+async function reachedPorts(contents: string): Promise<string[]> {
   const result = await build({
-    ...('entry' in source
-      ? { entryPoints: [source.entry] }
-      : { stdin: { contents: source.contents, resolveDir: ROOT, loader: 'ts' as const } }),
+    stdin: { contents, resolveDir: ROOT, loader: 'ts' },
     absWorkingDir: ROOT,
     bundle: true,
     write: false,
@@ -95,21 +110,24 @@ function mismatch(row: Row, reached: readonly string[]) {
 }
 
 describe("each function's uses against the ports its code reaches", () => {
-  it('knows the accessor of every port of functions/kernel/ports', () => {
+  it('knows the accessor of every port of functions/kernel/ports, and binds each from some use', () => {
     // Act
-    const accessors = readdirSync(resolve(ROOT, PORTS))
-      .map((file) => readFileSync(resolve(ROOT, PORTS, file), 'utf8'))
-      .flatMap((source) => [...source.matchAll(/export function (\w+)\(\)[^{]*\{\s*return port\.get\(\);/g)])
-      .map((match) => match[1]);
+    const bound = new Set(Object.values(AWS_PORTS_BY_USE).flat());
+    const withBinder = readdirSync(resolve(ROOT, PORTS)).filter((file) =>
+      /export function bindAwsAdapter\(\)/.test(readFileSync(resolve(ROOT, PORTS, file), 'utf8')),
+    );
     // Assess
-    expect(accessors.sort()).toEqual(Object.keys(PORT_ACCESSORS).sort());
+    expect(sameUses).toBe(true);
+    expect([...bound].sort()).toEqual([...accessorOf.keys()].sort());
+    expect(withBinder.sort()).toEqual([...accessorOf.keys()].sort());
+    expect(Object.keys(PORT_ACCESSORS).sort()).toEqual([...accessorOf.values()].sort());
   });
 
   it('declares every port a route or worker reaches, and reaches every port it declares', async () => {
     // Act
     const wrong: Record<string, { undeclared: string[]; unreached: string[] }> = {};
     for (const row of rows) {
-      const found = mismatch(row, await reachedPorts({ entry: row.entry }));
+      const found = mismatch(row, await reachedPorts(lambdaEntrySource(row.entry)));
       if (found.undeclared.length + found.unreached.length > 0) wrong[row.name] = found;
     }
     // Assess
@@ -134,14 +152,16 @@ describe('the check itself', () => {
 const send = (body: unknown) => queue().send('ai', body);
 export const handler = (event: unknown) => send(event);`;
     // Act
-    const reached = await reachedPorts({ contents });
+    const reached = await reachedPorts(contents);
     // Assess
     expect(reached).toEqual(['queue']);
-    expect(mismatch({ name: 'synthetic', entry: '-', uses: [] }, reached)).toEqual({
+    expect(mismatch({ name: 'synthetic', entry: { module: '-' }, uses: [] }, reached)).toEqual({
       undeclared: ['aiQueue|imageQueue'],
       unreached: [],
     });
-    expect(mismatch({ name: 'synthetic', entry: '-', uses: ['aiQueue', 'email'] }, reached)).toEqual({
+    expect(
+      mismatch({ name: 'synthetic', entry: { module: '-' }, uses: ['aiQueue', 'email'] }, reached),
+    ).toEqual({
       undeclared: [],
       unreached: ['email'],
     });
@@ -154,8 +174,27 @@ import { queue } from './functions/kernel/ports/queue.ts';
 export const unbind = () => setEnrichmentProvider(undefined);
 export const handler = (event: unknown) => queue().send('ai', event);`;
     // Act
-    const reached = await reachedPorts({ contents });
+    const reached = await reachedPorts(contents);
     // Assess
     expect(reached).toEqual(['queue']);
+  });
+
+  it('does not count a port the generated entry only binds: a declared use no code reaches is reported', async () => {
+    // Prepare: the daily resume job (it reaches no port) as a row that declares email and the AI queue
+    const row: Row = {
+      name: 'synthetic',
+      entry: {
+        module: 'functions/workers/ai-resume.ts',
+        route: { ...routes[0], uses: ['email', 'aiQueue'] },
+      },
+      uses: ['email', 'aiQueue'],
+    };
+    const source = lambdaEntrySource(row.entry);
+    // Act
+    const reached = await reachedPorts(source);
+    // Assess
+    expect(source).toMatch(/bindAwsAdapter as \w+ } from "\.\/functions\/kernel\/ports\/email\.ts"/);
+    expect(reached).toEqual([]);
+    expect(mismatch(row, reached)).toEqual({ undeclared: [], unreached: ['email', 'aiQueue'] });
   });
 });

@@ -1,5 +1,4 @@
 import { Template } from 'aws-cdk-lib/assertions';
-import type { CfnRole } from 'aws-cdk-lib/aws-iam';
 import type { CfnFunction } from 'aws-cdk-lib/aws-lambda';
 import type { CfnQueue } from 'aws-cdk-lib/aws-sqs';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -8,12 +7,7 @@ import { routes } from '../../functions/routes.ts';
 import { buildApp, type ServiceApp } from '../../lib/app.ts';
 import type { ServiceFunction } from '../../lib/constructs/service-function.ts';
 import { DEPLOY_CONTEXT } from './deploy-context.ts';
-
-interface Statement {
-  Action: string | string[];
-  Resource: unknown;
-  Condition?: unknown;
-}
+import { actionsOf, statementsOf } from './iam-statements.ts';
 
 let service: ServiceApp;
 let template: Template;
@@ -21,19 +15,13 @@ let template: Template;
 beforeAll(() => {
   service = buildApp({ stage: 'test', bundle: false, context: DEPLOY_CONTEXT });
   template = Template.fromStack(service.async);
-});
+}, 300_000); // a synth of every stack; slow on a busy 2-core machine
 
 const idOf = (construct: { node: { defaultChild?: unknown } }) =>
   service.async.getLogicalId(construct.node.defaultChild as CfnQueue);
 
-function statementsOf(role: { node: { defaultChild?: unknown } }): Statement[] {
-  const roleId = service.async.getLogicalId(role.node.defaultChild as CfnRole);
-  return Object.values(template.findResources('AWS::IAM::Policy'))
-    .filter((p) => JSON.stringify(p.Properties.Roles).includes(`"${roleId}"`))
-    .flatMap((p) => p.Properties.PolicyDocument.Statement as Statement[]);
-}
-
-const actions = (s: Statement) => (Array.isArray(s.Action) ? s.Action : [s.Action]);
+/** What the async stack grants `role`. */
+const grantedTo = (role: { node: { defaultChild?: unknown } }) => statementsOf(template, service.async, role);
 
 function envOf(fn: ServiceFunction): Record<string, unknown> {
   const id = service.async.getLogicalId(fn.fn.node.defaultChild as CfnFunction);
@@ -71,8 +59,8 @@ describe('the webhook ladder', () => {
 
   it('gives Scheduler a role that can only send to the delivery queue, assumed only by Scheduler', () => {
     const role = service.async.webhookLadder.schedulerRole;
-    const statements = statementsOf(role);
-    expect(statements.map((s) => [actions(s), s.Resource])).toEqual([
+    const statements = grantedTo(role);
+    expect(statements.map((s) => [actionsOf(s), s.Resource])).toEqual([
       [['sqs:SendMessage'], { 'Fn::GetAtt': [idOf(service.async.webhookLadder.queue), 'Arn'] }],
     ]);
     const roleProps = template.toJSON().Resources[idOf(role)].Properties;
@@ -85,8 +73,8 @@ describe('the webhook ladder', () => {
 
   it('lets the worker send to the queue, create schedules in its group only, and pass only the scheduler role', () => {
     const ladder = service.async.webhookLadder;
-    const statements = statementsOf(ladder.worker.role);
-    const byAction = (a: string) => statements.filter((s) => actions(s).includes(a));
+    const statements = grantedTo(ladder.worker.role);
+    const byAction = (a: string) => statements.filter((s) => actionsOf(s).includes(a));
     expect(byAction('sqs:SendMessage').map((s) => s.Resource)).toEqual([
       { 'Fn::GetAtt': [idOf(ladder.queue), 'Arn'] },
     ]);
@@ -100,7 +88,7 @@ describe('the webhook ladder', () => {
     expect(pass[0]?.Condition).toEqual({
       StringEquals: { 'iam:PassedToService': 'scheduler.amazonaws.com' },
     });
-    const dynamo = statements.flatMap(actions).filter((a) => a.startsWith('dynamodb:'));
+    const dynamo = statements.flatMap(actionsOf).filter((a) => a.startsWith('dynamodb:'));
     expect(dynamo).not.toContain('dynamodb:PutItem');
     expect(dynamo).not.toContain('dynamodb:Scan');
   });
@@ -120,7 +108,7 @@ describe('the webhook ladder', () => {
   it('lets the stream consumer create deliveries and queue them', () => {
     const env = envOf(service.async.streamConsumer);
     expect(env.WEBHOOK_QUEUE_URL).toEqual({ Ref: idOf(service.async.webhookLadder.queue) });
-    const all = statementsOf(service.async.streamConsumer.role).flatMap(actions);
+    const all = grantedTo(service.async.streamConsumer.role).flatMap(actionsOf);
     expect(all).toContain('dynamodb:PutItem');
   });
 });

@@ -1,15 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createActivity, getActivity } from '../../functions/data/activities.ts';
-import { LeadProperty } from '../../functions/data/entities/lead-property.ts';
+import { LeadListing } from '../../functions/data/entities/lead-listing.ts';
 import { Property } from '../../functions/data/entities/property.ts';
 import { NotFoundError, RequestValidationError } from '../../functions/kernel/errors.ts';
 import { addActivity, editActivity, listActivities } from '../../functions/services/activities.ts';
 import {
-  linkLeadProperty,
+  linkLeadListing,
   linkListingManually,
   listLinkedListings,
-} from '../../functions/services/lead-properties.ts';
+} from '../../functions/services/lead-listings.ts';
 import { createTenantFromAdmin } from '../../functions/services/tenants.ts';
 import { createTestLead, unique } from '../support/factories.ts';
 
@@ -134,13 +134,13 @@ describe('editActivity', () => {
   });
 });
 
-describe('linkLeadProperty (called by ingestion and match sending)', () => {
+describe('linkLeadListing (called by ingestion and match sending)', () => {
   it('records the source of the first link; an inquiry or a match never overrides a role a person set', async () => {
     // Prepare
     const leadId = await newLead();
     const [a, b] = await newListings(2);
     const link = (propertyId: string, role: 'interested' | 'owner', source: 'inquiry' | 'manual' | 'match') =>
-      linkLeadProperty({ tenantId, leadId, propertyId, role, source });
+      linkLeadListing({ tenantId, leadId, propertyId, role, source });
     // Act
     const fromInquiry = await link(a!.id, 'interested', 'inquiry');
     const manualOwner = await link(a!.id, 'owner', 'manual');
@@ -165,7 +165,7 @@ describe('linkLeadProperty (called by ingestion and match sending)', () => {
     // Prepare
     const leadId = await newLead();
     const listings = await newListings(130);
-    await LeadProperty.put(
+    await LeadListing.put(
       listings.map((l, i) => ({
         tenantId,
         leadId,

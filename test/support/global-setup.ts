@@ -58,11 +58,13 @@ export default async function setup(project: TestProject) {
   const { port: s3Port } = await s3.run();
   project.provide('s3Endpoint', `http://127.0.0.1:${s3Port}`);
   return async () => {
+    // Each project's own S3 stand-in closes with it: left listening, its server would keep vitest's
+    // main process alive after the run. The shared DynamoDB Local waits for the last project.
+    await s3.close().catch(() => undefined);
+    rmSync(s3Dir, { recursive: true, force: true });
     instance.users -= 1;
     if (instance.users > 0) return;
     delete shared.__listingsDynamoLocal;
     await dynamo.stop();
-    await s3.close().catch(() => undefined);
-    rmSync(s3Dir, { recursive: true, force: true });
   };
 }

@@ -1,6 +1,7 @@
 import { Readable } from 'node:stream';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { CreateScheduleCommand, SchedulerClient } from '@aws-sdk/client-scheduler';
 import {
   BatchGetCommand,
   DynamoDBDocumentClient,
@@ -131,6 +132,42 @@ describe('recordAwsOperations', () => {
     // Assess
     expect(recorded).toEqual([
       { function: 'importImage', service: 's3', action: 's3:PutObject', resource: 'photos/t/1/p.jpg' },
+    ]);
+  });
+
+  it('records a Scheduler CreateSchedule as the schedule in its group, and iam:PassRole of its target role', async () => {
+    // Prepare
+    const scheduler = new SchedulerClient({
+      ...local,
+      endpoint: 'http://127.0.0.1:9',
+      requestHandler: answeringLocally('{}'),
+    });
+    const recorded: AwsOperation[] = [];
+    recordAwsOperations(scheduler, (operation) => recorded.push(operation));
+    // Act
+    await runAsFunction('webhookDelivery', () =>
+      scheduler.send(
+        new CreateScheduleCommand({
+          Name: 'webhook-abc',
+          GroupName: 'retries',
+          ScheduleExpression: 'at(2030-01-01T00:00:00)',
+          FlexibleTimeWindow: { Mode: 'OFF' },
+          Target: {
+            Arn: 'arn:aws:sqs:us-east-1:123456789012:q',
+            RoleArn: 'arn:aws:iam::123456789012:role/scheduler',
+          },
+        }),
+      ),
+    );
+    // Assess
+    expect(recorded).toEqual([
+      {
+        function: 'webhookDelivery',
+        service: 'scheduler',
+        action: 'scheduler:CreateSchedule',
+        resource: 'schedule/retries/webhook-abc',
+      },
+      { function: 'webhookDelivery', service: 'iam', action: 'iam:PassRole', resource: 'role/scheduler' },
     ]);
   });
 });

@@ -3,7 +3,7 @@ import { entityConfig, lazyEntity, ownPartition, SERVICE, timestamps, updatedOrd
 
 /**
  * A listing. Decimals (prices, bathrooms) are kept as normalised decimal strings so that no value
- * ever passes through a binary float. `status` is derived (see domain/property.ts) from
+ * ever passes through a binary float. `status` is derived (see domain/listing.ts) from
  * `archivedAt` and `placeCode`, so it cannot disagree with them.
  */
 export const Property = lazyEntity(
@@ -74,7 +74,7 @@ export const Property = lazyEntity(
           /**
            * The gallery (domain/images.ts `GalleryImage`), at most 100, kept on the listing so that a
            * read needs no other item and a gallery change is a listing change (property.updated).
-           * Written only by services/property-images.ts, from the domain's validated `GalleryImage`s.
+           * Written only by services/listing-images.ts, from the domain's validated `GalleryImage`s.
            */
           images: { type: 'any' },
           slug: { type: 'string', required: true },

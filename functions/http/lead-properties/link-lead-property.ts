@@ -6,7 +6,7 @@ import {
   toLeadPropertyOut,
 } from '../../contract/lead-properties.ts';
 import { ErrorOut, ValidationErrorOut } from '../../contract/shared.ts';
-import { linkListingManually } from '../../services/lead-properties.ts';
+import { linkListingManually } from '../../services/lead-listings.ts';
 
 export const operation = defineOperation(
   'linkLeadProperty',

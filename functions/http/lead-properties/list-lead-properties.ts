@@ -1,7 +1,7 @@
 import { defineOperation } from '../../api/operation.ts';
 import { LeadPropertyList, LeadPropertyPath, toLeadPropertyOut } from '../../contract/lead-properties.ts';
 import { ErrorOut, ValidationErrorOut } from '../../contract/shared.ts';
-import { listLinkedListings } from '../../services/lead-properties.ts';
+import { listLinkedListings } from '../../services/lead-listings.ts';
 
 export const operation = defineOperation(
   'listLeadProperties',

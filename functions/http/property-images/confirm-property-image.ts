@@ -2,7 +2,7 @@ import { defineOperation } from '../../api/operation.ts';
 import { PropertyPath } from '../../contract/properties.ts';
 import { ImageConfirmIn, ImageOut, toImageOut } from '../../contract/property-images.ts';
 import { ErrorOut, ValidationErrorOut } from '../../contract/shared.ts';
-import { confirmUpload } from '../../services/property-images.ts';
+import { confirmUpload } from '../../services/listing-images.ts';
 
 export const operation = defineOperation(
   'confirmPropertyImage',

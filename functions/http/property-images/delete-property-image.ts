@@ -1,7 +1,7 @@
 import { defineOperation } from '../../api/operation.ts';
 import { ImagePath } from '../../contract/property-images.ts';
 import { ErrorOut } from '../../contract/shared.ts';
-import { deleteImage } from '../../services/property-images.ts';
+import { deleteImage } from '../../services/listing-images.ts';
 
 export const operation = defineOperation(
   'deletePropertyImage',

@@ -2,8 +2,8 @@ import { defineOperation } from '../../api/operation.ts';
 import { PropertyPath } from '../../contract/properties.ts';
 import { ImageImportIn, ImageImportOut, toImageImportOut } from '../../contract/property-images.ts';
 import { ErrorOut, ValidationErrorOut } from '../../contract/shared.ts';
+import { galleryOf } from '../../data/listing-images.ts';
 import { requireListing } from '../../data/listings.ts';
-import { galleryOf } from '../../data/property-images.ts';
 import { requestImport } from '../../services/image-imports.ts';
 
 export const operation = defineOperation(

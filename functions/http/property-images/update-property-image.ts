@@ -1,7 +1,7 @@
 import { defineOperation } from '../../api/operation.ts';
 import { ImageOut, ImagePatchIn, ImagePath, toImageOut } from '../../contract/property-images.ts';
 import { ErrorOut, ValidationErrorOut } from '../../contract/shared.ts';
-import { editImage } from '../../services/property-images.ts';
+import { editImage } from '../../services/listing-images.ts';
 
 export const operation = defineOperation(
   'updatePropertyImage',

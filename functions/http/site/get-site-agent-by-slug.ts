@@ -1,19 +1,18 @@
 import { defineOperation } from '../../api/operation.ts';
-import { ErrorOut, ValidationErrorOut } from '../../contract/shared.ts';
 import { SiteAgentOut, SiteQuery, SlugPath, toSiteAgentOut } from '../../contract/site.ts';
 import { NotFoundError } from '../../kernel/errors.ts';
 import { siteAgents, siteLanguage } from '../../services/site.ts';
+import { siteReadResponses } from './listing-reads.ts';
 
 export const operation = defineOperation(
   'getSiteAgentBySlug',
   {
     params: SlugPath,
     query: SiteQuery,
-    responses: {
-      200: { description: "The active Agent's public profile", schema: SiteAgentOut },
-      404: { description: 'No active Agent with this slug', schema: ErrorOut },
-      422: { description: 'A locale the site does not have', schema: ValidationErrorOut },
-    },
+    responses: siteReadResponses(
+      { description: "The active Agent's public profile", schema: SiteAgentOut },
+      'No active Agent with this slug',
+    ),
   },
   async ({ params, query, caller }) => {
     siteLanguage(caller.tenant, query.locale);

@@ -1,19 +1,18 @@
 import { defineOperation } from '../../api/operation.ts';
-import { ErrorOut, ValidationErrorOut } from '../../contract/shared.ts';
 import { SiteLocationOut, SiteQuery, SlugPath, toSiteLocationOut } from '../../contract/site.ts';
 import { NotFoundError } from '../../kernel/errors.ts';
 import { siteLanguage, siteLocations } from '../../services/site.ts';
+import { siteReadResponses } from './listing-reads.ts';
 
 export const operation = defineOperation(
   'getSiteLocation',
   {
     params: SlugPath,
     query: SiteQuery,
-    responses: {
-      200: { description: 'The location with its count of live listings', schema: SiteLocationOut },
-      404: { description: 'No location with live listings has this slug', schema: ErrorOut },
-      422: { description: 'A locale the site does not have', schema: ValidationErrorOut },
-    },
+    responses: siteReadResponses(
+      { description: 'The location with its count of live listings', schema: SiteLocationOut },
+      'No location with live listings has this slug',
+    ),
   },
   async ({ params, query, caller }) => {
     siteLanguage(caller.tenant, query.locale);

@@ -1,30 +1,26 @@
 import { defineOperation } from '../../api/operation.ts';
-import { ErrorOut, ValidationErrorOut } from '../../contract/shared.ts';
-import { PropertyIdPath, SiteListingByIdOut, SiteQuery, toSiteListingOut } from '../../contract/site.ts';
-import { agentsById, siteLanguage, siteListingById } from '../../services/site.ts';
+import { PropertyIdPath, SiteListingByIdOut, SiteQuery } from '../../contract/site.ts';
+import { siteLanguage, siteListingById } from '../../services/site.ts';
+import { siteListingPresenter, siteReadResponses } from './listing-reads.ts';
 
 export const operation = defineOperation(
   'getSitePropertyById',
   {
     params: PropertyIdPath,
     query: SiteQuery,
-    responses: {
-      200: {
+    responses: siteReadResponses(
+      {
         description: '`{available: true, …listing}` while live; `{id, available: false}` once off the market',
         schema: SiteListingByIdOut,
       },
-      404: { description: 'No listing with this id', schema: ErrorOut },
-      422: { description: 'A locale the site does not have', schema: ValidationErrorOut },
-    },
+      'No listing with this id',
+    ),
   },
   async ({ params, query, caller }) => {
     const language = siteLanguage(caller.tenant, query.locale);
     const { catalogue, listing } = await siteListingById(caller.tenant.tenantId, params.property_id);
     if (!listing) return { status: 200, body: { id: params.property_id, available: false } };
-    return {
-      status: 200,
-      body: { available: true, ...toSiteListingOut(listing, language, agentsById(catalogue)) },
-    };
+    return { status: 200, body: { available: true, ...siteListingPresenter(language, catalogue)(listing) } };
   },
 );
 

@@ -1,21 +1,20 @@
 import { defineOperation } from '../../api/operation.ts';
-import { ErrorOut, ValidationErrorOut } from '../../contract/shared.ts';
-import { SiteListingBySlugOut, SiteQuery, SlugPath, toSiteListingOut } from '../../contract/site.ts';
-import { agentsById, siteLanguage, siteListingBySlug } from '../../services/site.ts';
+import { SiteListingBySlugOut, SiteQuery, SlugPath } from '../../contract/site.ts';
+import { siteLanguage, siteListingBySlug } from '../../services/site.ts';
+import { siteListingPresenter, siteReadResponses } from './listing-reads.ts';
 
 export const operation = defineOperation(
   'getSitePropertyBySlug',
   {
     params: SlugPath,
     query: SiteQuery,
-    responses: {
-      200: {
+    responses: siteReadResponses(
+      {
         description: 'The live listing; a retired slug finds it too, with is_canonical false',
         schema: SiteListingBySlugOut,
       },
-      404: { description: 'No live listing has or had this slug', schema: ErrorOut },
-      422: { description: 'A locale the site does not have', schema: ValidationErrorOut },
-    },
+      'No live listing has or had this slug',
+    ),
   },
   async ({ params, query, caller }) => {
     const language = siteLanguage(caller.tenant, query.locale);
@@ -23,7 +22,7 @@ export const operation = defineOperation(
     return {
       status: 200,
       body: {
-        ...toSiteListingOut(listing, language, agentsById(catalogue)),
+        ...siteListingPresenter(language, catalogue)(listing),
         is_canonical: isCanonical,
         canonical_slug: listing.slug,
       },

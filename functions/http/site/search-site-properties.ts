@@ -1,7 +1,8 @@
 import { defineOperation } from '../../api/operation.ts';
 import { ValidationErrorOut } from '../../contract/shared.ts';
-import { SiteListingPage, SiteSearchQuery, toSiteListingOut } from '../../contract/site.ts';
-import { agentsById, searchSite, siteLanguage } from '../../services/site.ts';
+import { SiteListingPage, SiteSearchQuery } from '../../contract/site.ts';
+import { searchSite, siteLanguage } from '../../services/site.ts';
+import { siteListingPresenter } from './listing-reads.ts';
 
 export const operation = defineOperation(
   'searchSiteProperties',
@@ -20,8 +21,7 @@ export const operation = defineOperation(
     const language = siteLanguage(caller.tenant, query.locale);
     const { key: _key, origin: _origin, locale: _locale, ...search } = query;
     const { catalogue, items, total } = await searchSite(caller.tenant.tenantId, search);
-    const agents = agentsById(catalogue);
-    return { status: 200, body: { items: items.map((p) => toSiteListingOut(p, language, agents)), total } };
+    return { status: 200, body: { items: items.map(siteListingPresenter(language, catalogue)), total } };
   },
 );
 

@@ -3,14 +3,18 @@ import type { EnrichmentProvider } from './ai.ts';
 import { BedrockEnrichmentProvider } from './bedrock-ai.ts';
 import { definePort, required } from './port.ts';
 
-const port = definePort<EnrichmentProvider>(
-  'enrichment',
-  () => new BedrockEnrichmentProvider(required(config().AI_MODEL_ID, 'AI_MODEL_ID', 'enrichment')),
-);
+const port = definePort<EnrichmentProvider>('enrichment');
 
-/** The enrichment provider: Bedrock in Lambda (AI_MODEL_ID required), the bound provider elsewhere. */
+/** The bound enrichment provider: Bedrock in Lambda, the deterministic one locally, a test's. */
 export function enrichmentProvider(): EnrichmentProvider {
   return port.get();
+}
+
+/** Binds Bedrock (the Lambda entry of a row that `uses` bedrock); AI_MODEL_ID is required on first use. */
+export function bindAwsAdapter(): void {
+  port.bindAws(
+    () => new BedrockEnrichmentProvider(required(config().AI_MODEL_ID, 'AI_MODEL_ID', 'enrichment')),
+  );
 }
 
 /** Binds a provider: the local stack's deterministic one, or a test's (e.g. one that fails). */

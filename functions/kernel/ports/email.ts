@@ -43,14 +43,16 @@ export class SesEmail implements EmailPort {
   }
 }
 
-const port = definePort<EmailPort>(
-  'email',
-  () => new SesEmail(required(config().EMAIL_FROM, 'EMAIL_FROM', 'email')),
-);
+const port = definePort<EmailPort>('email');
 
-/** The email adapter: SES in Lambda (EMAIL_FROM required), the bound adapter elsewhere. */
+/** The bound email adapter: SES in Lambda, the outbox locally, a test's recorder. */
 export function emails(): EmailPort {
   return port.get();
+}
+
+/** Binds SES (the Lambda entry of a row that `uses` email); EMAIL_FROM is required on first use. */
+export function bindAwsAdapter(): void {
+  port.bindAws(() => new SesEmail(required(config().EMAIL_FROM, 'EMAIL_FROM', 'email')));
 }
 
 /** Binds an email adapter: the local stack's outbox, or a test's recorder. */

@@ -154,18 +154,25 @@ export class S3PhotoStore implements PhotoStorePort {
   }
 }
 
-const port = definePort<PhotoStorePort>(
-  'photo store',
-  () =>
-    new S3PhotoStore({
-      bucket: required(config().PHOTO_BUCKET, 'PHOTO_BUCKET', 'photo store'),
-      publicBaseUrl: required(config().PHOTO_BASE_URL, 'PHOTO_BASE_URL', 'photo store'),
-    }),
-);
+const port = definePort<PhotoStorePort>('photo store');
 
-/** The photo bucket: S3 in Lambda (PHOTO_BUCKET, PHOTO_BASE_URL required), the bound adapter elsewhere. */
+/** The bound photo bucket: S3 in Lambda, the local S3 of `npm start` and the tests. */
 export function photoStore(): PhotoStorePort {
   return port.get();
+}
+
+/**
+ * Binds S3 (the Lambda entry of a row that `uses` a photo grant); PHOTO_BUCKET and PHOTO_BASE_URL
+ * are required on first use.
+ */
+export function bindAwsAdapter(): void {
+  port.bindAws(
+    () =>
+      new S3PhotoStore({
+        bucket: required(config().PHOTO_BUCKET, 'PHOTO_BUCKET', 'photo store'),
+        publicBaseUrl: required(config().PHOTO_BASE_URL, 'PHOTO_BASE_URL', 'photo store'),
+      }),
+  );
 }
 
 /** Binds a photo store: the local stack's S3, or a test's. */

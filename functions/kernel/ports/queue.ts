@@ -45,17 +45,22 @@ const QUEUE_URL_VARIABLES = {
   images: 'IMAGE_IMPORT_QUEUE_URL',
 } as const satisfies Record<QueueName, string>;
 
-const port = definePort<QueuePort>('queue', () => {
-  const { AI_QUEUE_URL: ai, IMAGE_IMPORT_QUEUE_URL: images } = config();
-  return new SqsQueue({ ...(ai ? { ai } : {}), ...(images ? { images } : {}) });
-});
+const port = definePort<QueuePort>('queue');
 
-/**
- * The queue adapter: SQS in Lambda (the queue's URL setting, `AI_QUEUE_URL` or
- * `IMAGE_IMPORT_QUEUE_URL`, required on first send to it), the bound adapter elsewhere.
- */
+/** The bound queue adapter: SQS in Lambda, the table-backed queue locally, a test's recorder. */
 export function queue(): QueuePort {
   return port.get();
+}
+
+/**
+ * Binds SQS (the Lambda entry of a row that `uses` aiQueue or imageQueue): the queue's URL setting,
+ * `AI_QUEUE_URL` or `IMAGE_IMPORT_QUEUE_URL`, is required on the first send to it.
+ */
+export function bindAwsAdapter(): void {
+  port.bindAws(() => {
+    const { AI_QUEUE_URL: ai, IMAGE_IMPORT_QUEUE_URL: images } = config();
+    return new SqsQueue({ ...(ai ? { ai } : {}), ...(images ? { images } : {}) });
+  });
 }
 
 /** Binds a queue adapter: the local stack's table-backed queue, or a test's recorder. */

@@ -58,14 +58,16 @@ export class BedrockScoringProvider implements ScoringProvider {
   }
 }
 
-const port = definePort<ScoringProvider>(
-  'scoring',
-  () => new BedrockScoringProvider(required(config().AI_MODEL_ID, 'AI_MODEL_ID', 'scoring')),
-);
+const port = definePort<ScoringProvider>('scoring');
 
-/** The scoring provider: Bedrock in Lambda (AI_MODEL_ID required), the bound provider elsewhere. */
+/** The bound scoring provider: Bedrock in Lambda, the rule-based scorer locally, a test's. */
 export function scoringProvider(): ScoringProvider {
   return port.get();
+}
+
+/** Binds Bedrock (the Lambda entry of a row that `uses` bedrock); AI_MODEL_ID is required on first use. */
+export function bindAwsAdapter(): void {
+  port.bindAws(() => new BedrockScoringProvider(required(config().AI_MODEL_ID, 'AI_MODEL_ID', 'scoring')));
 }
 
 /** Binds a provider: the local stack's rules, or a test's. */

@@ -1,7 +1,8 @@
-import { ConflictException, CreateScheduleCommand, SchedulerClient } from '@aws-sdk/client-scheduler';
-import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import type { SchedulerClient } from '@aws-sdk/client-scheduler';
+import type { SQSClient } from '@aws-sdk/client-sqs';
 import * as z from 'zod/mini';
 import { definePort, required } from './port.ts';
+import { clientDefaults, lazyClient } from './sdk-client.ts';
 
 /** What the delivery worker receives: which delivery, and which message of it this is. */
 export const DeliveryMessage = z.object({
@@ -34,6 +35,16 @@ export interface AwsLadderSettings {
   schedulerRoleArn?: string | undefined;
 }
 
+// Loaded on first send: a function that binds the ladder and never retries pays nothing for them.
+const sqs = lazyClient(
+  () => import('@aws-sdk/client-sqs'),
+  ({ SQSClient }) => new SQSClient(clientDefaults()),
+);
+const scheduler = lazyClient(
+  () => import('@aws-sdk/client-scheduler'),
+  ({ SchedulerClient }) => new SchedulerClient(clientDefaults()),
+);
+
 /**
  * The ladder on AWS: a wait up to 15 minutes is an SQS `DelaySeconds`; a longer one is a one-time
  * EventBridge Scheduler schedule in its own group that sends the message to the same queue and
@@ -42,20 +53,20 @@ export interface AwsLadderSettings {
  */
 export class AwsWebhookLadder implements WebhookLadderPort {
   readonly #settings: AwsLadderSettings;
-  readonly #sqs: SQSClient;
-  readonly #scheduler: SchedulerClient;
+  readonly #clients: { sqs?: SQSClient; scheduler?: SchedulerClient };
+  /** `clients`: the SDK clients to send with (tests); by default one of each per container, made on first use. */
   constructor(settings: AwsLadderSettings, clients: { sqs?: SQSClient; scheduler?: SchedulerClient } = {}) {
     if (!settings.queueUrl) throw new Error('WEBHOOK_QUEUE_URL is not set');
     this.#settings = settings;
-    this.#sqs = clients.sqs ?? new SQSClient({});
-    this.#scheduler = clients.scheduler ?? new SchedulerClient({});
+    this.#clients = clients;
   }
 
   async enqueue(message: DeliveryMessage, delayMs: number): Promise<void> {
     const body = JSON.stringify(message);
     const delaySeconds = Math.max(0, Math.ceil(delayMs / 1000));
     if (delaySeconds <= MAX_SQS_DELAY_SECONDS) {
-      await this.#sqs.send(
+      const [{ SendMessageCommand }, shared] = await sqs();
+      await (this.#clients.sqs ?? shared).send(
         new SendMessageCommand({
           QueueUrl: this.#settings.queueUrl,
           MessageBody: body,
@@ -73,8 +84,9 @@ export class AwsWebhookLadder implements WebhookLadderPort {
     // `at()` takes a date-time without zone or fraction (the zone is given apart, UTC): rounded up to
     // the second, so the attempt is never made early.
     const at = new Date(Math.ceil((Date.now() + delayMs) / 1000) * 1000).toISOString().slice(0, 19);
+    const [{ ConflictException, CreateScheduleCommand }, shared] = await scheduler();
     try {
-      await this.#scheduler.send(
+      await (this.#clients.scheduler ?? shared).send(
         new CreateScheduleCommand({
           Name: scheduleName(message),
           GroupName: scheduleGroup,
@@ -114,11 +126,19 @@ export function awsLadderFromEnvironment(env: NodeJS.ProcessEnv = process.env): 
   });
 }
 
-const port = definePort<WebhookLadderPort>('webhook ladder', () => awsLadderFromEnvironment());
+const port = definePort<WebhookLadderPort>('webhook ladder');
 
 /** The ladder bound to this process: AWS in Lambda, the local queue in `npm start` and the tests. */
 export function webhookLadder(): WebhookLadderPort {
   return port.get();
+}
+
+/**
+ * Binds the AWS ladder (the Lambda entry of a row that `uses` webhookQueue); WEBHOOK_QUEUE_URL is
+ * required on first use.
+ */
+export function bindAwsAdapter(): void {
+  port.bindAws(() => awsLadderFromEnvironment());
 }
 
 /** Binds the ladder (the local stack and tests); `undefined` unbinds it. */

@@ -6,7 +6,7 @@ import type { LeadRecord } from '../../data/leads.ts';
 import { INGEST_WARNING_CODES, type IngestWarning, isBackfill } from '../../domain/leads.ts';
 import { BusinessMetric, countMetric } from '../../kernel/metrics.ts';
 import type { Caller } from '../caller.ts';
-import { linkLeadProperty } from '../lead-properties.ts';
+import { linkLeadListing } from '../lead-listings.ts';
 import { contactOf } from './contact.ts';
 import { findOrCreateLead, type LeadRecordWith } from './find-or-create-lead.ts';
 import { resolveListing, resolveNamedAgent } from './resolve.ts';
@@ -88,7 +88,7 @@ export async function ingestLeadEvent(caller: Caller, input: LeadIngestInput): P
   });
   if (result.inquiry && listing) {
     // The listing asked about joins the Lead's listings (source inquiry; an existing link is kept).
-    await linkLeadProperty({
+    await linkLeadListing({
       tenantId,
       leadId: result.lead.id,
       propertyId: listing.id,

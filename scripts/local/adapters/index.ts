@@ -19,8 +19,8 @@ export const LOCAL_CURSOR_SECRET = 'local-stack-cursor-secret-not-for-aws';
 /**
  * Binds the local adapters of every port: the table-backed queue, the outbox, the deterministic
  * enrichment provider, the rule-based scorer, the webhook ladder on the local queue and the photo
- * store on the local S3. Called by the local stack (`npm start`), the bench
- * and the test setup; Lambda never calls it, so a missing AWS setting there fails loudly instead.
+ * store on the local S3. Called by the local stack (`npm start`), the bench and the test setup;
+ * Lambda never calls it: each Lambda entry binds the AWS adapters its row `uses` (lib/bundling.ts).
  */
 export function bindLocalAdapters(): void {
   setQueue(new LocalQueue());

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
+import { galleryOf, saveGallery } from '../data/listing-images.ts';
 import { type ListingRecord, requireListing } from '../data/listings.ts';
-import { galleryOf, saveGallery } from '../data/property-images.ts';
 import {
   addToGallery,
   editInGallery,

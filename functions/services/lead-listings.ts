@@ -1,29 +1,29 @@
 import {
-  changeLeadPropertyRole,
-  getLeadPropertyLink,
-  getPropertyTitles,
-  insertLeadPropertyLink,
-  type LeadPropertyRecord,
+  changeLeadListingRole,
+  getLeadListingLink,
+  getListingTitles,
+  insertLeadListingLink,
+  type LeadListingRecord,
   type LinkedListing,
-  queryLeadPropertyLinks,
-} from '../data/lead-properties.ts';
+  queryLeadListingLinks,
+} from '../data/lead-listings.ts';
 import { getLead } from '../data/leads.ts';
 import { getListing } from '../data/listings.ts';
 import { EDIT_ATTEMPTS, RETRY, withOptimisticRetry } from '../data/optimistic.ts';
 import { nextTimestamp } from '../data/timestamps.ts';
-import { type LeadPropertyRole, type LeadPropertySource, relinkRole } from '../domain/activities.ts';
+import { type LeadListingRole, type LeadListingSource, relinkRole } from '../domain/activities.ts';
 import { ConflictError, NotFoundError, RequestValidationError } from '../kernel/errors.ts';
 
-export interface LinkLeadPropertyInput {
+export interface LinkLeadListingInput {
   tenantId: string;
   leadId: string;
   propertyId: string;
-  role: LeadPropertyRole;
-  source: LeadPropertySource;
+  role: LeadListingRole;
+  source: LeadListingSource;
 }
 
 export interface LinkOutcome {
-  link: LeadPropertyRecord;
+  link: LeadListingRecord;
   /** false: the Lead already had a link to this listing (its role may have been updated). */
   created: boolean;
 }
@@ -35,11 +35,11 @@ export interface LinkOutcome {
  * Lead and the listing belong to the Tenant. Ingestion (source inquiry) and match sending
  * (source match) call this.
  */
-export async function linkLeadProperty(input: LinkLeadPropertyInput): Promise<LinkOutcome> {
+export async function linkLeadListing(input: LinkLeadListingInput): Promise<LinkOutcome> {
   return withOptimisticRetry<LinkOutcome>(
     async () => {
       const now = new Date().toISOString();
-      const record: LeadPropertyRecord = {
+      const record: LeadListingRecord = {
         tenantId: input.tenantId,
         leadId: input.leadId,
         propertyId: input.propertyId,
@@ -48,12 +48,12 @@ export async function linkLeadProperty(input: LinkLeadPropertyInput): Promise<Li
         createdAt: now,
         updatedAt: now,
       };
-      if ((await insertLeadPropertyLink(record)) === 'ok') return { link: record, created: true };
-      const existing = await getLeadPropertyLink(input.tenantId, input.leadId, input.propertyId);
+      if ((await insertLeadListingLink(record)) === 'ok') return { link: record, created: true };
+      const existing = await getLeadListingLink(input.tenantId, input.leadId, input.propertyId);
       if (!existing) return RETRY; // removed in between: insert again
       const role = relinkRole(existing, input);
       if (role === undefined) return { link: existing, created: false };
-      const updated = await changeLeadPropertyRole(existing, role, nextTimestamp(existing.updatedAt));
+      const updated = await changeLeadListingRole(existing, role, nextTimestamp(existing.updatedAt));
       return updated === 'stale' ? RETRY : { link: updated, created: false };
     },
     {
@@ -69,7 +69,7 @@ export async function linkLeadProperty(input: LinkLeadPropertyInput): Promise<Li
 export async function linkListingManually(
   tenantId: string,
   leadId: string,
-  input: { property_id: string; role: LeadPropertyRole },
+  input: { property_id: string; role: LeadListingRole },
 ): Promise<LinkedListing & { created: boolean }> {
   const [lead, property] = await Promise.all([
     getLead(tenantId, leadId),
@@ -83,7 +83,7 @@ export async function linkListingManually(
       'unknown_property',
     );
   }
-  const outcome = await linkLeadProperty({
+  const outcome = await linkLeadListing({
     tenantId,
     leadId,
     propertyId: property.id,
@@ -100,10 +100,10 @@ export async function linkListingManually(
 export async function listLinkedListings(tenantId: string, leadId: string): Promise<LinkedListing[]> {
   const [lead, links] = await Promise.all([
     getLead(tenantId, leadId),
-    queryLeadPropertyLinks(tenantId, leadId),
+    queryLeadListingLinks(tenantId, leadId),
   ]);
   if (!lead) throw new NotFoundError('No lead with this id');
-  const titles = await getPropertyTitles(
+  const titles = await getListingTitles(
     tenantId,
     links.map((l) => l.propertyId),
   );

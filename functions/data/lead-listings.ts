@@ -1,30 +1,30 @@
 import type { EntityItem } from 'electrodb';
-import type { LeadPropertyRole } from '../domain/activities.ts';
-import { LeadProperty } from './entities/lead-property.ts';
+import type { LeadListingRole } from '../domain/activities.ts';
+import { LeadListing } from './entities/lead-listing.ts';
 import { Property } from './entities/property.ts';
 import { isConditionalFailure } from './errors.ts';
 
-export type LeadPropertyRecord = EntityItem<typeof LeadProperty>;
+export type LeadListingRecord = EntityItem<typeof LeadListing>;
 
 /** A link with the linked listing's title, as the API shows it. */
 export interface LinkedListing {
-  link: LeadPropertyRecord;
+  link: LeadListingRecord;
   title: string;
 }
 
-export async function getLeadPropertyLink(
+export async function getLeadListingLink(
   tenantId: string,
   leadId: string,
   propertyId: string,
-): Promise<LeadPropertyRecord | undefined> {
-  const { data } = await LeadProperty.get({ tenantId, leadId, propertyId }).go();
+): Promise<LeadListingRecord | undefined> {
+  const { data } = await LeadListing.get({ tenantId, leadId, propertyId }).go();
   return data ?? undefined;
 }
 
-/** Writes the link unless the Lead already has one to this property ('exists': read that one). */
-export async function insertLeadPropertyLink(record: LeadPropertyRecord): Promise<'ok' | 'exists'> {
+/** Writes the link unless the Lead already has one to this listing ('exists': read that one). */
+export async function insertLeadListingLink(record: LeadListingRecord): Promise<'ok' | 'exists'> {
   try {
-    await LeadProperty.create(record).go();
+    await LeadListing.create(record).go();
     return 'ok';
   } catch (error) {
     if (isConditionalFailure(error)) return 'exists';
@@ -33,13 +33,13 @@ export async function insertLeadPropertyLink(record: LeadPropertyRecord): Promis
 }
 
 /** Changes a link's role if it still has the role it was read with; 'stale' otherwise. */
-export async function changeLeadPropertyRole(
-  current: LeadPropertyRecord,
-  role: LeadPropertyRole,
+export async function changeLeadListingRole(
+  current: LeadListingRecord,
+  role: LeadListingRole,
   now: string,
-): Promise<LeadPropertyRecord | 'stale'> {
+): Promise<LeadListingRecord | 'stale'> {
   try {
-    const { data } = await LeadProperty.patch({
+    const { data } = await LeadListing.patch({
       tenantId: current.tenantId,
       leadId: current.leadId,
       propertyId: current.propertyId,
@@ -47,7 +47,7 @@ export async function changeLeadPropertyRole(
       .set({ role, updatedAt: now })
       .where((attr, { eq }) => eq(attr.role, current.role))
       .go({ response: 'all_new' });
-    return data as LeadPropertyRecord;
+    return data as LeadListingRecord;
   } catch (error) {
     if (isConditionalFailure(error)) return 'stale';
     throw error;
@@ -55,11 +55,8 @@ export async function changeLeadPropertyRole(
 }
 
 /** Every link of a Lead: one Query of the Lead's partition. */
-export async function queryLeadPropertyLinks(
-  tenantId: string,
-  leadId: string,
-): Promise<LeadPropertyRecord[]> {
-  const { data } = await LeadProperty.query.byLead({ tenantId, leadId }).go({ pages: 'all' });
+export async function queryLeadListingLinks(tenantId: string, leadId: string): Promise<LeadListingRecord[]> {
+  const { data } = await LeadListing.query.byLead({ tenantId, leadId }).go({ pages: 'all' });
   return data;
 }
 
@@ -67,7 +64,7 @@ export async function queryLeadPropertyLinks(
  * Titles of a Tenant's listings, by id, in batched reads (100 keys a request, only id and title
  * read); a listing that no longer exists is absent from the map.
  */
-export async function getPropertyTitles(
+export async function getListingTitles(
   tenantId: string,
   ids: readonly string[],
 ): Promise<Map<string, string>> {
