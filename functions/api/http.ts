@@ -20,10 +20,16 @@ export function jsonResponse(
   };
 }
 
-/** Case-insensitive header read (API Gateway lowercases, local callers may not). */
+/**
+ * Case-insensitive header read (API Gateway lowercases, local callers may not). The lowercase name is
+ * looked up first: a gateway event always has it, and then no other header name is lowercased.
+ */
 export function header(event: HttpEvent, name: string): string | undefined {
   const wanted = name.toLowerCase();
-  for (const [key, value] of Object.entries(event.headers ?? {})) {
+  const headers = event.headers ?? {};
+  const exact = headers[wanted];
+  if (exact !== undefined) return exact;
+  for (const [key, value] of Object.entries(headers)) {
     if (key.toLowerCase() === wanted) return value;
   }
   return undefined;

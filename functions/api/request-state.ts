@@ -20,6 +20,8 @@ export interface RequestState {
   caller?: Caller;
   /** RateLimit headers computed for this request; added to every answer, errors included. */
   rateLimitHeaders: Record<string, string>;
+  /** A read's rate-limit count, in flight beside its handler until the answer waits for the verdict. */
+  pendingCount?: Promise<void> | undefined;
   /** Set while an Idempotency-Key is held, so the answer can be stored (or the key released). */
   idempotency?: {
     release: () => Promise<void>;

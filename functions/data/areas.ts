@@ -22,11 +22,11 @@ export async function listAreas(tenantId: string): Promise<AreaRecord[]> {
   return data;
 }
 
-export async function membershipsOfProperty(
+export async function membershipsOfListing(
   tenantId: string,
   propertyId: string,
 ): Promise<AreaMembershipRecord[]> {
-  const { data } = await AreaMembership.query.byProperty({ tenantId, propertyId }).go({ pages: 'all' });
+  const { data } = await AreaMembership.query.byListing({ tenantId, propertyId }).go({ pages: 'all' });
   return data;
 }
 

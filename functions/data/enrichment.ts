@@ -1,6 +1,6 @@
 import type { EnrichmentStatus } from '../domain/enrichment.ts';
 import type { ListingTexts } from '../domain/listing-text.ts';
-import { Property } from './entities/property.ts';
+import { Listing } from './entities/listing.ts';
 import { isConditionalFailure } from './errors.ts';
 import type { ListingRecord } from './listings.ts';
 import { nextTimestamp } from './timestamps.ts';
@@ -26,7 +26,7 @@ export async function recordEnrichment(
 ): Promise<boolean> {
   const now = nextTimestamp(listing.updatedAt);
   try {
-    let op = Property.patch({ tenantId: listing.tenantId, id: listing.id }).set({
+    let op = Listing.patch({ tenantId: listing.tenantId, id: listing.id }).set({
       enrichmentStatus: update.status,
       ...(update.texts ? { texts: update.texts, updatedAt: now } : {}),
       ...(update.status === 'enriched' ? { enrichedAt: now } : {}),

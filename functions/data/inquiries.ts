@@ -52,7 +52,7 @@ export async function queryInquiries(q: InquiryPageQuery): Promise<InquiryRecord
   const partition = (leadId !== undefined
     ? Inquiry.query.byLead({ tenantId, leadId })
     : propertyId !== undefined
-      ? Inquiry.query.byProperty({ tenantId, propertyKey: propertyId })
+      ? Inquiry.query.byListing({ tenantId, propertyKey: propertyId })
       : Inquiry.query.byUpdated({ tenantId })) as unknown as Partition;
   const ranged = q.after
     ? partition.gt(q.after)

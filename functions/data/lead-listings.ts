@@ -1,7 +1,7 @@
 import type { EntityItem } from 'electrodb';
 import type { LeadListingRole } from '../domain/activities.ts';
 import { LeadListing } from './entities/lead-listing.ts';
-import { Property } from './entities/property.ts';
+import { Listing } from './entities/listing.ts';
 import { isConditionalFailure } from './errors.ts';
 
 export type LeadListingRecord = EntityItem<typeof LeadListing>;
@@ -71,7 +71,7 @@ export async function getListingTitles(
   const titles = new Map<string, string>();
   let keys = [...new Set(ids)].map((id) => ({ tenantId, id }));
   for (let attempt = 0; keys.length > 0 && attempt < 5; attempt++) {
-    const { data, unprocessed } = await Property.get(keys).go({ attributes: ['id', 'title'] });
+    const { data, unprocessed } = await Listing.get(keys).go({ attributes: ['id', 'title'] });
     for (const item of data) titles.set(item.id, item.title);
     keys = unprocessed.map((k) => ({ tenantId, id: k.id }));
     if (keys.length > 0) await new Promise((r) => setTimeout(r, 20 * 2 ** attempt));

@@ -5,6 +5,7 @@ import { withoutUndefined } from './defined.ts';
 import { AssignmentCounter } from './entities/assignment-counter.ts';
 import { Lead } from './entities/lead.ts';
 import { UniqueClaim } from './entities/unique-claim.ts';
+import { SDK_ERRORS } from './errors.ts';
 import type { InquiryRecord } from './inquiries.ts';
 import { searchIndexOf, tokensOf } from './lead-search.ts';
 import { CONTENDED_ATTEMPTS, RETRY, withOptimisticRetry } from './optimistic.ts';
@@ -22,7 +23,10 @@ export async function getLead(
   id: string,
   options: { consistent?: boolean } = {},
 ): Promise<LeadRecord | undefined> {
-  const { data } = await Lead.get({ tenantId, id }).go({ consistent: options.consistent ?? false });
+  const { data } = await Lead.get({ tenantId, id }).go({
+    consistent: options.consistent ?? false,
+    ...SDK_ERRORS,
+  });
   return data ?? undefined;
 }
 
@@ -45,7 +49,10 @@ export async function findLeadClaim(
   kind: LeadClaimKind,
   value: string,
 ): Promise<string | undefined> {
-  const { data } = await UniqueClaim.get({ scope: `t#${tenantId}`, kind, value }).go({ consistent: true });
+  const { data } = await UniqueClaim.get({ scope: `t#${tenantId}`, kind, value }).go({
+    consistent: true,
+    ...SDK_ERRORS,
+  });
   return data?.ownerId;
 }
 
@@ -261,7 +268,11 @@ export async function queryLeads(q: LeadPageQuery): Promise<LeadRecord[]> {
       // than the page needs, so that a few archived (or otherwise filtered) Leads do not cost a second
       // sequential Query (measured by `npm run bench`: 3 → 2 round trips, 17 → ~10 read units).
       const wanted = q.limit + 1;
-      return filtered.go({ limit: filters.length ? wanted + Math.ceil(wanted / 8) : wanted, count: wanted });
+      return filtered.go({
+        limit: filters.length ? wanted + Math.ceil(wanted / 8) : wanted,
+        count: wanted,
+        ...SDK_ERRORS,
+      });
     }),
   );
   const items = pages.flatMap((p) => p.data);

@@ -1,6 +1,6 @@
 import type { GalleryImage } from '../domain/images.ts';
 import { ImageImport } from './entities/image-import.ts';
-import { Property } from './entities/property.ts';
+import { Listing } from './entities/listing.ts';
 import { isConditionalFailure } from './errors.ts';
 import type { ListingRecord } from './listings.ts';
 
@@ -22,7 +22,7 @@ export async function saveGallery(
   now: string,
 ): Promise<'ok' | 'stale'> {
   try {
-    await Property.patch({ tenantId: current.tenantId, id: current.id })
+    await Listing.patch({ tenantId: current.tenantId, id: current.id })
       .set({ images: [...images], updatedAt: now, updatedBy })
       .where(({ updatedAt }, { eq }) => eq(updatedAt, current.updatedAt))
       .go({ response: 'none' });

@@ -1,7 +1,7 @@
 import type { EntityItem } from 'electrodb';
 import { AreaMembership } from './entities/area-membership.ts';
+import { Listing } from './entities/listing.ts';
 import { MatchSent } from './entities/match-sent.ts';
-import { Property } from './entities/property.ts';
 
 export type MatchSentRecord = EntityItem<typeof MatchSent>;
 
@@ -32,7 +32,7 @@ const MATCH_ATTRIBUTES = [
  * not what DynamoDB reads, so the cost grows with the Tenant's listings (see docs/criteria-matches.md).
  */
 export async function queryLiveListings(tenantId: string) {
-  const { data } = await Property.query
+  const { data } = await Listing.query
     .byUpdated({ tenantId })
     .where(
       ({ archivedAt, placeCode }, { notExists, exists }) =>
@@ -73,7 +73,7 @@ export async function membersOfAreas(
 }
 
 /** When each listing was last sent to the Lead: one Query of the Lead's `matchSent#` items. */
-export async function sentAtByProperty(tenantId: string, leadId: string): Promise<Map<string, string>> {
+export async function sentAtByListing(tenantId: string, leadId: string): Promise<Map<string, string>> {
   const { data } = await MatchSent.query.byLead({ tenantId, leadId }).go({ pages: 'all' });
   return new Map(data.map((m) => [m.propertyId, m.sentAt]));
 }

@@ -4,7 +4,7 @@ import { Agent } from './entities/agent.ts';
 import { Inquiry } from './entities/inquiry.ts';
 import { Lead } from './entities/lead.ts';
 import { LeadSearchToken } from './entities/lead-search-token.ts';
-import { Property } from './entities/property.ts';
+import { Listing } from './entities/listing.ts';
 import { Tenant } from './entities/tenant.ts';
 import { UniqueClaim } from './entities/unique-claim.ts';
 
@@ -26,7 +26,7 @@ export function leadWrites(): ReturnType<typeof buildLeadWrites> {
   return leadService;
 }
 
-const buildListingWrites = () => new Service({ UniqueClaim, Property });
+const buildListingWrites = () => new Service({ UniqueClaim, Listing });
 let listingService: ReturnType<typeof buildListingWrites> | undefined;
 
 /** A listing's writes: the listing and the claims on its slug and internal_ref. */

@@ -5,7 +5,7 @@ import {
   getArea,
   insertArea,
   listAreas,
-  membershipsOfProperty,
+  membershipsOfListing,
   membersOfArea,
   removeMemberships,
   setMembership,
@@ -81,7 +81,7 @@ export async function recomputeListing(
   areas?: AreaRecord[],
 ) {
   const all = areas ?? (await listAreas(tenantId));
-  const current = new Map((await membershipsOfProperty(tenantId, listing.id)).map((m) => [m.areaId, m.via]));
+  const current = new Map((await membershipsOfListing(tenantId, listing.id)).map((m) => [m.areaId, m.via]));
   const plan = planMemberships(all, placePathCodes(listing), current);
   await addRuleMemberships(
     tenantId,

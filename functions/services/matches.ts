@@ -6,7 +6,7 @@ import {
   membersOfAreas,
   queryLiveListings,
   recordSent,
-  sentAtByProperty,
+  sentAtByListing,
 } from '../data/matches.ts';
 import type { TenantRecord } from '../data/tenants.ts';
 import {
@@ -47,7 +47,7 @@ export async function listLeadMatches(tenantId: string, leadId: string): Promise
   const [listings, members, sent] = await Promise.all([
     queryLiveListings(tenantId),
     criteria.areaIds.length ? membersOfAreas(tenantId, criteria.areaIds) : new Map<string, Set<string>>(),
-    sentAtByProperty(tenantId, leadId),
+    sentAtByListing(tenantId, leadId),
   ]);
   const matches: Match[] = [];
   for (const listing of listings) {

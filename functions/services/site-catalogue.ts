@@ -1,6 +1,6 @@
 import { type AgentRecord, listActiveAgents } from '../data/agents.ts';
 import { listAreas, membersOfArea } from '../data/areas.ts';
-import { type ListingRecord, queryAllListings, queryPropertiesUpdatedSince } from '../data/listings.ts';
+import { type ListingRecord, queryAllListings, queryListingsUpdatedSince } from '../data/listings.ts';
 import { listingStatus } from '../domain/listing.ts';
 import { buildLocations, newestFirst, type SiteLocation, searchableText } from '../domain/site-search.ts';
 import { config } from '../kernel/config.ts';
@@ -106,7 +106,7 @@ export async function siteCatalogue(
     ? new Date(Date.parse(c.watermark) - CATCH_UP_OVERLAP_MS).toISOString()
     : '1970-01-01T00:00:00.000Z';
   await Promise.all([
-    (held ? queryPropertiesUpdatedSince(tenantId, since) : queryAllListings(tenantId)).then((items) =>
+    (held ? queryListingsUpdatedSince(tenantId, since) : queryAllListings(tenantId)).then((items) =>
       apply(c, items),
     ),
     options.related && (!c.areas || !c.agents || stale) ? loadRelated(c) : undefined,

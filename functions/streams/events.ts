@@ -6,7 +6,7 @@ import type { AreaMembershipRecord } from '../data/areas.ts';
 import { Activity } from '../data/entities/activity.ts';
 import { Inquiry } from '../data/entities/inquiry.ts';
 import { Lead } from '../data/entities/lead.ts';
-import { Property } from '../data/entities/property.ts';
+import { Listing } from '../data/entities/listing.ts';
 import { type EventRecord, putEvent } from '../data/events.ts';
 import { getLead } from '../data/leads.ts';
 import { getListingWithAreas } from '../data/listings.ts';
@@ -42,7 +42,7 @@ const SUBJECTS: Record<SubjectKind, { entity: string; present: Presenter }> = {
     entity: 'property',
     // The listing's Areas live beside it (their own items): read as GET reads them, once a change.
     present: async (image, areasOf) => {
-      const property = Property.parse({ Item: image }).data;
+      const property = Listing.parse({ Item: image }).data;
       if (!property) return undefined;
       return toPropertyOut(property, { areas: await areasOf(property.tenantId, property.id) });
     },

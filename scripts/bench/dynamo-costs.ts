@@ -177,7 +177,7 @@ export async function createFixture(): Promise<BenchFixture> {
   const { createTenantFromAdmin } = await import('../../functions/services/tenants.ts');
   const { issueApiKey } = await import('../../functions/services/api-keys.ts');
   const { SCOPES } = await import('../../functions/domain/scopes.ts');
-  const { Property } = await import('../../functions/data/entities/property.ts');
+  const { Listing } = await import('../../functions/data/entities/listing.ts');
   const { createAgent } = await import('../../functions/services/agents.ts');
 
   const places = JSON.parse(
@@ -206,7 +206,7 @@ export async function createFixture(): Promise<BenchFixture> {
   });
   expectStatus(created, 201, 'fixture listing');
   const propertyId = (JSON.parse(created.body ?? '{}') as { id: string }).id;
-  const { Key } = Property.get({ tenantId: tenant.tenantId, id: propertyId }).params<{
+  const { Key } = Listing.get({ tenantId: tenant.tenantId, id: propertyId }).params<{
     Key: Record<string, string>;
   }>();
   return {

@@ -2,14 +2,17 @@
  * Section 3 of the bench (issue 14): the hot paths under load against a fair floor. The floor is a
  * bare `node:http` server answering each request with one GetItem through the same SDK
  * DynamoDBDocumentClient (scripts/bench/floor/http-server.ts); it and the local API server each run
- * in their own process and are driven by the same autocannon settings. Each run measures the floor
- * and then every row, and each row's ratios are taken against the floor of its own run; the table
- * shows medians over the runs. Before the runs, each server's in-process CPU per request is read
+ * in their own process and are driven by the same autocannon settings. A second, equal-work floor
+ * (the same server, also sending the service's rate-limit UpdateItem beside the GetItem) does the
+ * DynamoDB work a GET of the service does, so the service's ratio to it is the cost of our own code.
+ * Each run measures both floors and then every row, and each row's ratios are taken against the
+ * floors of its own run; the table shows medians over the runs. Before the runs, each server's in-process CPU per request is read
  * with process.cpuUsage around N sequential requests (the wait on the network and DynamoDB costs
  * no CPU, so it is left out).
  */
 import { resolve } from 'node:path';
 import type { BenchFixture } from './dynamo-costs.ts';
+import { UNBOUNDED_RATE_LIMIT } from './env.ts';
 import {
   type ApiServer,
   cpuPerRequest,
@@ -47,14 +50,26 @@ export interface HotPathRow {
   operationId: string;
   /** Per-metric medians over the runs. */
   figures: LoadFigures;
-  /** Medians of each run's ratio to the floor of that run. */
+  /** Medians of each run's ratio to the floor of that run (the issue's floor: the targets judge these). */
   ratios: Ratios;
+  /** The same against the equal-work floor (GetItem + the rate-limit UpdateItem, together). */
+  equalWorkRatios: Ratios;
   runs: LoadFigures[];
-  /** Server process CPU per request, µs (user + system), and its ratio to the floor's. */
+  /** Server process CPU per request, µs (user + system), and its ratio to each floor's. */
   cpuMicros: number;
   cpuRatio: number;
+  equalWorkCpuRatio: number;
   /** For the targeted row: p50 ≤ 1.5× and throughput ≥ 0.6× the floor. */
   meetsTargets?: boolean;
+}
+
+export interface FloorFigures {
+  label: string;
+  figures: LoadFigures;
+  runs: LoadFigures[];
+  cpuMicros: number;
+  /** The equal-work floor only: its ratios to the issue's floor (medians of the runs) and CPU ratio. */
+  toFloor?: { ratios: Ratios; cpuRatio: number };
 }
 
 export interface HotPathSection {
@@ -64,7 +79,9 @@ export interface HotPathSection {
   cpuRequests: number;
   authCacheTtlSeconds: number;
   loadAverage: { start: number[]; end: number[] };
-  floor: { label: string; figures: LoadFigures; runs: LoadFigures[]; cpuMicros: number };
+  floor: FloorFigures;
+  /** The equal-work floor: the same GetItem and the service's rate-limit UpdateItem, started together. */
+  equalWorkFloor: FloorFigures;
   rows: HotPathRow[];
   /** Context: the DynamoDB part alone, without any HTTP server (raw SDK loops). */
   raw: { getItem: LoadFigures; rateLimitUpdateThenGet: LoadFigures };
@@ -129,9 +146,60 @@ function ingestBody(email: string, name: string) {
   };
 }
 
-/** The rows: the listing read (targeted), a filtered Lead page, and a deduplicating ingest. */
-export function hotPathCases(fixture: BenchFixture): HotPathCase[] {
+/** The page origin the site row's publishable key allows and its requests come from. */
+const SITE_PAGE = 'https://www.bench-realty.example';
+
+/**
+ * The origin secret the bench's API server is configured with (SITE_ORIGIN_SECRET): the site row's
+ * requests come "through the distribution", as every site request does in AWS, with the viewer
+ * address CloudFront reports (so admission reads it, as deployed).
+ */
+const SITE_ORIGIN_SECRET = 'bench-origin-secret-local-only';
+
+/**
+ * The API server's environment for the load section beside localHandlerEnv: the site budgets raised
+ * like the secret API's (never the bottleneck), and the origin secret of a deployed site route.
+ */
+export const HOT_PATH_SERVER_ENV: Record<string, string> = {
+  SITE_RATE_LIMIT_IP_PER_MINUTE: UNBOUNDED_RATE_LIMIT,
+  SITE_RATE_LIMIT_TENANT_PER_MINUTE: UNBOUNDED_RATE_LIMIT,
+  SITE_ORIGIN_SECRET,
+};
+
+/** Listings of the bench Tenant besides the fixture's, so that the site search row pages over a catalogue. */
+const SITE_LISTINGS = 23;
+
+/**
+ * The site row's data: `SITE_LISTINGS` more listings through the real handler, and a publishable
+ * key for {@link SITE_PAGE}. Returns the key.
+ */
+export async function seedHotPathSite(fixture: BenchFixture): Promise<string> {
+  const { expectStatus, invoke } = await import('./dynamo-costs.ts');
+  const { issueSiteKey } = await import('../../functions/services/site-keys.ts');
+  for (let i = 0; i < SITE_LISTINGS; i++) {
+    const response = await invoke('createProperty', fixture.apiKey, {
+      body: {
+        title: `Bench listing ${i + 1}`,
+        listing_type: i % 3 === 0 ? 'rent' : 'sale',
+        price: String(150_000 + i * 25_000),
+        currency: 'EUR',
+        place_code: 'ES-MA-MAR',
+      },
+    });
+    expectStatus(response, 201, `site listing ${i + 1}`);
+  }
+  const { key } = await issueSiteKey({ tenantId: fixture.tenantId, origins: SITE_PAGE });
+  return key;
+}
+
+/**
+ * The rows: the listing read (targeted), a filtered Lead page, a deduplicating ingest, and the site
+ * search a page makes (publishable key and origin in the query, the browser's Origin header, and the
+ * headers CloudFront adds).
+ */
+export function hotPathCases(fixture: BenchFixture, siteKey: string): HotPathCase[] {
   const auth = { authorization: `Bearer ${fixture.apiKey}` };
+  const siteQuery = new URLSearchParams({ key: siteKey, origin: SITE_PAGE, limit: '12' });
   return [
     {
       label: 'GET /v1/properties/{id}',
@@ -158,6 +226,21 @@ export function hotPathCases(fixture: BenchFixture): HotPathCase[] {
       },
       targeted: false,
     },
+    {
+      label: 'GET /v1/site/properties (publishable key)',
+      operationId: 'searchSiteProperties',
+      path: `/v1/site/properties?${siteQuery}`,
+      request: {
+        headers: {
+          origin: SITE_PAGE,
+          // ORIGIN_VERIFY_HEADER of functions/api/middleware/site-access.ts, spelled out: report.ts
+          // imports this module before the environment is set, so it pulls in no functions/ module.
+          'x-origin-verify': SITE_ORIGIN_SECRET,
+          'cloudfront-viewer-address': '203.0.113.7:50123',
+        },
+      },
+      targeted: false,
+    },
   ];
 }
 
@@ -178,43 +261,57 @@ export interface HotPathOptions {
 export async function measureHotPath(o: HotPathOptions): Promise<HotPathSection> {
   const loadAtStart = o.loadAverages();
   const started: ApiServer[] = [];
+  const floorScript = resolve(import.meta.dirname, 'floor/http-server.ts');
+  const floorEnv = {
+    BENCH_FLOOR_ENDPOINT: o.dynamoEndpoint,
+    BENCH_FLOOR_TABLE: o.tableName,
+    BENCH_FLOOR_KEY: JSON.stringify(o.fixture.propertyKey),
+  };
   try {
-    const floorServer = await startChildServer(resolve(import.meta.dirname, 'floor/http-server.ts'), {
-      BENCH_FLOOR_ENDPOINT: o.dynamoEndpoint,
-      BENCH_FLOOR_TABLE: o.tableName,
-      BENCH_FLOOR_KEY: JSON.stringify(o.fixture.propertyKey),
-    });
+    const floorServer = await startChildServer(floorScript, { ...floorEnv, BENCH_FLOOR_RATE_LIMIT: '0' });
     started.push(floorServer);
-    const service = await startServerProcess(o.dynamoEndpoint, o.serverNodeOptions ?? []);
+    const equalServer = await startChildServer(floorScript, { ...floorEnv, BENCH_FLOOR_RATE_LIMIT: '1' });
+    started.push(equalServer);
+    const service = await startServerProcess(
+      o.dynamoEndpoint,
+      o.serverNodeOptions ?? [],
+      HOT_PATH_SERVER_ENV,
+    );
     started.push(service);
     const floorRequest: LoadRequest = { headers: {} };
     const warm = { connections: o.load.connections, durationSeconds: 2 };
 
     // Loads the handler modules, caches the key and warms the JIT before anything is counted.
-    o.log('  warm-up: floor and every row, 2 s each…');
+    o.log('  warm-up: both floors and every row, 2 s each…');
     await hammer(floorServer.url, floorRequest, warm);
+    await hammer(equalServer.url, floorRequest, warm);
     for (const c of o.cases) await hammer(service.url + c.path, c.request, warm);
 
     o.log(`  CPU per request: ${o.cpuRequests} sequential requests each…`);
     const floorCpu = await cpuPerRequest(floorServer, floorServer.url, floorRequest, o.cpuRequests);
+    const equalCpu = await cpuPerRequest(equalServer, equalServer.url, floorRequest, o.cpuRequests);
     const cpu: number[] = [];
     for (const c of o.cases)
       cpu.push(await cpuPerRequest(service, service.url + c.path, c.request, o.cpuRequests));
 
     const floorRuns: LoadFigures[] = [];
+    const equalRuns: LoadFigures[] = [];
     const caseRuns: LoadFigures[][] = o.cases.map(() => []);
+    const report = (run: number, label: string, f: LoadFigures) =>
+      o.log(
+        `  run ${run}/${o.runs} ${label}: ${f.throughput} req/s, p50 ${f.p50} ms, p99 ${f.p99} ms${f.failures ? `, ${f.failures} failures` : ''}`,
+      );
     for (let run = 1; run <= o.runs; run++) {
       const floor = await hammer(floorServer.url, floorRequest, o.load);
       floorRuns.push(floor);
-      o.log(
-        `  run ${run}/${o.runs} floor: ${floor.throughput} req/s, p50 ${floor.p50} ms, p99 ${floor.p99} ms`,
-      );
+      report(run, 'floor', floor);
+      const equal = await hammer(equalServer.url, floorRequest, o.load);
+      equalRuns.push(equal);
+      report(run, 'equal-work floor', equal);
       for (const [i, c] of o.cases.entries()) {
         const figures = await hammer(service.url + c.path, c.request, o.load);
         caseRuns[i]?.push(figures);
-        o.log(
-          `  run ${run}/${o.runs} ${c.label}: ${figures.throughput} req/s, p50 ${figures.p50} ms, p99 ${figures.p99} ms${figures.failures ? `, ${figures.failures} failures` : ''}`,
-        );
+        report(run, c.label, figures);
       }
     }
     for (const server of started.splice(0).reverse()) await server.stop();
@@ -240,9 +337,11 @@ export async function measureHotPath(o: HotPathOptions): Promise<HotPathSection>
         operationId: c.operationId,
         figures: medianFigures(runs),
         ratios,
+        equalWorkRatios: medianRatios(runs, equalRuns),
         runs,
         cpuMicros,
         cpuRatio: round(cpuMicros / floorCpu, 2),
+        equalWorkCpuRatio: round(cpuMicros / equalCpu, 2),
         ...(c.targeted
           ? {
               meetsTargets:
@@ -264,6 +363,13 @@ export async function measureHotPath(o: HotPathOptions): Promise<HotPathSection>
         figures: medianFigures(floorRuns),
         runs: floorRuns,
         cpuMicros: floorCpu,
+      },
+      equalWorkFloor: {
+        label: 'equal-work floor: node:http + GetItem ‖ rate-limit UpdateItem',
+        figures: medianFigures(equalRuns),
+        runs: equalRuns,
+        cpuMicros: equalCpu,
+        toFloor: { ratios: medianRatios(equalRuns, floorRuns), cpuRatio: round(equalCpu / floorCpu, 2) },
       },
       rows,
       raw,

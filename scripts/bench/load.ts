@@ -32,11 +32,18 @@ export interface ApiServer {
   cpuUsage: () => Promise<NodeJS.CpuUsage>;
 }
 
-/** Starts scripts/bench/api-server.ts with the warm-Lambda environment and waits for its URL. */
-export function startServerProcess(endpoint: string, nodeOptions: string[] = []): Promise<ApiServer> {
+/**
+ * Starts scripts/bench/api-server.ts with the warm-Lambda environment (plus `env`) and waits for its
+ * URL.
+ */
+export function startServerProcess(
+  endpoint: string,
+  nodeOptions: string[] = [],
+  env: Record<string, string> = {},
+): Promise<ApiServer> {
   return startChildServer(
     resolve(import.meta.dirname, 'api-server.ts'),
-    localHandlerEnv(endpoint),
+    { ...localHandlerEnv(endpoint), ...env },
     nodeOptions,
   );
 }

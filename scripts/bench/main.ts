@@ -179,9 +179,12 @@ async function main(): Promise<BenchReport> {
 
   let loadFigures: BenchReport['load'] = null;
   if (sections.has('load')) {
-    const { hotPathCases, measureHotPath, seedHotPathLeads } = await import('./hot-path.ts');
-    log(`${step('load')} Hot paths: seeding ${HOT_PATH_LEADS} Leads for the filtered list…`);
+    const { hotPathCases, measureHotPath, seedHotPathLeads, seedHotPathSite } = await import('./hot-path.ts');
+    log(
+      `${step('load')} Hot paths: seeding ${HOT_PATH_LEADS} Leads for the filtered list, listings and a publishable key for the site search…`,
+    );
     await seedHotPathLeads(fixture, HOT_PATH_LEADS);
+    const siteKey = await seedHotPathSite(fixture);
     log(
       `${step('load')} Hot paths against the node:http + GetItem floor: ${load.connections} connections × ${load.durationSeconds} s, ${loadRuns} runs…`,
     );
@@ -189,7 +192,7 @@ async function main(): Promise<BenchReport> {
       dynamoEndpoint: dynamoLocal.endpoint,
       tableName: BENCH_TABLE,
       fixture,
-      cases: hotPathCases(fixture).filter(
+      cases: hotPathCases(fixture, siteKey).filter(
         (c) => !args['load-rows'] || args['load-rows'].split(',').includes(c.operationId),
       ),
       load,

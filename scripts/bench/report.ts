@@ -198,7 +198,7 @@ export const NOTES = [
   'RT counts every DynamoDB call of the request; "seq" counts those that started while no other was in flight (the latency that adds up).',
   'Costs are read on the wire: the in-process handlers talk to DynamoDB Local through a loopback recorder (scripts/bench/dynamo-recorder.ts) that asks every call for its consumed capacity and notes the answers, so the figures do not depend on the DynamoDB client the service uses; it adds a fraction of a millisecond per call to "ms".',
   'Costs are measured in-process with AUTH_CACHE_TTL_SECONDS=60 after one warm-up request per row, so the API key lookup is cached as in a warm Lambda; the remaining write on every request is the rate-limit counter.',
-  'Load: AUTH_CACHE_TTL_SECONDS=60 (warm Lambda), rate limits raised to 1e9/min so the budget is never the bottleneck; the API server and the floor server (scripts/bench/floor/http-server.ts: node:http, one GetItem through the SDK DocumentClient, the item as JSON) each run in their own process, autocannon and the raw loops in the bench process, DynamoDB Local in Java, all on the same shared cores: compare the ratios (each against the floor of the same run) rather than the absolute figures. The listing read is one Query (the listing and its Areas); the floor is one GetItem of the same listing. `--cpu-prof DIR` writes a V8 profile of the API server process; `--load-runs N`, `--cpu-requests N`.',
+  'Load: AUTH_CACHE_TTL_SECONDS=60 (warm Lambda), rate limits raised to 1e9/min so the budget is never the bottleneck; the API server and the floor server (scripts/bench/floor/http-server.ts: node:http, one GetItem through the SDK DocumentClient, the item as JSON) each run in their own process, autocannon and the raw loops in the bench process, DynamoDB Local in Java, all on the same shared cores: compare the ratios (each against the floor of the same run) rather than the absolute figures. The listing read is one Query (the listing and its Areas); the floor is one GetItem of the same listing. The equal-work floor is the same floor server (BENCH_FLOOR_RATE_LIMIT=1) also sending the rate-limit UpdateItem of the service, started with the GetItem (Promise.all), on an item of its own. The site row sends a publishable key and origin in the query, the Origin of the page, and the headers CloudFront adds (the origin secret the server is configured with, a viewer address), with the site budgets raised like the others. `--cpu-prof DIR` writes a V8 profile of the API server process; `--load-runs N`, `--cpu-requests N`. `node scripts/bench/pipeline-cpu.ts` measures the in-process CPU of each row with the answers of DynamoDB replayed (no HTTP, no DynamoDB Local): steadier than CPU µs/req on a loaded machine.',
   'ms: in-process handler time (the real handler module invoked with an API Gateway event, DynamoDB Local over loopback, no HTTP), median.',
 ];
 
@@ -422,23 +422,46 @@ function renderLoad(l: LoadSection): string[] {
   );
   const targetMark = (row: LoadSection['rows'][number]) =>
     row.meetsTargets === undefined ? '' : mark(row.meetsTargets);
+  const floorRow = (f: LoadSection['floor'], ratios: string[]) => [
+    f.label,
+    fixed(f.figures.throughput, 0),
+    fixed(f.figures.p50, 2),
+    fixed(f.figures.p99, 2),
+    String(f.figures.failures),
+    fixed(f.cpuMicros, 0),
+    ...ratios,
+    '',
+  ];
+  const toFloor = l.equalWorkFloor.toFloor;
   out.push(
     table(
-      ['', 'req/s', 'p50 ms', 'p99 ms', 'fail', 'CPU µs/req', 'p50 ×', 'p99 ×', 'req/s ×', 'CPU ×', 'target'],
       [
-        [
-          l.floor.label,
-          fixed(l.floor.figures.throughput, 0),
-          fixed(l.floor.figures.p50, 2),
-          fixed(l.floor.figures.p99, 2),
-          String(l.floor.figures.failures),
-          fixed(l.floor.cpuMicros, 0),
+        '',
+        'req/s',
+        'p50 ms',
+        'p99 ms',
+        'fail',
+        'CPU µs/req',
+        'p50 ×',
+        'p99 ×',
+        'req/s ×',
+        'CPU ×',
+        'p50 ×eq',
+        'req/s ×eq',
+        'CPU ×eq',
+        'target',
+      ],
+      [
+        floorRow(l.floor, ['1.00×', '1.00×', '1.00×', '1.00×', '', '', '']),
+        floorRow(l.equalWorkFloor, [
+          formatRatio(toFloor?.ratios.p50 ?? Number.NaN),
+          formatRatio(toFloor?.ratios.p99 ?? Number.NaN),
+          formatRatio(toFloor?.ratios.throughput ?? Number.NaN),
+          formatRatio(toFloor?.cpuRatio ?? Number.NaN),
           '1.00×',
           '1.00×',
           '1.00×',
-          '1.00×',
-          '',
-        ],
+        ]),
         ...l.rows.map((row) => [
           row.label,
           fixed(row.figures.throughput, 0),
@@ -450,14 +473,17 @@ function renderLoad(l: LoadSection): string[] {
           formatRatio(row.ratios.p99),
           formatRatio(row.ratios.throughput),
           formatRatio(row.cpuRatio),
+          formatRatio(row.equalWorkRatios.p50),
+          formatRatio(row.equalWorkRatios.throughput),
+          formatRatio(row.equalWorkCpuRatio),
           targetMark(row),
         ]),
       ],
-      new Set([1, 2, 3, 4, 5, 6, 7, 8, 9]),
+      new Set([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12]),
     ),
   );
   out.push(
-    `   Target (GET /v1/properties/{id}): p50 ≤ ${formatRatio(HOT_PATH_TARGETS.p50RatioMax)} and throughput ≥ ${formatRatio(HOT_PATH_TARGETS.throughputRatioMin)} the floor. CPU µs/req: the server process's user + system CPU over ${l.cpuRequests} sequential requests (process.cpuUsage), network and DynamoDB wait excluded.`,
+    `   Target (GET /v1/properties/{id}): p50 ≤ ${formatRatio(HOT_PATH_TARGETS.p50RatioMax)} and throughput ≥ ${formatRatio(HOT_PATH_TARGETS.throughputRatioMin)} the floor (×: the issue's floor, one GetItem). ×eq: against the equal-work floor, the same server sending the GetItem and the service's rate-limit UpdateItem together (the DynamoDB work of a GET of the service): what is left above 1.00× there is our own code. CPU µs/req: the server process's user + system CPU over ${l.cpuRequests} sequential requests (process.cpuUsage), network and DynamoDB wait excluded.`,
   );
   out.push('   Context, DynamoDB alone (raw SDK loops, no HTTP server):');
   out.push(

@@ -265,7 +265,7 @@ export async function seedSiteTenant(live: number, dynamoEndpoint: string, log: 
   const { planListingChange } = await import('../../functions/domain/listing-change.ts');
   const { slugify } = await import('../../functions/domain/slug.ts');
   const { getPlace } = await import('../../functions/data/places.ts');
-  const { Property } = await import('../../functions/data/entities/property.ts');
+  const { Listing } = await import('../../functions/data/entities/listing.ts');
   const { UniqueClaim } = await import('../../functions/data/entities/unique-claim.ts');
 
   const slug = `bench-site-${randomUUID().slice(0, 8)}`;
@@ -399,7 +399,7 @@ export async function seedSiteTenant(live: number, dynamoEndpoint: string, log: 
   let items = 0;
   for (let i = 0; liveCount < live; i++) {
     const { record } = draw(i);
-    const item = Property.put(record as never).params<{ Item: Record<string, unknown> }>().Item;
+    const item = Listing.put(record as never).params<{ Item: Record<string, unknown> }>().Item;
     sizes.add(itemSize(item));
     const claim = UniqueClaim.put({
       scope: `t#${tenant.tenantId}`,

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createActivity, getActivity } from '../../functions/data/activities.ts';
 import { LeadListing } from '../../functions/data/entities/lead-listing.ts';
-import { Property } from '../../functions/data/entities/property.ts';
+import { Listing } from '../../functions/data/entities/listing.ts';
 import { NotFoundError, RequestValidationError } from '../../functions/kernel/errors.ts';
 import { addActivity, editActivity, listActivities } from '../../functions/services/activities.ts';
 import {
@@ -34,7 +34,7 @@ async function newListings(count: number): Promise<{ id: string; title: string }
     createdAt: now,
     updatedAt: now,
   }));
-  const { unprocessed } = await Property.put(items).go();
+  const { unprocessed } = await Listing.put(items).go();
   expect(unprocessed).toEqual([]);
   return items.map(({ id, title }) => ({ id, title }));
 }

@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { PropertyCreateInput } from '../../functions/contract/properties.ts';
-import { membershipsOfProperty } from '../../functions/data/areas.ts';
+import { membershipsOfListing } from '../../functions/data/areas.ts';
 import { getTenant } from '../../functions/data/tenants.ts';
 import { NotFoundError } from '../../functions/kernel/errors.ts';
 import {
@@ -36,7 +36,7 @@ const create = async (w: ListingWriter, input: PropertyCreateInput) =>
 
 /** The listing's Area memberships, as { areaId: via }. */
 async function memberships(w: ListingWriter, propertyId: string): Promise<Record<string, string>> {
-  const list = await membershipsOfProperty(w.tenant.tenantId, propertyId);
+  const list = await membershipsOfListing(w.tenant.tenantId, propertyId);
   return Object.fromEntries(list.map((m) => [m.areaId, m.via]));
 }
 

@@ -46,11 +46,9 @@ async function countAndJudge(state: RequestState): Promise<void> {
 }
 
 /** A read's count still in flight while its handler runs, until the answer waits for it. */
-const pendingCounts = new WeakMap<RequestState, Promise<void>>();
-
 function takePending(state: RequestState): Promise<void> | undefined {
-  const pending = pendingCounts.get(state);
-  pendingCounts.delete(state);
+  const pending = state.pendingCount;
+  state.pendingCount = undefined;
   return pending;
 }
 
@@ -72,7 +70,7 @@ export function rateLimit(): MiddlewareObj<HttpEvent, unknown, Error, Context> {
       // Awaited in after/onError; this only keeps a rejection from being reported as unhandled
       // while the handler runs.
       counting.catch(() => {});
-      pendingCounts.set(state, counting);
+      state.pendingCount = counting;
     },
     after: async (request) => {
       await takePending(stateOf(request.context));

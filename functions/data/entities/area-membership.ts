@@ -22,7 +22,7 @@ export const AreaMembership = lazyEntity(
           updatedAt: { type: 'string', required: true },
         },
         indexes: {
-          byProperty: {
+          byListing: {
             pk: {
               field: 'pk',
               composite: ['tenantId', 'propertyId'],

@@ -49,7 +49,7 @@ export const Inquiry = lazyEntity(
             },
             sk: { field: 'gsi2sk', composite: ['updatedAt', 'id'], template: '${updatedAt}#${id}', ...asIs },
           },
-          byProperty: {
+          byListing: {
             index: 'gsi3',
             pk: {
               field: 'gsi3pk',

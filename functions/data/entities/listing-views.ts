@@ -17,7 +17,7 @@ export const ListingViews = lazyEntity(
           count: { type: 'number', required: true, default: 0 },
         },
         indexes: {
-          byProperty: {
+          byListing: {
             pk: {
               field: 'pk',
               composite: ['tenantId', 'propertyId'],

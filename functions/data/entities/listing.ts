@@ -4,9 +4,10 @@ import { entityConfig, lazyEntity, ownPartition, SERVICE, timestamps, updatedOrd
 /**
  * A listing. Decimals (prices, bathrooms) are kept as normalised decimal strings so that no value
  * ever passes through a binary float. `status` is derived (see domain/listing.ts) from
- * `archivedAt` and `placeCode`, so it cannot disagree with them.
+ * `archivedAt` and `placeCode`, so it cannot disagree with them. The stored entity name stays
+ * `property` (every item written carries it; the public paths say properties too).
  */
-export const Property = lazyEntity(
+export const Listing = lazyEntity(
   () =>
     new Entity(
       {
@@ -94,4 +95,4 @@ export const Property = lazyEntity(
     ),
 );
 
-export type PropertyItem = EntityItem<typeof Property>;
+export type ListingItem = EntityItem<typeof Listing>;
