@@ -389,7 +389,7 @@ const COLD_REQUESTS: Record<string, ColdRequest> = {
   updatePropertyImage: (fx, i) => ({
     pathParameters: { property_id: fx.propertyId, image_id: fx.imageId },
     // Alternating, so that every sample changes the gallery (an unchanged one writes nothing).
-    body: { is_primary: i % 2 === 0 },
+    body: { sort_order: i % 2 === 0 ? 0 : 100 },
   }),
   deletePropertyImage: (fx, i) => ({
     pathParameters: { property_id: fx.propertyId, image_id: fx.deletableImages[i] ?? '' },
