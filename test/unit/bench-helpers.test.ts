@@ -423,6 +423,7 @@ describe('the cold-start AWS responder', () => {
       Object.keys(awsEndpointEnv({ http1: 'http://127.0.0.1:1', http2: 'http://127.0.0.1:2' })).sort(),
     ).toEqual([
       'AWS_ENDPOINT_URL_BEDROCK_RUNTIME',
+      'AWS_ENDPOINT_URL_S3',
       'AWS_ENDPOINT_URL_SECRETS_MANAGER',
       'AWS_ENDPOINT_URL_SESV2',
       'AWS_ENDPOINT_URL_SQS',
