@@ -132,7 +132,7 @@ export function useRecorder(r: DynamoRecorder): void {
 const handlers = new Map<OperationId, Promise<Handler>>();
 
 /** The real handler module of a route-table row, loaded once as a warm Lambda keeps it. */
-function handlerFor(operationId: OperationId): Promise<Handler> {
+export function handlerFor(operationId: OperationId): Promise<Handler> {
   let loaded = handlers.get(operationId);
   if (!loaded) {
     const file = resolve(ROOT, 'functions/http', routeFor(operationId).entry);

@@ -15,14 +15,10 @@
  * sets the environment first.
  */
 import { randomUUID } from 'node:crypto';
-import { resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { BatchWriteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import type { Context } from 'aws-lambda';
-import type { HttpEvent, HttpResponse } from '../../functions/api/http.ts';
 import { type OperationId, routeFor } from '../../functions/routes.ts';
 import { httpEvent, lambdaContext } from '../local/lambda-events.ts';
-import { costOf, expectStatus, invoke } from './dynamo-costs.ts';
+import { costOf, expectStatus, handlerFor, invoke } from './dynamo-costs.ts';
 import type { DynamoRecorder, RecordedCall } from './dynamo-recorder.ts';
 import { BENCH_TABLE } from './env.ts';
 import { itemSize, prng, SizeTally, weighted } from './lead-data.ts';
@@ -30,10 +26,6 @@ import { benchDocumentClient } from './sdk.ts';
 import { median, percentile, round } from './stats.ts';
 
 type Log = (line: string) => void;
-type Handler = (event: HttpEvent, context: Context) => Promise<HttpResponse>;
-
-const ROOT = resolve(import.meta.dirname, '../..');
-
 /** Issue 12, point 7: on a warm function, with the edge cache missing. */
 export const SITE_TARGETS = {
   liveListings: 5000,
@@ -441,19 +433,6 @@ export async function seedSiteTenant(live: number, dynamoEndpoint: string, log: 
   };
 }
 
-const handlers = new Map<OperationId, Promise<Handler>>();
-
-/** The real handler module of a site route, loaded once as a warm Lambda keeps it. */
-function siteHandler(operationId: OperationId): Promise<Handler> {
-  let loaded = handlers.get(operationId);
-  if (!loaded) {
-    const file = resolve(ROOT, 'functions/http', routeFor(operationId).entry);
-    loaded = import(pathToFileURL(file).href).then((m: { handler: Handler }) => m.handler);
-    handlers.set(operationId, loaded);
-  }
-  return loaded;
-}
-
 let visitors = 0;
 
 /** One site request as API Gateway hands it over: from the page's origin, a new visitor each time. */
@@ -477,7 +456,7 @@ async function siteGet(
     sourceIp: `10.${(visitors >> 16) & 255}.${(visitors >> 8) & 255}.${visitors & 255}`,
     protocol: 'HTTP/1.1',
   });
-  const handler = await siteHandler(operationId);
+  const handler = await handlerFor(operationId);
   const context = lambdaContext(operationId, event.requestContext.requestId);
   if (remainingMs !== undefined) context.getRemainingTimeInMillis = () => remainingMs;
   return handler(event, context);
