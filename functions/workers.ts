@@ -22,8 +22,13 @@
  */
 export type WorkerUse = 'aiQueue' | 'bedrock' | 'email' | 'webhookQueue' | 'webhookSchedules' | 'photoImport';
 
-/** The DynamoDB actions a worker may be granted on the table (`dynamodb:Query` also on its indexes). */
-export type WorkerTableAction =
+/**
+ * The DynamoDB actions a function (a worker here, a route through lib/) may be granted on the table
+ * (`dynamodb:Query` also on its indexes). A closed list on purpose: no `dynamodb:*`, and no `Scan`
+ * (nothing on a request path may scan the table, architecture §5). A transaction has no action of
+ * its own: IAM checks each of its items as Put/Update/Delete/ConditionCheckItem (GetItem to read).
+ */
+export type TableAction =
   | 'dynamodb:GetItem'
   | 'dynamodb:BatchGetItem'
   | 'dynamodb:Query'
@@ -74,7 +79,7 @@ export interface WorkerDefinition {
   readonly trigger: WorkerTrigger;
   /** What it does on the table; `dynamodb:Query` is granted on `indexes` too. */
   readonly table: {
-    readonly actions: readonly WorkerTableAction[];
+    readonly actions: readonly TableAction[];
     /** The indexes it queries: named ones, or `all` of the table's. */
     readonly indexes: 'all' | readonly string[];
   };

@@ -11,25 +11,14 @@ import { NagSuppressions } from 'cdk-nag';
 import { Construct } from 'constructs';
 import * as z from 'zod';
 import type { RouteDefinition } from '../../functions/api/route.ts';
+import type { TableAction } from '../../functions/workers.ts';
 import { bundleFunctionSync, type FunctionEntry, HANDLER_FILE } from '../bundling.ts';
 
 /** The repository root: entries, the lock file and tsconfig.json all live under it. */
 export const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 
-/**
- * The DynamoDB actions a function may be granted. A closed list on purpose: no `dynamodb:*`, and no
- * `Scan` (nothing on a request path may scan the table, architecture §5). A transaction has no action
- * of its own: IAM checks each of its items as Put/Update/Delete/ConditionCheckItem (GetItem to read).
- */
-export type TableAction =
-  | 'dynamodb:GetItem'
-  | 'dynamodb:BatchGetItem'
-  | 'dynamodb:Query'
-  | 'dynamodb:UpdateItem'
-  | 'dynamodb:PutItem'
-  | 'dynamodb:DeleteItem'
-  | 'dynamodb:BatchWriteItem'
-  | 'dynamodb:ConditionCheckItem';
+/** The closed list of table actions, declared beside the worker table; route grants use the same list. */
+export type { TableAction } from '../../functions/workers.ts';
 
 /**
  * Reads: key lookups (one, or a batch: a Lead's linked listings, criteria Places), and queries on the
