@@ -3,19 +3,9 @@
  * process, so that autocannon's CPU use in the parent does not share the server's event loop, as
  * it would not in production. The parent passes the environment; the URL goes back on stdout.
  */
-const { answerCpuUsageRequests } = await import('./child-cpu.ts');
+const { serveAsBenchChild } = await import('./child-cpu.ts');
 (await import('../local/adapters/index.ts')).bindLocalAdapters();
 const { startApiServer } = await import('../local/server.ts');
 const { server, url } = await startApiServer({ port: 0, host: '127.0.0.1' });
 process.stdout.write(`${JSON.stringify({ url })}\n`);
-answerCpuUsageRequests();
-
-function stop(): void {
-  server.closeAllConnections();
-  server.close(() => process.exit(0));
-  setTimeout(() => process.exit(0), 2000).unref();
-}
-process.on('SIGTERM', stop);
-process.on('SIGINT', stop);
-// The IPC channel closes when the bench exits, however it exits: never outlive it.
-process.on('disconnect', stop);
+serveAsBenchChild(server);

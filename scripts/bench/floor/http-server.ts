@@ -16,7 +16,7 @@
 import { createServer } from 'node:http';
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { tableDefinition } from '../../../functions/data/table.ts';
-import { answerCpuUsageRequests } from '../child-cpu.ts';
+import { serveAsBenchChild } from '../child-cpu.ts';
 import { benchDocumentClient } from '../sdk.ts';
 
 const endpoint = process.env.BENCH_FLOOR_ENDPOINT ?? '';
@@ -86,14 +86,4 @@ server.listen(0, '127.0.0.1', () => {
   const port = typeof address === 'object' && address ? address.port : 0;
   process.stdout.write(`${JSON.stringify({ url: `http://127.0.0.1:${port}` })}\n`);
 });
-answerCpuUsageRequests();
-
-function stop(): void {
-  server.closeAllConnections();
-  server.close(() => process.exit(0));
-  setTimeout(() => process.exit(0), 2000).unref();
-}
-process.on('SIGTERM', stop);
-process.on('SIGINT', stop);
-// The IPC channel closes when the bench exits, however it exits: never outlive it.
-process.on('disconnect', stop);
+serveAsBenchChild(server);
