@@ -38,6 +38,9 @@ export default defineConfig({
         ...WITHOUT_DYNAMODB,
       }),
       project('permissions', { include: [PERMISSIONS_TEST], sequence: { groupOrder: 1 } }),
+      // The example website and the reference page in a real Chromium, against `npm start` (its own
+      // DynamoDB Local): skipped with a message when no Chromium is installed (.ci/run installs it).
+      project('browser', { include: ['test/browser/**/*.test.ts'], ...WITHOUT_DYNAMODB }),
     ],
   },
 });
