@@ -16,6 +16,7 @@ import {
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { S3PhotoStore } from '../../functions/kernel/ports/photo-store.ts';
+import { s3RefusalOfPresignedPut, uploadContractProblems } from '../support/strict-s3.ts';
 
 const s3 = mockClient(S3Client);
 const BUCKET = 'photos-bucket';
@@ -60,6 +61,25 @@ describe('S3PhotoStore.presignPut', () => {
     const expires = Date.parse(signed.expiresAt);
     expect(expires).toBeGreaterThanOrEqual(Math.floor(before / 1000) * 1000 + 900_000);
     expect(expires).toBeLessThanOrEqual(Date.now() + 900_000);
+  });
+
+  it('fixes no checksum in the URL, so S3 stores the real file PUT with the headers handed out (issue 21 finding 3)', async () => {
+    // Prepare: the SDK (>= 3.729) computes checksums WHEN_SUPPORTED by default, which at presign time
+    // signs the CRC32 of an empty body (AAAAAA==) into the URL; S3 answers any real file BadDigest.
+    const file = Buffer.from('GIF89a, then the rest of a photo');
+    const key = `uploads/t-1/p-1/0b6f5a1e-8d3c-4f0e-9a51-3f1c2a9b7d10-${file.length}`;
+    const credentials = { accessKeyId: 'AKIDEXAMPLE', secretAccessKey: 'secret' };
+    // Act
+    const signed = await store().presignPut(key, { contentType: 'image/gif', sizeBytes: file.length }, 900);
+    const refused = await s3RefusalOfPresignedPut(
+      { url: signed.url, headers: signed.headers, body: file },
+      credentials,
+    );
+    // Assess
+    const params = [...new URL(signed.url).searchParams.keys()].map((k) => k.toLowerCase());
+    expect(params.filter((k) => k.includes('checksum'))).toEqual([]);
+    expect(uploadContractProblems(signed)).toEqual([]);
+    expect(refused).toBeUndefined();
   });
 
   it('gives another signature for another size or type at the same instant: S3 would refuse a PUT that differs', async () => {

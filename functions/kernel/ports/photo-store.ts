@@ -58,6 +58,7 @@ export class S3PhotoStore implements PhotoStorePort {
   readonly #bucket: string;
   readonly #base: string;
   readonly #s3;
+  readonly #presigner;
 
   constructor(options: S3PhotoStoreOptions) {
     this.#bucket = options.bucket;
@@ -65,6 +66,15 @@ export class S3PhotoStore implements PhotoStorePort {
     this.#s3 = lazyClient(
       () => import('@aws-sdk/client-s3'),
       ({ S3Client }) => new S3Client({ ...clientDefaults(), ...options.client }),
+    );
+    // Presigning only: since 3.729 the SDK computes checksums WHEN_SUPPORTED, which for a PutObject
+    // without a body signs the CRC32 of nothing (`x-amz-checksum-crc32=AAAAAA==`) into the URL, and
+    // S3 answers every real file BadDigest. WHEN_REQUIRED is the SDK's documented switch for that
+    // (PutObject does not require one); the client that sends bodies keeps its checksums.
+    this.#presigner = lazyClient(
+      () => import('@aws-sdk/client-s3'),
+      ({ S3Client }) =>
+        new S3Client({ ...clientDefaults(), ...options.client, requestChecksumCalculation: 'WHEN_REQUIRED' }),
     );
   }
 
@@ -74,7 +84,7 @@ export class S3PhotoStore implements PhotoStorePort {
     expiresInSeconds: number,
   ): Promise<PresignedUpload> {
     const [[{ PutObjectCommand }, client], { getSignedUrl }] = await Promise.all([
-      this.#s3(),
+      this.#presigner(),
       import('@aws-sdk/s3-request-presigner'),
     ]);
     const signedAt = new Date();
