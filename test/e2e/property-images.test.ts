@@ -267,6 +267,37 @@ describe('import by URL', () => {
     expect(listing.body.images).toHaveLength(1);
   });
 
+  it('imports a URL again after its photo was deleted: a new fetch (202, same id) puts the photo back (issue 23 row 9)', async () => {
+    // Prepare: imported, ready, then its photo deleted from the gallery.
+    const propertyId = await newListing();
+    const url = `${base}/photo.webp`;
+    const first = await api.call('POST', `/v1/properties/${propertyId}/images:import`, { body: { url } });
+    await drainImports();
+    const ready = await api.call('GET', `/v1/properties/${propertyId}/images:import/${first.body.id}`);
+    expect(ready.body.status).toBe('ready');
+    const gone = await api.call('DELETE', `/v1/properties/${propertyId}/images/${ready.body.image.id}`);
+    expect(gone.status).toBe(204);
+    // Act
+    const again = await api.call('POST', `/v1/properties/${propertyId}/images:import`, { body: { url } });
+    await drainImports();
+    const done = await api.call('GET', `/v1/properties/${propertyId}/images:import/${first.body.id}`);
+    const repeated = await api.call('POST', `/v1/properties/${propertyId}/images:import`, { body: { url } });
+    // Assess
+    expect(again.status).toBe(202);
+    expect(again.body).toMatchObject({ id: first.body.id, status: 'pending', image: null });
+    expect(done.body).toMatchObject({ status: 'ready', image: { content_type: 'image/webp' } });
+    expect(done.body.image.id).not.toBe(ready.body.image.id);
+    const listing = await api.call('GET', `/v1/properties/${propertyId}`);
+    expect(listing.body.images.map((i: { id: string }) => i.id)).toEqual([done.body.image.id]);
+    // Once back in the gallery, the same URL is the ready import again.
+    expect(repeated.status).toBe(200);
+    expect(repeated.body).toMatchObject({
+      id: first.body.id,
+      status: 'ready',
+      image: { id: done.body.image.id },
+    });
+  });
+
   it('refuses bad URLs with 422: http outside the local switch, private addresses in any spelling, userinfo', async () => {
     // Prepare
     const propertyId = await newListing();
