@@ -8,6 +8,7 @@
  * sends those conditions and maps S3's 412 is proven in test/unit/photo-store.test.ts.
  */
 import { ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
+import { Agent, fetch as undiciFetch } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getListing } from '../../functions/data/listings.ts';
 import { getTenant } from '../../functions/data/tenants.ts';
@@ -28,6 +29,7 @@ import {
 } from '../../scripts/local/adapters/local-photo-store.ts';
 import { createTestTenant } from '../support/factories.ts';
 import { pngFile } from '../support/image-files.ts';
+import { strictS3Put } from '../support/strict-s3.ts';
 
 /**
  * The local S3 with S3's conditional reads and copies, and a hook that runs once after the first
@@ -71,6 +73,20 @@ const s3 = new S3Client({
   credentials: LOCAL_S3_CREDENTIALS,
 });
 const store = new ConditionalLocalS3();
+/**
+ * PUTs to a presigned URL, judged as S3 would before they reach the local S3; each on a fresh
+ * connection (s3rver closes idle keep-alive connections on its own timer: ECONNRESET otherwise).
+ */
+const freshConnections = new Agent({ pipelining: 0 });
+const putToS3 = strictS3Put(
+  LOCAL_S3_CREDENTIALS,
+  (url, init) => undiciFetch(url, { ...init, dispatcher: freshConnections }) as Promise<Response>,
+);
+/** Uploads `body` to a minted upload with the headers it hands out; S3's answer must be 200. */
+async function upload(minted: { url: string; headers: Record<string, string> }, body: Buffer) {
+  const put = await putToS3(minted.url, { method: 'PUT', headers: minted.headers, body });
+  expect(put.status, await put.clone().text()).toBe(200);
+}
 
 beforeAll(() => {
   setPhotoStore(store);
@@ -88,7 +104,8 @@ async function newListing() {
 
 describe('confirmUpload', () => {
   it('never copies bytes PUT again after the check: 422 upload_changed, nothing under images/, the new file judged on the next confirm', async () => {
-    // Prepare: a real PNG uploaded; during the confirm, an HTML page of the same size replaces it.
+    // Prepare: a real PNG uploaded; during the confirm, an HTML page of the same size is PUT to the
+    // same presigned URL (still valid, same signed type and size), replacing it.
     const { tenantId, propertyId } = await newListing();
     const png = pngFile(40, 30);
     const html = Buffer.from(`<html>${'x'.repeat(png.length - 13)}</html>`);
@@ -97,8 +114,8 @@ describe('confirmUpload', () => {
       content_type: 'image/png',
       size_bytes: png.length,
     });
-    await store.local.put(minted.objectKey, png, 'image/png');
-    store.afterFirstRead = () => store.local.put(minted.objectKey, html, 'image/png');
+    await upload(minted, png);
+    store.afterFirstRead = () => upload(minted, html);
     // Act
     const racing = confirmUpload(tenantId, propertyId, 'test', { object_key: minted.objectKey }).catch(
       (error: unknown) => error,
@@ -129,10 +146,10 @@ describe('confirmUpload', () => {
       content_type: 'image/png',
       size_bytes: png.length,
     });
-    await store.local.put(minted.objectKey, png, 'image/png');
+    await upload(minted, png);
     // Act
     const { image } = await confirmUpload(tenantId, propertyId, 'test', { object_key: minted.objectKey });
-    const served = await fetch(image.url);
+    const served = await undiciFetch(image.url, { dispatcher: freshConnections });
     // Assess
     expect(served.status).toBe(200);
     expect(served.headers.get('cache-control')).toMatch(/s-maxage=\d+/);
