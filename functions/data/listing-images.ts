@@ -70,15 +70,16 @@ export async function insertImageImport(record: {
 }
 
 /**
- * Puts a failed import back to pending as attempt `attempt` (with the gallery wishes of the new
- * request), only if it is still the failed attempt it was read as: two concurrent retries queue one.
+ * Puts an import back to pending as the next attempt (with the gallery wishes of the new request),
+ * only if it is still in the state and attempt it was read as (failed, or ready with its photo
+ * deleted since): two concurrent retries queue one.
  */
 export async function retryImageImport(
   current: ImageImportRecord,
   request: { isPrimary?: boolean | undefined; sortOrder?: number | undefined },
   now: string,
 ): Promise<boolean> {
-  const removed = ['failureReason', 'failureStatus', 'failureDetail'] as const;
+  const removed = ['failureReason', 'failureStatus', 'failureDetail', 'imageId'] as const;
   try {
     await ImageImport.patch({ tenantId: current.tenantId, propertyId: current.propertyId, id: current.id })
       .set({
@@ -90,7 +91,9 @@ export async function retryImageImport(
         ...(request.sortOrder !== undefined ? { sortOrder: request.sortOrder } : {}),
       })
       .remove([...removed])
-      .where(({ status, attempt }, { eq }) => `${eq(status, 'failed')} AND ${eq(attempt, current.attempt)}`)
+      .where(
+        ({ status, attempt }, { eq }) => `${eq(status, current.status)} AND ${eq(attempt, current.attempt)}`,
+      )
       .go({ response: 'none' });
     return true;
   } catch (error) {

@@ -1,5 +1,6 @@
 import {
   finishImageImport,
+  galleryOf,
   getImageImport,
   type ImageImportRecord,
   insertImageImport,
@@ -59,8 +60,9 @@ async function enqueue(record: Pick<ImageImportRecord, 'tenantId' | 'propertyId'
 
 /**
  * Requests the import of `url` into a listing. A new URL: pending, fetch queued (`created`). The
- * same URL again: the existing import when pending or ready; a failed one is tried again (pending,
- * same id, `created` true: the answer is a 202 again).
+ * same URL again: the existing import when pending or ready; a failed one, or a ready one whose photo
+ * has since been deleted from the gallery, is tried again (pending, same id, `created` true: the
+ * answer is a 202 again). Otherwise a deleted photo could never be put back from its URL.
  */
 export async function requestImport(
   tenantId: string,
@@ -98,7 +100,7 @@ export async function requestImport(
       return { record, created: true };
     }
     const existing = await requireImport(tenantId, propertyId, id);
-    if (existing.status === 'failed') {
+    if (existing.status === 'failed' || (await photoDeleted(existing))) {
       const retry = { isPrimary: input.is_primary, sortOrder: input.sort_order };
       if (!(await retryImageImport(existing, retry, now))) continue;
       const record = await requireImport(tenantId, propertyId, id);
@@ -114,6 +116,13 @@ export async function requestImport(
     return { record: existing, created: false };
   }
   throw new Error('The import kept changing while it was being requested');
+}
+
+/** A ready import whose photo is no longer in the listing's gallery (deleted since it was imported). */
+async function photoDeleted(record: ImageImportRecord): Promise<boolean> {
+  if (record.status !== 'ready') return false;
+  const gallery = galleryOf(await requireListing(record.tenantId, record.propertyId));
+  return !gallery.some((image) => image.id === record.imageId);
 }
 
 async function requireImport(tenantId: string, propertyId: string, id: string): Promise<ImageImportRecord> {

@@ -18,7 +18,7 @@ import {
   uploadKey,
 } from '../domain/images.ts';
 import { NotFoundError, RequestValidationError } from '../kernel/errors.ts';
-import { type PresignedUpload, photoStore } from '../kernel/ports/photo-store.ts';
+import { PhotoChangedError, type PresignedUpload, photoStore } from '../kernel/ports/photo-store.ts';
 import { inspectImage } from './image-files.ts';
 
 /**
@@ -116,8 +116,9 @@ const keyProblem = (msg: string, type: string) =>
 /**
  * Confirms an upload into the gallery: the object must be under this listing's upload prefix, of the
  * size it was minted for, and one of the five formats by its magic bytes (else 422, and a file of
- * another kind is deleted). The photo is copied under the listing's images prefix and the upload
- * removed. Confirming the same key again returns the same image (`created: false`).
+ * another kind is deleted). Exactly the version checked is copied under the listing's images prefix
+ * (422 `upload_changed` when it was replaced meanwhile) and the upload removed. Confirming the same
+ * key again returns the same image (`created: false`).
  */
 export async function confirmUpload(
   tenantId: string,
@@ -156,22 +157,40 @@ export async function confirmUpload(
       'size_mismatch',
     );
   }
-  let inspected = await inspectImage(await store.readStart(input.object_key, INSPECT_BYTES));
-  if (!inspected && stored.sizeBytes > INSPECT_BYTES) {
-    // Dimensions past the first blocks (a JPEG with a large EXIF block): read it whole.
-    inspected = await inspectImage(await store.readStart(input.object_key, stored.sizeBytes));
-  }
-  if (!inspected) {
-    await store.delete(input.object_key);
+  // Every read and the copy name the version that was sized (its ETag): bytes PUT again to the key
+  // meanwhile (the presigned URL stays valid) are never the ones checked or copied.
+  const read = (bytes: number) => store.readStart(input.object_key, bytes, stored.version);
+  const imageId = randomUUID();
+  let key: string;
+  let inspected: Awaited<ReturnType<typeof inspectImage>>;
+  try {
+    inspected = await inspectImage(await read(INSPECT_BYTES));
+    if (!inspected && stored.sizeBytes > INSPECT_BYTES) {
+      // Dimensions past the first blocks (a JPEG with a large EXIF block): read it whole.
+      inspected = await inspectImage(await read(stored.sizeBytes));
+    }
+    if (!inspected) {
+      await store.delete(input.object_key);
+      throw keyProblem(
+        `The file is not a JPEG, PNG, WebP, AVIF or GIF image (judged by its content); it was deleted`,
+        'unsupported_type',
+      );
+    }
+    key = imageKey(tenantId, propertyId, imageId, inspected.contentType);
+    await store.copy(input.object_key, key, inspected.contentType, stored.version);
+  } catch (error) {
+    if (!(error instanceof PhotoChangedError)) throw error;
+    // A concurrent confirm of the same key may have moved it into the gallery and removed it.
+    const fresh = galleryOf(await requireListing(tenantId, propertyId)).find(
+      (i) => i.uploadKey === input.object_key,
+    );
+    if (fresh) return { image: fresh, created: false };
     throw keyProblem(
-      `The file is not a JPEG, PNG, WebP, AVIF or GIF image (judged by its content); it was deleted`,
-      'unsupported_type',
+      'The uploaded file was replaced or removed while it was being confirmed; confirm it again',
+      'upload_changed',
     );
   }
-
-  const imageId = randomUUID();
-  const key = imageKey(tenantId, propertyId, imageId, inspected.contentType);
-  await store.copy(input.object_key, key, inspected.contentType);
+  const checked = inspected;
   const outcome = await changeGallery<{ image: GalleryImage; created: boolean }>(
     tenantId,
     propertyId,
@@ -185,9 +204,9 @@ export async function confirmUpload(
           id: imageId,
           key,
           url: store.publicUrl(key),
-          width: inspected.width,
-          height: inspected.height,
-          contentType: inspected.contentType,
+          width: checked.width,
+          height: checked.height,
+          contentType: checked.contentType,
           sizeBytes: stored.sizeBytes,
           createdAt: new Date().toISOString(),
           uploadKey: input.object_key,

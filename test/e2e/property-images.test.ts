@@ -15,6 +15,7 @@ import type { QueueName, QueuePort } from '../../functions/kernel/ports/queue.ts
 import { setQueue } from '../../functions/kernel/ports/queue.ts';
 import { runImport } from '../../functions/services/image-imports.ts';
 import { ImageImportMessage, handler as importWorker } from '../../functions/workers/image-import.ts';
+import { LOCAL_S3_CREDENTIALS } from '../../scripts/local/adapters/local-photo-store.ts';
 import { LocalQueue } from '../../scripts/local/adapters/local-queue.ts';
 import { deliverDue } from '../../scripts/local/queue-poller.ts';
 import { asFunction, WORKER_ENTRIES } from '../support/aws-operations.ts';
@@ -22,6 +23,7 @@ import { createTestTenant, type TestTenant } from '../support/factories.ts';
 import { startTestApi, type TestApi } from '../support/http.ts';
 import { pngFile, SAMPLE_IMAGES } from '../support/image-files.ts';
 import { startTestStreamConsumer, type TestStreamConsumer } from '../support/stream.ts';
+import { strictS3Put, uploadContractProblems } from '../support/strict-s3.ts';
 
 /** This file's own local queue for imports: other files' import messages never reach its worker. */
 const IMPORT_QUEUE = `images-${randomUUID()}` as QueueName;
@@ -39,6 +41,12 @@ class FileQueue implements QueuePort {
 const freshConnections = new Agent({ pipelining: 0 });
 const toS3 = (url: string, init: Parameters<typeof undiciFetch>[1] = {}) =>
   undiciFetch(url, { ...init, dispatcher: freshConnections });
+/**
+ * Uploads PUT as real S3 would take them: s3rver checks no signature and no checksum, so each PUT
+ * is first judged by the strict checker (SigV4 over what is sent, signed headers, checksums) and a
+ * refused one answers S3's error without reaching s3rver.
+ */
+const putToS3 = strictS3Put(LOCAL_S3_CREDENTIALS, (url, init) => toS3(url, init) as Promise<Response>);
 
 /** Sends each request to the dispatcher of its origin, or to `fallback`. */
 class ByOrigin extends Dispatcher {
@@ -259,6 +267,37 @@ describe('import by URL', () => {
     expect(listing.body.images).toHaveLength(1);
   });
 
+  it('imports a URL again after its photo was deleted: a new fetch (202, same id) puts the photo back (issue 23 row 9)', async () => {
+    // Prepare: imported, ready, then its photo deleted from the gallery.
+    const propertyId = await newListing();
+    const url = `${base}/photo.webp`;
+    const first = await api.call('POST', `/v1/properties/${propertyId}/images:import`, { body: { url } });
+    await drainImports();
+    const ready = await api.call('GET', `/v1/properties/${propertyId}/images:import/${first.body.id}`);
+    expect(ready.body.status).toBe('ready');
+    const gone = await api.call('DELETE', `/v1/properties/${propertyId}/images/${ready.body.image.id}`);
+    expect(gone.status).toBe(204);
+    // Act
+    const again = await api.call('POST', `/v1/properties/${propertyId}/images:import`, { body: { url } });
+    await drainImports();
+    const done = await api.call('GET', `/v1/properties/${propertyId}/images:import/${first.body.id}`);
+    const repeated = await api.call('POST', `/v1/properties/${propertyId}/images:import`, { body: { url } });
+    // Assess
+    expect(again.status).toBe(202);
+    expect(again.body).toMatchObject({ id: first.body.id, status: 'pending', image: null });
+    expect(done.body).toMatchObject({ status: 'ready', image: { content_type: 'image/webp' } });
+    expect(done.body.image.id).not.toBe(ready.body.image.id);
+    const listing = await api.call('GET', `/v1/properties/${propertyId}`);
+    expect(listing.body.images.map((i: { id: string }) => i.id)).toEqual([done.body.image.id]);
+    // Once back in the gallery, the same URL is the ready import again.
+    expect(repeated.status).toBe(200);
+    expect(repeated.body).toMatchObject({
+      id: first.body.id,
+      status: 'ready',
+      image: { id: done.body.image.id },
+    });
+  });
+
   it('refuses bad URLs with 422: http outside the local switch, private addresses in any spelling, userinfo', async () => {
     // Prepare
     const propertyId = await newListing();
@@ -372,9 +411,9 @@ describe('uploads and the gallery', () => {
       headers: { 'Content-Type': 'image/png', 'Content-Length': String(png.length) },
     });
     expect(minted.body.object_key.startsWith(`uploads/${tenant.tenantId}/${propertyId}/`)).toBe(true);
-    const { 'Content-Length': _length, ...sendHeaders } = minted.body.headers;
-    const put = await toS3(minted.body.url, { method: 'PUT', headers: sendHeaders, body: png });
-    expect(put.status).toBe(200);
+    expect(uploadContractProblems(minted.body)).toEqual([]);
+    const put = await putToS3(minted.body.url, { method: 'PUT', headers: minted.body.headers, body: png });
+    expect(put.status, await put.clone().text()).toBe(200);
 
     // Act 2: confirm (twice), as the cover
     const confirmed = await api.call('POST', `/v1/properties/${propertyId}/images`, {
@@ -466,11 +505,13 @@ describe('uploads and the gallery', () => {
     const mintedHtml = await api.call('POST', `/v1/properties/${propertyId}/images/uploads`, {
       body: { content_type: 'image/jpeg', size_bytes: html.length },
     });
-    await toS3(mintedHtml.body.url, {
+    expect(uploadContractProblems(mintedHtml.body)).toEqual([]);
+    const put = await putToS3(mintedHtml.body.url, {
       method: 'PUT',
-      headers: { 'Content-Type': 'image/jpeg' },
+      headers: mintedHtml.body.headers,
       body: html,
     });
+    expect(put.status, await put.clone().text()).toBe(200);
     const mintedOther = await api.call('POST', `/v1/properties/${otherListing}/images/uploads`, {
       body: { content_type: 'image/png', size_bytes: 10 },
     });

@@ -15,7 +15,12 @@ import {
 } from '@aws-sdk/client-s3';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import { S3PhotoStore } from '../../functions/kernel/ports/photo-store.ts';
+import {
+  PHOTO_CACHE_CONTROL,
+  PhotoChangedError,
+  S3PhotoStore,
+} from '../../functions/kernel/ports/photo-store.ts';
+import { s3RefusalOfPresignedPut, uploadContractProblems } from '../support/strict-s3.ts';
 
 const s3 = mockClient(S3Client);
 const BUCKET = 'photos-bucket';
@@ -62,6 +67,25 @@ describe('S3PhotoStore.presignPut', () => {
     expect(expires).toBeLessThanOrEqual(Date.now() + 900_000);
   });
 
+  it('fixes no checksum in the URL, so S3 stores the real file PUT with the headers handed out (issue 21 finding 3)', async () => {
+    // Prepare: the SDK (>= 3.729) computes checksums WHEN_SUPPORTED by default, which at presign time
+    // signs the CRC32 of an empty body (AAAAAA==) into the URL; S3 answers any real file BadDigest.
+    const file = Buffer.from('GIF89a, then the rest of a photo');
+    const key = `uploads/t-1/p-1/0b6f5a1e-8d3c-4f0e-9a51-3f1c2a9b7d10-${file.length}`;
+    const credentials = { accessKeyId: 'AKIDEXAMPLE', secretAccessKey: 'secret' };
+    // Act
+    const signed = await store().presignPut(key, { contentType: 'image/gif', sizeBytes: file.length }, 900);
+    const refused = await s3RefusalOfPresignedPut(
+      { url: signed.url, headers: signed.headers, body: file },
+      credentials,
+    );
+    // Assess
+    const params = [...new URL(signed.url).searchParams.keys()].map((k) => k.toLowerCase());
+    expect(params.filter((k) => k.includes('checksum'))).toEqual([]);
+    expect(uploadContractProblems(signed)).toEqual([]);
+    expect(refused).toBeUndefined();
+  });
+
   it('gives another signature for another size or type at the same instant: S3 would refuse a PUT that differs', async () => {
     // Prepare
     const key = 'uploads/t-1/p-1/0b6f5a1e-8d3c-4f0e-9a51-3f1c2a9b7d10-2048';
@@ -90,7 +114,7 @@ describe('S3PhotoStore calls', () => {
   it('HeadObject gives the size; a missing key is undefined; another error is thrown', async () => {
     // Prepare
     s3.on(HeadObjectCommand, { Key: 'uploads/a' })
-      .resolves({ ContentLength: 1234 })
+      .resolves({ ContentLength: 1234, ETag: '"9b2cf535f27731c974343645a3985328"' })
       .on(HeadObjectCommand, { Key: 'uploads/missing' })
       .rejects(new NotFound({ message: 'Not Found', $metadata: { httpStatusCode: 404 } }))
       .on(HeadObjectCommand, { Key: 'uploads/denied' })
@@ -107,7 +131,7 @@ describe('S3PhotoStore calls', () => {
     const missing = await store().head('uploads/missing');
     const denied = store().head('uploads/denied');
     // Assess
-    expect(found).toEqual({ sizeBytes: 1234 });
+    expect(found).toEqual({ sizeBytes: 1234, version: '"9b2cf535f27731c974343645a3985328"' });
     expect(missing).toBeUndefined();
     await expect(denied).rejects.toThrow(/Access Denied/);
     expect(s3.commandCalls(HeadObjectCommand)[0]?.args[0].input).toEqual({
@@ -116,23 +140,64 @@ describe('S3PhotoStore calls', () => {
     });
   });
 
-  it('reads the start of an object with a Range', async () => {
+  it('reads the start of exactly the version looked at: a Range, If-Match its ETag', async () => {
     // Prepare
     // The SDK's streaming body, as far as the store uses it.
     const body = { transformToByteArray: async () => new Uint8Array([0x89, 0x50, 0x4e, 0x47]) };
     s3.on(GetObjectCommand).resolves({ Body: body as never });
     // Act
-    const bytes = await store().readStart('uploads/a', 4100);
+    const bytes = await store().readStart('uploads/a', 4100, '"etag-1"');
     // Assess
     expect([...bytes]).toEqual([0x89, 0x50, 0x4e, 0x47]);
     expect(s3.commandCalls(GetObjectCommand)[0]?.args[0].input).toEqual({
       Bucket: BUCKET,
       Key: 'uploads/a',
       Range: 'bytes=0-4099',
+      IfMatch: '"etag-1"',
     });
   });
 
-  it('puts, copies (with the type read from the file) and deletes by key', async () => {
+  it("takes S3's 412 (replaced) and 404 (removed) on a conditional read or copy as PhotoChangedError (issue 22 item 4)", async () => {
+    // Prepare: S3's answers when the object is no longer the version named.
+    const preconditionFailed = new S3ServiceException({
+      name: 'PreconditionFailed',
+      $fault: 'client',
+      message: 'At least one of the pre-conditions you specified did not hold',
+      $metadata: { httpStatusCode: 412 },
+    });
+    const removed = new S3ServiceException({
+      name: 'NoSuchKey',
+      $fault: 'client',
+      message: 'The specified key does not exist.',
+      $metadata: { httpStatusCode: 404 },
+    });
+    const denied = new S3ServiceException({
+      name: 'AccessDenied',
+      $fault: 'client',
+      message: 'Access Denied',
+      $metadata: { httpStatusCode: 403 },
+    });
+    s3.on(GetObjectCommand, { Key: 'uploads/replaced' })
+      .rejects(preconditionFailed)
+      .on(GetObjectCommand, { Key: 'uploads/removed' })
+      .rejects(removed)
+      .on(CopyObjectCommand, { CopySource: `${BUCKET}/uploads/replaced` })
+      .rejects(preconditionFailed)
+      .on(CopyObjectCommand, { CopySource: `${BUCKET}/uploads/denied` })
+      .rejects(denied);
+    // Act
+    const readReplaced = store().readStart('uploads/replaced', 10, '"v1"');
+    const readRemoved = store().readStart('uploads/removed', 10, '"v1"');
+    const copyReplaced = store().copy('uploads/replaced', 'images/t/p/i.png', 'image/png', '"v1"');
+    const copyDenied = store().copy('uploads/denied', 'images/t/p/i.png', 'image/png', '"v1"');
+    // Assess
+    await expect(readReplaced).rejects.toBeInstanceOf(PhotoChangedError);
+    await expect(readRemoved).rejects.toBeInstanceOf(PhotoChangedError);
+    await expect(copyReplaced).rejects.toBeInstanceOf(PhotoChangedError);
+    await expect(copyDenied).rejects.toThrow(/Access Denied/);
+  });
+
+  it('puts, copies (the version checked, with the type read from the file, cached for a bounded time) and deletes by key', async () => {
     // Prepare
     s3.on(PutObjectCommand)
       .resolves({})
@@ -143,7 +208,7 @@ describe('S3PhotoStore calls', () => {
     const body = Buffer.from('GIF89a');
     // Act
     await store().put('images/t/p/i.gif', body, 'image/gif');
-    await store().copy('uploads/t/p/u 1', 'images/t/p/i.png', 'image/png');
+    await store().copy('uploads/t/p/u 1', 'images/t/p/i.png', 'image/png', '"etag-1"');
     await store().delete('uploads/t/p/u 1');
     // Assess
     expect(s3.commandCalls(PutObjectCommand)[0]?.args[0].input).toEqual({
@@ -151,12 +216,16 @@ describe('S3PhotoStore calls', () => {
       Key: 'images/t/p/i.gif',
       Body: body,
       ContentType: 'image/gif',
+      CacheControl: PHOTO_CACHE_CONTROL,
     });
+    expect(PHOTO_CACHE_CONTROL).toMatch(/s-maxage=\d+/);
     expect(s3.commandCalls(CopyObjectCommand)[0]?.args[0].input).toEqual({
       Bucket: BUCKET,
       Key: 'images/t/p/i.png',
       CopySource: `${BUCKET}/uploads/t/p/u%201`,
+      CopySourceIfMatch: '"etag-1"',
       ContentType: 'image/png',
+      CacheControl: PHOTO_CACHE_CONTROL,
       MetadataDirective: 'REPLACE',
     });
     expect(s3.commandCalls(DeleteObjectCommand)[0]?.args[0].input).toEqual({

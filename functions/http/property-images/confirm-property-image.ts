@@ -15,7 +15,7 @@ export const operation = defineOperation(
       404: { description: 'No listing with this id in this tenant', schema: ErrorOut },
       422: {
         description:
-          'object_key not an upload of this listing, nothing uploaded under it, another size than minted, not a JPEG, PNG, WebP, AVIF or GIF by its content (the file is deleted), or the gallery already holds 100 photos',
+          'object_key not an upload of this listing, nothing uploaded under it, another size than minted, not a JPEG, PNG, WebP, AVIF or GIF by its content (the file is deleted), the file PUT again while it was being confirmed (upload_changed: confirm again), or the gallery already holds 100 photos',
         schema: ValidationErrorOut,
       },
     },

@@ -11,7 +11,9 @@ export const operation = defineOperation(
     params: ImportPath,
     responses: {
       200: {
-        description: 'The import: pending, ready (with its image) or failed (with its reason)',
+        description:
+          'The import: pending, ready (with its image; null when that photo has since been deleted from ' +
+          'the gallery, and importing the URL again fetches it anew) or failed (with its reason)',
         schema: ImageImportOut,
       },
       404: {

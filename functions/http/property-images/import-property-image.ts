@@ -14,11 +14,15 @@ export const operation = defineOperation(
     responses: {
       202: {
         description:
-          'The import, pending: the file is fetched in the background (a failed one is tried again)',
+          'The import, pending: the file is fetched in the background. A repeated URL is fetched again ' +
+          '(same import id) when its import failed, or when it was ready but its photo has since been ' +
+          'deleted from the gallery',
         schema: ImageImportOut,
       },
       200: {
-        description: 'This URL was imported into this listing before (pending or ready): that import',
+        description:
+          'This URL was imported into this listing before and is pending, or ready with its photo still ' +
+          'in the gallery: that import',
         schema: ImageImportOut,
       },
       404: { description: 'No listing with this id in this tenant', schema: ErrorOut },

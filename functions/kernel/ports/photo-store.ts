@@ -15,7 +15,32 @@ export interface PresignedUpload {
 /** What storage knows of an object. */
 export interface StoredObject {
   sizeBytes: number;
+  /**
+   * This version of the object (S3's ETag): reads and copies given it act on exactly this version,
+   * so a file replaced after it was looked at is never taken for the one that was checked.
+   */
+  version: string;
 }
+
+/**
+ * The object is no longer the version asked for (replaced by another PUT, or removed): S3 answered
+ * a conditional read or copy 412 Precondition Failed, or 404.
+ */
+export class PhotoChangedError extends Error {
+  constructor(key: string) {
+    super(`The object ${key} changed or was removed since it was looked at`);
+    this.name = 'PhotoChangedError';
+  }
+}
+
+/**
+ * How long caches keep a gallery photo. The photo distribution's cache policy follows the origin's
+ * Cache-Control (its minimum TTL is 0), so `s-maxage` bounds how long the CDN serves a photo after it
+ * was deleted: an edge copy older than that is revalidated with S3, which answers that it is gone.
+ * Browsers may keep it for `max-age`. A photo is never overwritten (a new photo is a new key), so
+ * revalidating a live one is a cheap 304.
+ */
+export const PHOTO_CACHE_CONTROL = 'public, max-age=3600, s-maxage=600';
 
 /**
  * The photo bucket (S3 in AWS, the local S3 of `npm start` and the tests). Keys are chosen by the
@@ -33,12 +58,18 @@ export interface PhotoStorePort {
   ): Promise<PresignedUpload>;
   /** The object's size, or undefined when there is none. */
   head(key: string): Promise<StoredObject | undefined>;
-  /** The object's first `bytes` bytes (all of it when shorter). */
-  readStart(key: string, bytes: number): Promise<Buffer>;
-  /** Writes a file (the import worker). */
+  /**
+   * The first `bytes` bytes (all of it when shorter) of `version` of the object; PhotoChangedError
+   * when the object is no longer that version.
+   */
+  readStart(key: string, bytes: number, version: string): Promise<Buffer>;
+  /** Writes a gallery photo (the import worker), cached as PHOTO_CACHE_CONTROL says. */
   put(key: string, body: Buffer, contentType: string): Promise<void>;
-  /** Copies an object to `toKey`, stored with `contentType` (an upload confirmed into the gallery). */
-  copy(fromKey: string, toKey: string, contentType: string): Promise<void>;
+  /**
+   * Copies `version` of an object to `toKey`, stored with `contentType` and PHOTO_CACHE_CONTROL (an
+   * upload confirmed into the gallery); PhotoChangedError when the source is no longer that version.
+   */
+  copy(fromKey: string, toKey: string, contentType: string, version: string): Promise<void>;
   /** Deletes an object; deleting a missing one is no error. */
   delete(key: string): Promise<void>;
   /** Where a stored photo is served publicly. */
@@ -58,6 +89,7 @@ export class S3PhotoStore implements PhotoStorePort {
   readonly #bucket: string;
   readonly #base: string;
   readonly #s3;
+  readonly #presigner;
 
   constructor(options: S3PhotoStoreOptions) {
     this.#bucket = options.bucket;
@@ -65,6 +97,15 @@ export class S3PhotoStore implements PhotoStorePort {
     this.#s3 = lazyClient(
       () => import('@aws-sdk/client-s3'),
       ({ S3Client }) => new S3Client({ ...clientDefaults(), ...options.client }),
+    );
+    // Presigning only: since 3.729 the SDK computes checksums WHEN_SUPPORTED, which for a PutObject
+    // without a body signs the CRC32 of nothing (`x-amz-checksum-crc32=AAAAAA==`) into the URL, and
+    // S3 answers every real file BadDigest. WHEN_REQUIRED is the SDK's documented switch for that
+    // (PutObject does not require one); the client that sends bodies keeps its checksums.
+    this.#presigner = lazyClient(
+      () => import('@aws-sdk/client-s3'),
+      ({ S3Client }) =>
+        new S3Client({ ...clientDefaults(), ...options.client, requestChecksumCalculation: 'WHEN_REQUIRED' }),
     );
   }
 
@@ -74,7 +115,7 @@ export class S3PhotoStore implements PhotoStorePort {
     expiresInSeconds: number,
   ): Promise<PresignedUpload> {
     const [[{ PutObjectCommand }, client], { getSignedUrl }] = await Promise.all([
-      this.#s3(),
+      this.#presigner(),
       import('@aws-sdk/s3-request-presigner'),
     ]);
     const signedAt = new Date();
@@ -105,7 +146,7 @@ export class S3PhotoStore implements PhotoStorePort {
     const [{ HeadObjectCommand }, client] = await this.#s3();
     try {
       const answer = await client.send(new HeadObjectCommand({ Bucket: this.#bucket, Key: key }));
-      return { sizeBytes: answer.ContentLength ?? 0 };
+      return { sizeBytes: answer.ContentLength ?? 0, version: answer.ETag ?? '' };
     } catch (error) {
       const e = error as { name?: string; $metadata?: { httpStatusCode?: number } };
       if (e.name === 'NotFound' || e.name === 'NoSuchKey' || e.$metadata?.httpStatusCode === 404) {
@@ -115,11 +156,18 @@ export class S3PhotoStore implements PhotoStorePort {
     }
   }
 
-  async readStart(key: string, bytes: number): Promise<Buffer> {
+  async readStart(key: string, bytes: number, version: string): Promise<Buffer> {
     const [{ GetObjectCommand }, client] = await this.#s3();
-    const answer = await client.send(
-      new GetObjectCommand({ Bucket: this.#bucket, Key: key, Range: `bytes=0-${bytes - 1}` }),
-    );
+    const answer = await client
+      .send(
+        new GetObjectCommand({
+          Bucket: this.#bucket,
+          Key: key,
+          Range: `bytes=0-${bytes - 1}`,
+          IfMatch: version,
+        }),
+      )
+      .catch(changedAs(key));
     const body = await answer.Body?.transformToByteArray();
     return Buffer.from(body ?? new Uint8Array());
   }
@@ -127,21 +175,32 @@ export class S3PhotoStore implements PhotoStorePort {
   async put(key: string, body: Buffer, contentType: string): Promise<void> {
     const [{ PutObjectCommand }, client] = await this.#s3();
     await client.send(
-      new PutObjectCommand({ Bucket: this.#bucket, Key: key, Body: body, ContentType: contentType }),
+      new PutObjectCommand({
+        Bucket: this.#bucket,
+        Key: key,
+        Body: body,
+        ContentType: contentType,
+        CacheControl: PHOTO_CACHE_CONTROL,
+      }),
     );
   }
 
-  async copy(fromKey: string, toKey: string, contentType: string): Promise<void> {
+  async copy(fromKey: string, toKey: string, contentType: string, version: string): Promise<void> {
     const [{ CopyObjectCommand }, client] = await this.#s3();
-    await client.send(
-      new CopyObjectCommand({
-        Bucket: this.#bucket,
-        Key: toKey,
-        CopySource: `${this.#bucket}/${fromKey.split('/').map(encodeURIComponent).join('/')}`,
-        ContentType: contentType,
-        MetadataDirective: 'REPLACE',
-      }),
-    );
+    await client
+      .send(
+        new CopyObjectCommand({
+          Bucket: this.#bucket,
+          Key: toKey,
+          CopySource: `${this.#bucket}/${fromKey.split('/').map(encodeURIComponent).join('/')}`,
+          // S3 refuses (412) to copy another version than the one that was inspected.
+          CopySourceIfMatch: version,
+          ContentType: contentType,
+          CacheControl: PHOTO_CACHE_CONTROL,
+          MetadataDirective: 'REPLACE',
+        }),
+      )
+      .catch(changedAs(fromKey));
   }
 
   async delete(key: string): Promise<void> {
@@ -152,6 +211,18 @@ export class S3PhotoStore implements PhotoStorePort {
   publicUrl(key: string): string {
     return `${this.#base}/${key.split('/').map(encodeURIComponent).join('/')}`;
   }
+}
+
+/** S3's answers to a conditional request on a replaced (412) or removed (404) object, as PhotoChangedError. */
+function changedAs(key: string) {
+  return (error: unknown): never => {
+    const e = error as { name?: string; $metadata?: { httpStatusCode?: number } };
+    const status = e.$metadata?.httpStatusCode;
+    if (e.name === 'PreconditionFailed' || e.name === 'NoSuchKey' || status === 412 || status === 404) {
+      throw new PhotoChangedError(key);
+    }
+    throw error;
+  };
 }
 
 const port = definePort<PhotoStorePort>('photo store');

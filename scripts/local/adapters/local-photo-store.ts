@@ -3,7 +3,8 @@ import { S3PhotoStore } from '../../../functions/kernel/ports/photo-store.ts';
 /**
  * s3rver's built-in account: it accepts SigV4-signed requests (presigned ones too) from this key
  * without checking the signature, so the presigned PUTs of the local stack work from a browser or
- * curl; that S3 itself enforces the signed headers is proven by test/unit/photo-store.test.ts.
+ * curl. The tests hold every presigned PUT to what S3 itself checks (signature, signed headers,
+ * checksums) with test/support/strict-s3.ts before it reaches s3rver.
  */
 export const LOCAL_S3_CREDENTIALS = { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' } as const;
 
