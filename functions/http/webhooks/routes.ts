@@ -55,7 +55,7 @@ export const webhookRoutes = [
     path: '/v1/webhooks/{endpoint_id}/deliveries',
     scope: 'webhooks:manage',
     entry: 'webhooks/list-webhook-deliveries.ts',
-    summary: "An endpoint's deliveries, newest first, each with every attempt",
+    summary: "An endpoint's deliveries, newest first by (created_at, id), each with every attempt",
     tag: 'Webhooks',
   },
   {
