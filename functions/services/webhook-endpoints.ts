@@ -303,6 +303,8 @@ export async function recoverFailedDeliveries(
   since: string,
   nowMs = Date.now(),
 ): Promise<number> {
+  const endpoint = await requireEndpoint(tenantId, endpointId);
+  refuseDisabled(endpoint);
   const sinceMs = Date.parse(since);
   if (sinceMs < nowMs - EVENT_RETENTION_SECONDS * 1000 || sinceMs > nowMs) {
     throw RequestValidationError.single(
@@ -311,8 +313,6 @@ export async function recoverFailedDeliveries(
       'since_out_of_range',
     );
   }
-  const endpoint = await requireEndpoint(tenantId, endpointId);
-  refuseDisabled(endpoint);
   const failed = (
     await queryFailedDeliveriesSince(tenantId, endpointId, new Date(sinceMs).toISOString())
   ).filter((d) => d.eventType !== PING_EVENT_TYPE);
