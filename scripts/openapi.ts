@@ -97,6 +97,11 @@ function responsesOf(operation: Operation): Record<string, unknown> {
   );
 }
 
+const IDEMPOTENCY_RULES =
+  'For 24 hours the same key with the same request (method, path, query and body) gets the first answer again, with Idempotent-Replayed: true (a 5xx is not kept: the retry runs); with another request: 422; while the first still runs: 409.';
+const KEY_IDEMPOTENCY = `Scoped to the API key. ${IDEMPOTENCY_RULES}`;
+const SITE_IDEMPOTENCY = `Scoped to the publishable key, which every visitor of the website shares: send a fresh random value (a UUID) per form submission and the same one on its re-submissions. ${IDEMPOTENCY_RULES}`;
+
 export async function buildOpenApi(): Promise<Record<string, unknown>> {
   const paths: Record<string, Record<string, unknown>> = {};
   for (const route of routes) {
@@ -114,7 +119,7 @@ export async function buildOpenApi(): Promise<Record<string, unknown>> {
       schema: pathSchema?.properties?.[m[1] as string] ?? { type: 'string' },
     }));
     const site = route.scope === PUBLISHABLE;
-    const writes = route.method !== 'GET' && !site;
+    const writes = route.method !== 'GET';
     paths[route.path] ??= {};
     (paths[route.path] as Record<string, unknown>)[route.method.toLowerCase()] = {
       operationId: route.operationId,
@@ -136,6 +141,7 @@ export async function buildOpenApi(): Promise<Record<string, unknown>> {
                 name: 'Idempotency-Key',
                 in: 'header',
                 required: false,
+                description: site ? SITE_IDEMPOTENCY : KEY_IDEMPOTENCY,
                 schema: { type: 'string', minLength: 1, maxLength: 255 },
               },
             ]

@@ -87,13 +87,15 @@ export const pipelineSteps: readonly PipelineStep[] = [
 
 /**
  * The chain of a site route (publishable key): admission (key, origin rules, CORS, tenant state)
- * replaces authenticate and the scope check; the site budgets replace the key's; no idempotency.
+ * replaces authenticate and the scope check; the site budgets replace the key's. A site write honours
+ * Idempotency-Key as every write does (§8), scoped to the publishable key.
  */
 export const sitePipelineSteps: readonly PipelineStep[] = [
   gatewayStep,
   errorHandlerStep,
   siteAccessStep,
   siteRateLimitStep,
+  idempotencyStep,
   validateInputStep,
 ];
 
@@ -221,7 +223,7 @@ export function defineOperation<
   const chainFor = (row: RouteDefinition) => {
     const base = middy<HttpEvent, HttpResponse, Error, Context>(core, lifecycle).use(errorHandler());
     const built = isPublishable(row)
-      ? base.use(siteAccess()).use(siteRateLimit()).use(validation)
+      ? base.use(siteAccess()).use(siteRateLimit()).use(idempotency()).use(validation)
       : base.use(authenticate()).use(checkAccess()).use(rateLimit()).use(idempotency()).use(validation);
     return built as unknown as (event: HttpEvent, context: Context) => Promise<HttpResponse>;
   };

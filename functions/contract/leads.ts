@@ -225,5 +225,9 @@ export const LeadIngestOut = z.object({
   activity_id: z.nullable(Uuid).check(z.describe('The Activity (kind note) recorded for a note')),
   warnings: z
     .array(z.object({ code: z.enum(INGEST_WARNING_CODES), detail: z.string() }))
-    .check(z.describe('What could not be honoured without refusing the event')),
+    .check(
+      z.describe(
+        "What could not be honoured without refusing the event. agent_unmatched: the named Agent is unknown, or it does not own the Lead (the Lead already had an Owner, the Agent is inactive, or the listing's Agent came first); detail says which",
+      ),
+    ),
 });

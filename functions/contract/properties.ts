@@ -77,6 +77,13 @@ const writableFields = {
   internal_ref: z.nullable(trimmedText(255)),
   agent_id: z.nullable(Uuid),
   agent_email: z.nullable(z.string().check(z.trim(), z.maxLength(320), z.toLowerCase())),
+  archived: z
+    .boolean()
+    .check(
+      z.describe(
+        'false takes an archived listing back (live again if it has a Place, else draft; events property.updated and, when live, property.went_live): the way a feed re-lists a property with PUT /v1/properties/by-ref/{internal_ref}. true archives it, as DELETE does. Omitted: left as it is (a PUT on an archived listing leaves it archived)',
+      ),
+    ),
 };
 
 const PropertyFields = z.object(writableFields);

@@ -1,7 +1,7 @@
 import * as z from 'zod/mini';
 import type { WebhookDeliveryRecord, WebhookEndpointRecord } from '../data/webhooks.ts';
 import { SUBSCRIBABLE_EVENT_TYPES } from '../domain/webhooks.ts';
-import { PageQuery, Uuid } from './shared.ts';
+import { OffsetDateTime, PageQuery, Uuid } from './shared.ts';
 
 export const EndpointPath = z.object({ endpoint_id: Uuid });
 export const DeliveryPath = z.object({ endpoint_id: Uuid, delivery_id: Uuid });
@@ -107,5 +107,18 @@ export function toDeliveryOut(d: WebhookDeliveryRecord): z.infer<typeof Delivery
     created_at: d.createdAt,
   };
 }
+
+/** POST /v1/webhooks/{endpoint_id}/recover. */
+export const RecoverIn = z.object({
+  since: OffsetDateTime.check(
+    z.describe(
+      'Recover the failed deliveries created at or after this time: within the last 30 days (the event history), with a UTC offset',
+    ),
+  ),
+});
+
+export const RecoverOut = z.object({
+  count: z.number().check(z.describe('How many failed deliveries were queued to be sent again')),
+});
 
 export const SecretOut = z.object({ secret: z.string() });

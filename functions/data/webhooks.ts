@@ -138,6 +138,23 @@ export async function queryDeliveries(
   return data;
 }
 
+/**
+ * The endpoint's failed deliveries created at or after `since` (ISO, UTC): one Query on the endpoint's
+ * delivery index, from `since` on, the failed ones kept by a filter.
+ */
+export async function queryFailedDeliveriesSince(
+  tenantId: string,
+  endpointId: string,
+  since: string,
+): Promise<WebhookDeliveryRecord[]> {
+  const { data } = await WebhookDelivery.query
+    .byEndpoint({ tenantId, endpointId })
+    .gte({ createdAt: since })
+    .where(({ status }, { eq }) => eq(status, 'failed'))
+    .go({ pages: 'all' });
+  return data;
+}
+
 /** What an attempt changes on its delivery. */
 export interface AttemptRecord {
   attempt: DeliveryAttempt;

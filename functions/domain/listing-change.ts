@@ -40,6 +40,8 @@ export interface ListingWrite {
   description?: string | null | undefined;
   highlights?: string[] | null | undefined;
   place_code?: string | null | undefined;
+  /** false takes the listing out of the archive, true archives it; undefined leaves it. */
+  archived?: boolean | undefined;
   [field: string]: unknown;
 }
 
@@ -154,6 +156,11 @@ export function planListingChange(
     put('placePath', place ? place.path : null);
     placeChanged = (place ? place.code : undefined) !== current?.placeCode;
   }
+
+  // Archiving keeps slug and history, so taking a listing back is clearing the mark: it is live
+  // again with its Place, a draft without.
+  if (input.archived === true && !current?.archivedAt) set.archivedAt = now;
+  if (input.archived === false && current?.archivedAt) clear.add('archivedAt');
 
   // Every price change is recorded: amount, currency, when, and who.
   const next = { ...current, ...set } as Record<string, unknown>;

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { PropertyCreateInput, PropertyUpdateInput } from '../contract/properties.ts';
 import { findAgentByEmail, getAgent } from '../data/agents.ts';
 import { spentThisMonthUsd } from '../data/ai-spend.ts';
+import { type AreaMembershipRecord, membershipsOfListing } from '../data/areas.ts';
 import {
   applyListingChange,
   findListingClaim,
@@ -320,10 +321,15 @@ export interface ListListingsInput {
   include_archived: boolean;
 }
 
+/**
+ * A page of listings, least recently updated first, each with its Areas as the single read shows them
+ * (one listing, one shape). The memberships live in each listing's own partition, so the page's are
+ * read with one Query per listing, all at once (one round trip's wait, not one per listing).
+ */
 export async function listListings<O>(
   tenantId: string,
   q: ListListingsInput,
-  present: (p: ListingRecord) => O,
+  present: (p: ListingRecord, areas: AreaMembershipRecord[]) => O,
 ) {
   const scope = `${tenantId}:properties:${q.include_archived}:${q.updated_since ?? ''}`;
   const after: UpdatedPosition | undefined = readCursor(q.cursor, scope);
@@ -334,5 +340,8 @@ export async function listListings<O>(
     ...(after ? { after } : {}),
     ...(q.updated_since ? { since: q.updated_since } : {}),
   });
-  return pageFrom(items, q.limit, scope, present);
+  const onPage = items.slice(0, q.limit);
+  const memberships = await Promise.all(onPage.map((p) => membershipsOfListing(tenantId, p.id)));
+  const areasOf = new Map(onPage.map((p, i) => [p.id, memberships[i] ?? []]));
+  return pageFrom(items, q.limit, scope, (p) => present(p, areasOf.get(p.id) ?? []));
 }

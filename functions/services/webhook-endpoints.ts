@@ -7,11 +7,13 @@ import {
   listLiveEndpoints,
   queryDeliveries,
   queryEndpoints,
+  queryFailedDeliveriesSince,
   requestSend,
   updateEndpoint,
   type WebhookDeliveryRecord,
   type WebhookEndpointRecord,
 } from '../data/webhooks.ts';
+import { EVENT_RETENTION_SECONDS } from '../domain/events.ts';
 import { grants } from '../domain/scopes.ts';
 import {
   generateWebhookSecret,
@@ -20,7 +22,6 @@ import {
   readScopeForEventType,
 } from '../domain/webhooks.ts';
 import {
-  ConflictError,
   ForbiddenError,
   NotFoundError,
   RequestValidationError,
@@ -248,10 +249,16 @@ export async function sendTestPing(
   return record;
 }
 
+/**
+ * A send to a disabled endpoint is a refused state change: 422 with the reason (interface §7 keeps 409
+ * for an Idempotency-Key still running and a held internal_ref, which a client may retry).
+ */
 function refuseDisabled(endpoint: WebhookEndpointRecord): void {
   if (!endpoint.enabled) {
-    throw new ConflictError(
+    throw RequestValidationError.single(
+      ['path', 'endpoint_id'],
       'The endpoint is disabled and nothing is sent to it: enable it first (PATCH {"enabled": true})',
+      'endpoint_disabled',
     );
   }
 }
@@ -279,6 +286,44 @@ export async function redeliver(
   const { endpoint } = await requireDelivery(tenantId, endpointId, deliveryId);
   refuseDisabled(endpoint);
   return requestSend(tenantId, deliveryId, 'manual', randomUUID());
+}
+
+/** How many recovered sends are requested at once (each is one UpdateItem). */
+const RECOVER_CONCURRENCY = 10;
+
+/**
+ * POST /v1/webhooks/{id}/recover (Svix's recover): sends again every failed delivery of the endpoint
+ * created since `since`, each once, as a redelivery does (same webhook-id, logged as manual). Pings
+ * are tests and are left alone. `since` must lie within the event history (30 days) and not ahead.
+ * Returns how many were queued.
+ */
+export async function recoverFailedDeliveries(
+  tenantId: string,
+  endpointId: string,
+  since: string,
+  nowMs = Date.now(),
+): Promise<number> {
+  const endpoint = await requireEndpoint(tenantId, endpointId);
+  refuseDisabled(endpoint);
+  const sinceMs = Date.parse(since);
+  if (sinceMs < nowMs - EVENT_RETENTION_SECONDS * 1000 || sinceMs > nowMs) {
+    throw RequestValidationError.single(
+      ['body', 'since'],
+      `since must lie within the last ${EVENT_RETENTION_SECONDS / 86_400} days (the event history) and not in the future`,
+      'since_out_of_range',
+    );
+  }
+  const failed = (
+    await queryFailedDeliveriesSince(tenantId, endpointId, new Date(sinceMs).toISOString())
+  ).filter((d) => d.eventType !== PING_EVENT_TYPE);
+  for (let i = 0; i < failed.length; i += RECOVER_CONCURRENCY) {
+    await Promise.all(
+      failed
+        .slice(i, i + RECOVER_CONCURRENCY)
+        .map((d) => requestSend(tenantId, d.id, 'manual', randomUUID())),
+    );
+  }
+  return failed.length;
 }
 
 /** A page of an endpoint's deliveries, newest first. */

@@ -8,7 +8,6 @@
  */
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { isPublishable, type RouteDefinition } from '../../functions/api/route.ts';
 import { resetConfig } from '../../functions/kernel/config.ts';
@@ -22,8 +21,7 @@ import { operationsFrom } from '../support/fuzz.ts';
  */
 const routes = allRoutes.filter((r) => !isPublishable(r));
 
-import { createTenantObjects, type TenantObjects } from '../support/fuzz-fixtures.ts';
-import { arbitraryFor } from '../support/fuzz-schema.ts';
+import { createTenantObjects, requiredBodySample, type TenantObjects } from '../support/fuzz-fixtures.ts';
 import { startTestApi, type TestApi } from '../support/http.ts';
 
 const document = JSON.parse(readFileSync(resolve(import.meta.dirname, '../../docs/openapi.json'), 'utf8'));
@@ -58,16 +56,7 @@ function bodyFor(operationId: string, mine: TenantObjects): unknown {
     upsertPropertyByRef: { title: 'Same reference, other Tenant' },
   };
   if (operationId in bodies) return bodies[operationId];
-  const schema = operations.get(operationId)?.body;
-  if (!schema) return undefined;
-  const required = {
-    ...schema,
-    properties: Object.fromEntries(
-      Object.entries(schema.properties ?? {}).filter(([name]) => (schema.required ?? []).includes(name)),
-    ),
-  };
-  const ids = Object.fromEntries(Object.entries(mine).map(([name, id]) => [name, [id]]));
-  return fc.sample(arbitraryFor(required, '', ids), { seed: 1, numRuns: 1 })[0];
+  return requiredBodySample(operations.get(operationId)?.body, mine);
 }
 
 let api: TestApi;

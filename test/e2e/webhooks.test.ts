@@ -388,7 +388,7 @@ describe('delivery and the ladder', () => {
       return mails.find((m) => m.subject.includes('/gone'));
     });
     expect(outbox.to).toBe('ada@example.com');
-    expect((await api('POST', `/v1/webhooks/${endpoint.id}/test`)).status).toBe(409);
+    expect((await api('POST', `/v1/webhooks/${endpoint.id}/test`)).status).toBe(422);
   }, 120_000);
 
   it('disables an endpoint after 20 failed attempts in a row and emails the admins; enabling resets the count', async () => {

@@ -3,7 +3,9 @@
  * interface only reads, through the service the admin CLI uses), keyed by the path-parameter name
  * that addresses it. Shared by the fuzz and isolation tests.
  */
+import fc from 'fast-check';
 import { createTestAgent } from './factories.ts';
+import { arbitraryFor, type JsonSchema } from './fuzz-schema.ts';
 import type { TestApi } from './http.ts';
 import { startTestStreamConsumer } from './stream.ts';
 
@@ -103,4 +105,20 @@ async function createObjects(api: TestApi, key: string, tenantId: string): Promi
     endpoint_id: endpoint.id,
     delivery_id: delivery.body.id,
   };
+}
+
+/**
+ * A request body of only the required fields of `schema` (an operation's body in docs/openapi.json),
+ * sampled with a fixed seed; fields named like a fixture take that fixture's id. Undefined: no body.
+ */
+export function requiredBodySample(schema: JsonSchema | undefined, objects: TenantObjects): unknown {
+  if (!schema) return undefined;
+  const required = {
+    ...schema,
+    properties: Object.fromEntries(
+      Object.entries(schema.properties ?? {}).filter(([name]) => (schema.required ?? []).includes(name)),
+    ),
+  };
+  const ids = Object.fromEntries(Object.entries(objects).map(([name, id]) => [name, [id]]));
+  return fc.sample(arbitraryFor(required, '', ids), { seed: 1, numRuns: 1 })[0];
 }

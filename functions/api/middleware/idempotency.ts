@@ -30,11 +30,29 @@ function canonical(body: string | undefined): string {
   }
 }
 
+/**
+ * The query with its parameters in a fixed order (a repeated name keeps its values' order): `?a=1&b=2`
+ * and `?b=2&a=1` are one request, `?lang=es` and `?lang=en` are two.
+ */
+function canonicalQuery(rawQueryString: string | undefined): string {
+  if (!rawQueryString) return '';
+  const parameters = [...new URLSearchParams(rawQueryString)];
+  parameters.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  return new URLSearchParams(parameters).toString();
+}
+
+/**
+ * What identifies a request under one Idempotency-Key: method, path, query and body. The query counts
+ * because it changes what a write does (`?lang=es` writes the Spanish text).
+ */
 export function fingerprintOf(event: HttpEvent): string {
   const body =
     event.body && event.isBase64Encoded ? Buffer.from(event.body, 'base64').toString('utf8') : event.body;
+  const query = canonicalQuery(event.rawQueryString);
+  // Without a query the text is what it was before the query counted: keys held across a deploy still replay.
+  const target = query ? `${event.rawPath}?${query}` : event.rawPath;
   return createHash('sha256')
-    .update(`${event.requestContext.http.method} ${event.rawPath}\n${canonical(body)}`)
+    .update(`${event.requestContext.http.method} ${target}\n${canonical(body)}`)
     .digest('hex');
 }
 
@@ -43,8 +61,9 @@ const PER_REQUEST_HEADERS = /^(ratelimit|ratelimit-policy|x-ratelimit-.*|retry-a
 
 /**
  * Step 6, writes only: the first request with an Idempotency-Key runs and its answer (if not 5xx)
- * is kept for 24 hours; the same key and body replays it with `Idempotent-Replayed: true`; the
- * same key with another body → 422; while the first still runs → 409.
+ * is kept for 24 hours; the same key and request (method, path, query, body) replays it with
+ * `Idempotent-Replayed: true`; the same key with another request → 422; while the first still
+ * runs → 409.
  */
 export function idempotency(): MiddlewareObj<HttpEvent, unknown, Error, Context> {
   return {
@@ -83,7 +102,7 @@ export function idempotency(): MiddlewareObj<HttpEvent, unknown, Error, Context>
         case 'mismatch':
           throw RequestValidationError.single(
             ['header', 'Idempotency-Key'],
-            'This Idempotency-Key was used with a different request body',
+            'This Idempotency-Key was used with a different request (method, path, query or body)',
             'idempotency_key_reused',
           );
         case 'replay':
@@ -109,7 +128,8 @@ export const idempotencyStep: PipelineStep = {
             schema: ErrorOut,
           },
           422: {
-            description: 'The Idempotency-Key is not 1 to 255 characters, or was used with another body',
+            description:
+              'The Idempotency-Key is not 1 to 255 characters, or was used with another request (method, path, query or body)',
             schema: ValidationErrorOut,
           },
         }

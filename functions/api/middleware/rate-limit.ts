@@ -88,13 +88,25 @@ export function rateLimit(): MiddlewareObj<HttpEvent, unknown, Error, Context> {
   };
 }
 
+/**
+ * The documented examples are headers `judge` itself writes (a key's first request 18 seconds into the
+ * minute), so the document shows the form the service sends: policy names unquoted.
+ */
+const EXAMPLE = judge(
+  [
+    { name: 'key-minute', quota: 600, windowSeconds: WINDOW_SECONDS, used: 1 },
+    { name: 'tenant-minute', quota: 3000, windowSeconds: WINDOW_SECONDS, used: 1 },
+  ],
+  18,
+).headers;
+
 const RATE_LIMIT_HEADERS: Record<string, Omit<HeaderSpec, 'required'>> = {
   RateLimit: {
-    description: 'IETF draft: the tightest budget, e.g. `"key-minute";r=57;t=42`',
+    description: `IETF draft: the tightest budget, e.g. \`${EXAMPLE.RateLimit}\``,
     schema: { type: 'string' },
   },
   'RateLimit-Policy': {
-    description: 'IETF draft: every budget, e.g. `"key-minute";q=600;w=60, "tenant-minute";q=3000;w=60`',
+    description: `IETF draft: every budget, e.g. \`${EXAMPLE['RateLimit-Policy']}\``,
     schema: { type: 'string' },
   },
   'X-RateLimit-Limit': {

@@ -9,7 +9,8 @@ export const operation = defineOperation(
     query: PropertyListQuery,
     responses: {
       200: {
-        description: 'A page of listings, least recently updated first (Areas are shown on the single read)',
+        description:
+          'A page of listings, least recently updated first, each with its Areas (as the single read)',
         schema: pageOf(PropertyOut),
       },
       422: { description: 'Invalid limit, cursor, updated_since or lang', schema: ValidationErrorOut },
@@ -19,7 +20,9 @@ export const operation = defineOperation(
     const language = resolveLanguage(caller.tenant, query.lang);
     return {
       status: 200,
-      body: await listListings(caller.tenant.tenantId, query, (p) => toPropertyOut(p, { language })),
+      body: await listListings(caller.tenant.tenantId, query, (p, areas) =>
+        toPropertyOut(p, { language, areas }),
+      ),
     };
   },
 );

@@ -10,7 +10,8 @@ export const operation = defineOperation(
     query: WebhookPageQuery,
     responses: {
       200: {
-        description: 'A page of deliveries, newest first, with every attempt',
+        description:
+          'A page of deliveries with every attempt, newest first by (created_at, id), not by updated_at (a delivery log reads from the latest): a delivery attempted while paging keeps its place, so a full pass skips nothing and repeats nothing; deliveries made after the pass began are not in it (start again without a cursor to see them)',
         schema: pageOf(DeliveryOut),
       },
       404: { description: 'No endpoint with this id in this tenant', schema: ErrorOut },

@@ -9,7 +9,8 @@ export const operation = defineOperation(
     query: WebhookPageQuery,
     responses: {
       200: {
-        description: 'A page of endpoints, oldest first by (created_at, id)',
+        description:
+          'A page of endpoints, oldest first by (created_at, id), not by updated_at: an endpoint changed while paging (enabled, disabled, rotated) keeps its place, so a full pass skips nothing and repeats nothing; one subscribed during the pass comes at its end',
         schema: pageOf(EndpointOut),
       },
       422: { description: 'Invalid limit or cursor', schema: ValidationErrorOut },

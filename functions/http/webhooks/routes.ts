@@ -45,7 +45,8 @@ export const webhookRoutes = [
     path: '/v1/webhooks/{endpoint_id}',
     scope: 'webhooks:manage',
     entry: 'webhooks/update-webhook.ts',
-    summary: 'Enable or disable an endpoint; enabling resets its failure count',
+    summary:
+      'Enable or disable an endpoint; enabling resets its failure count (failed deliveries stay failed: see recover)',
     tag: 'Webhooks',
   },
   {
@@ -54,7 +55,7 @@ export const webhookRoutes = [
     path: '/v1/webhooks/{endpoint_id}/deliveries',
     scope: 'webhooks:manage',
     entry: 'webhooks/list-webhook-deliveries.ts',
-    summary: "An endpoint's deliveries, newest first, each with every attempt",
+    summary: "An endpoint's deliveries, newest first by (created_at, id), each with every attempt",
     tag: 'Webhooks',
   },
   {
@@ -64,6 +65,15 @@ export const webhookRoutes = [
     scope: 'webhooks:manage',
     entry: 'webhooks/redeliver-webhook-delivery.ts',
     summary: 'Send a delivery again: same webhook-id, fresh timestamp and signature (logged as manual)',
+    tag: 'Webhooks',
+  },
+  {
+    operationId: 'recoverWebhookDeliveries',
+    method: 'POST',
+    path: '/v1/webhooks/{endpoint_id}/recover',
+    scope: 'webhooks:manage',
+    entry: 'webhooks/recover-webhook-deliveries.ts',
+    summary: "Send again the endpoint's failed deliveries since a time (within the 30-day event history)",
     tag: 'Webhooks',
   },
   {

@@ -13,8 +13,10 @@ export const operation = defineOperation(
         schema: DeliveryOut,
       },
       404: { description: 'No endpoint with this id in this tenant', schema: ErrorOut },
-      409: { description: 'The endpoint is disabled: enable it first', schema: ErrorOut },
-      422: { description: 'endpoint_id is not a UUID', schema: ValidationErrorOut },
+      422: {
+        description: `endpoint_id is not a UUID, or the endpoint is disabled (type endpoint_disabled at ["path", "endpoint_id"]: enable it first)`,
+        schema: ValidationErrorOut,
+      },
     },
   },
   async ({ params, caller }) => ({

@@ -9,7 +9,11 @@ export const operation = defineOperation(
     params: EndpointPath,
     body: EndpointPatchIn,
     responses: {
-      200: { description: 'The endpoint', schema: EndpointOut },
+      200: {
+        description:
+          'The endpoint. Enabling resets the failure count and sends the events that come after it; deliveries that fell due while it was disabled stay failed: send them again with POST /v1/webhooks/{endpoint_id}/recover (or one by one with :redeliver)',
+        schema: EndpointOut,
+      },
       404: { description: 'No endpoint with this id in this tenant', schema: ErrorOut },
       422: { description: 'enabled missing or not a boolean', schema: ValidationErrorOut },
     },

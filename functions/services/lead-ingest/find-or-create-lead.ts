@@ -35,6 +35,8 @@ export interface ContactLeadInput {
 export interface ContactLeadResult {
   lead: LeadRecord;
   created: boolean;
+  /** The Owner an existing Lead already had: the owner rule did not run for it. */
+  ownerBefore?: string | undefined;
   inquiry?: InquiryRecord | undefined;
   activity?: ActivityRecord | undefined;
 }
@@ -140,7 +142,7 @@ export async function findOrCreateLead(input: ContactLeadInput): Promise<Contact
         if (recorded.inquiry) await insertInquiry(recorded.inquiry);
         if (recorded.activity) await insertActivity(recorded.activity);
         countMetric(BusinessMetric.LeadsMerged);
-        return { lead: current, created: false, ...recorded };
+        return { lead: current, created: false, ownerBefore: current.assignedAgentId, ...recorded };
       }
       const now = nextTimestamp(current.updatedAt);
       const recorded = recordFor(current.id, now);
@@ -155,7 +157,7 @@ export async function findOrCreateLead(input: ContactLeadInput): Promise<Contact
       });
       if (outcome !== 'ok') return RETRY;
       countMetric(BusinessMetric.LeadsMerged);
-      return { lead, created: false, ...recorded };
+      return { lead, created: false, ownerBefore: current.assignedAgentId, ...recorded };
     },
     {
       attempts: CONTENDED_ATTEMPTS,

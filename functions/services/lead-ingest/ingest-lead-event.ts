@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { LeadIngestInput } from '../../contract/leads.ts';
 import { newActivityRecord } from '../../data/activities.ts';
+import type { AgentRecord } from '../../data/agents.ts';
 import { withoutUndefined } from '../../data/defined.ts';
 import type { LeadRecord } from '../../data/leads.ts';
 import { INGEST_WARNING_CODES, type IngestWarning, isBackfill } from '../../domain/leads.ts';
@@ -8,8 +9,30 @@ import { BusinessMetric, countMetric } from '../../kernel/metrics.ts';
 import type { Caller } from '../caller.ts';
 import { linkLeadListing } from '../lead-listings.ts';
 import { contactOf } from './contact.ts';
-import { findOrCreateLead, type LeadRecordWith } from './find-or-create-lead.ts';
+import { type ContactLeadResult, findOrCreateLead, type LeadRecordWith } from './find-or-create-lead.ts';
 import { resolveListing, resolveNamedAgent } from './resolve.ts';
+
+/**
+ * §2.3: a warning reports what could not be honoured. A named Agent that exists but does not own the
+ * Lead after the event is one, with the reason: the Lead already had an Owner (the rule runs only for
+ * an unowned Lead), the named Agent is inactive, or the listing's Agent came first (owner rule).
+ */
+function namedAgentNotOwner(
+  namedAgent: AgentRecord | undefined,
+  listingAgentId: string | undefined,
+  result: Pick<ContactLeadResult, 'lead' | 'ownerBefore'>,
+): IngestWarning | undefined {
+  const owner = result.lead.assignedAgentId;
+  if (!namedAgent || owner === namedAgent.id) return undefined;
+  const named = `The named Agent ${namedAgent.id} does not own the Lead`;
+  let why: string;
+  if (result.ownerBefore)
+    why = `the Lead already has an Owner (Agent ${result.ownerBefore}), which an ingest keeps`;
+  else if (!namedAgent.isActive) why = 'the named Agent is inactive';
+  else if (owner && owner === listingAgentId) why = `the listing's Agent ${owner} comes first`;
+  else why = owner ? `the owner rule assigned Agent ${owner}` : 'the Lead was left Unassigned';
+  return { code: 'agent_unmatched', detail: `${named}: ${why}` };
+}
 
 export interface IngestResult {
   lead: LeadRecord;
@@ -96,6 +119,8 @@ export async function ingestLeadEvent(caller: Caller, input: LeadIngestInput): P
       source: 'inquiry',
     });
   }
+  const unhonoured = namedAgentNotOwner(namedAgent, listing?.agentId, result);
+  if (unhonoured) warnings.push(unhonoured);
   if (warnings.length > 0) countMetric(BusinessMetric.LeadsIngestedWithWarnings);
   return {
     lead: result.lead,
