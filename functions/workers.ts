@@ -105,8 +105,9 @@ export const workers = [
     entry: 'functions/streams/consumer.ts',
     description: 'DynamoDB stream consumer: records events, fans webhooks out, reacts (emails, AI work)',
     trigger: { kind: 'stream' },
-    // Reads what a change refers to; puts events and webhook deliveries.
-    table: { actions: [...READ, 'dynamodb:PutItem'], indexes: 'all' },
+    // Reads what a change refers to; puts events and webhook deliveries; disables (UpdateItem) an
+    // endpoint whose subscribing key is revoked or expired when an event would fan out to it.
+    table: { actions: [...READ, 'dynamodb:PutItem', 'dynamodb:UpdateItem'], indexes: 'all' },
     // Sends each requested enrichment and scoring request to the AI queue, each webhook delivery to
     // its queue, and the owner notifications (functions/streams/reactions) through SES.
     uses: ['aiQueue', 'webhookQueue', 'email'],

@@ -174,7 +174,15 @@ export async function buildOpenApi(): Promise<Record<string, unknown>> {
     servers: [{ url: '{base_url}', variables: { base_url: { default: 'http://127.0.0.1:3000' } } }],
     components: {
       securitySchemes: {
-        apiKey: { type: 'http', scheme: 'bearer', description: 'Secret key svc_live_…' },
+        apiKey: {
+          type: 'http',
+          scheme: 'bearer',
+          description:
+            'Secret key svc_live_…. Each operation names the scope it needs (`x-required-scope`, or `x-required-scope-any-of`). ' +
+            'A scope grants exactly what interface §5 says: `properties:write` also reads listings; `leads:write` and ' +
+            '`activities:write` grant writes only (the created or edited Lead or Activity a write answers with is its own result), ' +
+            'so a key that reads Leads, Inquiries, Activities or their events holds `leads:read` / `activities:read` as well.',
+        },
         publishableKey: {
           type: 'apiKey',
           in: 'query',

@@ -10,7 +10,7 @@
  * Bedrock), confirmed by polling the Lead until `scored_at` is set; a criteria write with
  * `place_codes` and the Lead's linked listings and matches (BatchGetItem). What it creates is
  * archived at the end (nothing is hard-deleted through the interface). The key needs
- * properties:write and leads:write (a demo or ops key with every scope will do).
+ * properties:write, leads:read and leads:write (a demo or ops key with every scope will do).
  */
 import { parseArgs } from 'node:util';
 
@@ -72,7 +72,7 @@ function explain(method: string, path: string, answer: Answer, expected: number)
   const prefix = `${method} ${path} answered ${answer.status} (expected ${expected})`;
   if (answer.status === 401) return `${prefix}: the key is unknown, expired or revoked (${detail})`;
   if (answer.status === 403) {
-    return `${prefix}: the key lacks a scope the smoke test needs (${detail}); use a key with properties:write and leads:write`;
+    return `${prefix}: the key lacks a scope the smoke test needs (${detail}); use a key with properties:write, leads:read and leads:write`;
   }
   if (answer.status === 402) return `${prefix}: the Tenant's subscription is read-only (${detail})`;
   if (answer.status === 503) return `${prefix}: the Tenant's account is suspended (${detail})`;

@@ -628,6 +628,8 @@ function inquiryForm(about, title) {
     loadTurnstile().then((turnstile) =>
       turnstile.render(widget, {
         sitekey: config.turnstileSiteKey,
+        // The service refuses a token solved for another form of the page.
+        action: 'inquiry',
         callback: (value) => {
           token = value;
         },

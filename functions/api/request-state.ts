@@ -10,6 +10,8 @@ export interface SiteRequest {
   ip: string | undefined;
   /** The page the request came from (`Referer`). */
   referer: string | undefined;
+  /** The publishable key's allowed origins (a Turnstile token must come from one of their hosts). */
+  origins: readonly string[];
 }
 
 /** What the middleware chain learns about one request, shared by its steps and the handler. */
@@ -30,6 +32,8 @@ export interface RequestState {
   replayed?: boolean;
   /** Site routes: the visitor their budgets count (an IPv4 address or an IPv6 /64). */
   site?: SiteRequest;
+  /** An Inquiry counted against `inquiry-minute`: given back if the Inquiry is then refused. */
+  countedInquiry?: (() => Promise<void>) | undefined;
   /** Site routes: CORS headers for every answer after the origin was admitted. */
   corsHeaders?: Record<string, string>;
   input?: { params: unknown; query: unknown; body: unknown };

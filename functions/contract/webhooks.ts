@@ -43,9 +43,12 @@ export const EndpointOut = z.object({
   created_at: z.string(),
   updated_at: z.string(),
   disabled_reason: z
-    .nullable(z.enum(['failures', 'gone', 'key_revoked', 'manual']))
+    .nullable(z.enum(['failures', 'gone', 'key_revoked', 'key_expired', 'manual']))
     .check(
-      z.describe('Why the endpoint is disabled: 20 failures in a row, a 410, its key revoked, or by hand'),
+      z.describe(
+        'Why the endpoint is disabled: 20 failures in a row, a 410, the key that subscribed it revoked or expired ' +
+          '(such an endpoint never delivers again and cannot be enabled: subscribe anew with a live key), or by hand',
+      ),
     ),
   consecutive_failures: z.number(),
 });

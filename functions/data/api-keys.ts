@@ -14,6 +14,21 @@ export async function findApiKeyById(tenantId: string, id: string): Promise<ApiK
   return data[0];
 }
 
+/**
+ * The key by id as it is now: the Tenant index (eventually consistent) gives its hash, which never
+ * changes, and the item itself is then read consistently, so a revocation or expiry written a moment
+ * ago is seen. For decisions that must not trust a cached or lagging copy (webhook subscribers).
+ */
+export async function findApiKeyByIdConsistently(
+  tenantId: string,
+  id: string,
+): Promise<ApiKeyRecord | undefined> {
+  const indexed = await findApiKeyById(tenantId, id);
+  if (!indexed) return undefined;
+  const { data } = await ApiKey.get({ keyHash: indexed.keyHash }).go({ consistent: true });
+  return data ?? undefined;
+}
+
 export async function createApiKey(record: ApiKeyRecord): Promise<ApiKeyRecord> {
   await ApiKey.create(record).go();
   return record;

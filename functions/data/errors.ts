@@ -18,3 +18,24 @@ export function isConditionalFailure(error: unknown): boolean {
  * Writes keep the default (isConditionalFailure reads both forms).
  */
 export const SDK_ERRORS = { originalErr: true } as const;
+
+/**
+ * The numeric attributes of the item a conditional update was refused on, as DynamoDB returned it
+ * (`ReturnValuesOnConditionCheckFailure: ALL_OLD`, in wire form: the document client does not
+ * convert an error's item). Empty when there was no item. The rate-limit counters read it.
+ */
+export function countersOfRefusal(error: unknown): Record<string, number> {
+  let current: unknown = error;
+  for (let depth = 0; current && depth < 5; depth++) {
+    const item = (current as { Item?: Record<string, { N?: string }> }).Item;
+    if (item) {
+      return Object.fromEntries(
+        Object.entries(item)
+          .filter(([, value]) => typeof value?.N === 'string')
+          .map(([name, value]) => [name, Number(value.N)]),
+      );
+    }
+    current = (current as { cause?: unknown }).cause;
+  }
+  return {};
+}

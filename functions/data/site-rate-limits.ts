@@ -2,6 +2,7 @@ import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { createConversions } from 'electrodb';
 import { dynamo, tableName } from './client.ts';
 import { SiteRateWindow } from './entities/site-rate-window.ts';
+import { countersOfRefusal, isConditionalFailure } from './errors.ts';
 
 type WindowComposite = { tenantId: string; windowStart: number; bucket: string };
 let windowKeys: ((composite: WindowComposite) => Record<string, string>) | undefined;
@@ -22,70 +23,161 @@ function windowKey(composite: WindowComposite): Record<string, string> {
 export interface SiteWindowCounts {
   siteCount: number;
   visitorCount: number;
-  /** Set when the request was an inquiry: this key's inquiries from this visitor in the window. */
-  inquiryCount?: number;
+  /** False when the visitor's or the site's budget was spent: the request counted on neither. */
+  admitted: boolean;
 }
 
+/** A counter of one window item, and the quota it may not pass (the update's condition). */
+interface Counter {
+  name: string;
+  quota: number;
+}
+
+/**
+ * Adds one to each counter of the window item when every one of them is under its quota, else
+ * nothing (a refused request spends no budget). Answers the counters after the update, or, refused,
+ * as they are plus this request (so a spent budget reads as over its quota): one round trip either way.
+ */
 async function add(
   tenantId: string,
   windowStart: number,
   windowSeconds: number,
   bucket: string,
-  counters: string[],
-): Promise<Record<string, unknown>> {
+  counters: Counter[],
+): Promise<{ admitted: boolean; counts: Record<string, number> }> {
   const Key = windowKey({ tenantId, windowStart, bucket });
-  const names = Object.fromEntries(counters.map((c, i) => [`#c${i}`, c]));
-  const { Attributes = {} } = await dynamo().send(
-    new UpdateCommand({
-      TableName: tableName(),
-      Key,
-      UpdateExpression: `ADD ${counters.map((_, i) => `#c${i} :one`).join(', ')} SET #ttl = if_not_exists(#ttl, :ttl), #tenantId = :tenantId, #windowStart = :windowStart, #bucket = :bucket, #e = :e, #v = :v`,
-      ExpressionAttributeNames: {
-        ...names,
-        '#ttl': 'ttl',
-        '#tenantId': 'tenantId',
-        '#windowStart': 'windowStart',
-        '#bucket': 'bucket',
-        '#e': '__edb_e__',
-        '#v': '__edb_v__',
-      },
-      ExpressionAttributeValues: {
-        ':one': 1,
-        ':ttl': windowStart + windowSeconds * 2,
-        ':tenantId': tenantId,
-        ':windowStart': windowStart,
-        ':bucket': bucket,
-        ':e': 'siteRateWindow',
-        ':v': '1',
-      },
-      ReturnValues: 'UPDATED_NEW',
-    }),
-  );
-  return Attributes;
+  const names = Object.fromEntries(counters.map((c, i) => [`#c${i}`, c.name]));
+  const quotas = Object.fromEntries(counters.map((c, i) => [`:q${i}`, c.quota]));
+  try {
+    const { Attributes = {} } = await dynamo().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key,
+        UpdateExpression: `ADD ${counters.map((_, i) => `#c${i} :one`).join(', ')} SET #ttl = if_not_exists(#ttl, :ttl), #tenantId = :tenantId, #windowStart = :windowStart, #bucket = :bucket, #e = :e, #v = :v`,
+        ConditionExpression: counters
+          .map((_, i) => `(attribute_not_exists(#c${i}) OR #c${i} < :q${i})`)
+          .join(' AND '),
+        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+        ExpressionAttributeNames: {
+          ...names,
+          '#ttl': 'ttl',
+          '#tenantId': 'tenantId',
+          '#windowStart': 'windowStart',
+          '#bucket': 'bucket',
+          '#e': '__edb_e__',
+          '#v': '__edb_v__',
+        },
+        ExpressionAttributeValues: {
+          ...quotas,
+          ':one': 1,
+          ':ttl': windowStart + windowSeconds * 2,
+          ':tenantId': tenantId,
+          ':windowStart': windowStart,
+          ':bucket': bucket,
+          ':e': 'siteRateWindow',
+          ':v': '1',
+        },
+        ReturnValues: 'UPDATED_NEW',
+      }),
+    );
+    return {
+      admitted: true,
+      counts: Object.fromEntries(counters.map((c) => [c.name, Number(Attributes[c.name] ?? 1)])),
+    };
+  } catch (error) {
+    if (!isConditionalFailure(error)) throw error;
+    const current = countersOfRefusal(error);
+    return {
+      admitted: false,
+      counts: Object.fromEntries(counters.map((c) => [c.name, (current[c.name] ?? 0) + 1])),
+    };
+  }
+}
+
+/** Gives back one count of a counter that a request refused elsewhere had spent. */
+async function giveBack(
+  tenantId: string,
+  windowStart: number,
+  bucket: string,
+  counter: string,
+): Promise<void> {
+  await dynamo()
+    .send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: windowKey({ tenantId, windowStart, bucket }),
+        UpdateExpression: 'ADD #c :minusOne',
+        ConditionExpression: '#c > :zero',
+        ExpressionAttributeNames: { '#c': counter },
+        ExpressionAttributeValues: { ':minusOne': -1, ':zero': 0 },
+      }),
+    )
+    .catch((error: unknown) => {
+      if (!isConditionalFailure(error)) throw error;
+    });
 }
 
 /**
- * Counts one site request against the Tenant's site budget and the visitor's (and, for an inquiry,
- * the key's inquiries from that visitor): two UpdateItems sent together, one round trip of waiting.
+ * Counts one site request against the visitor's budget and the Tenant's site budget: two
+ * conditional UpdateItems sent together, one round trip of waiting, each counting only under its
+ * quota. The site budget is shared by every visitor, so it is spent only by admitted requests: when
+ * the visitor's own budget refuses the request, the site count it took meanwhile is given back
+ * (a write on the refused request's path only), and one visitor cannot lock the site out.
  */
 export async function countSiteRequest(input: {
   tenantId: string;
   visitor: string;
   windowStart: number;
   windowSeconds: number;
-  inquiryKeyId?: string | undefined;
+  quotas: { visitor: number; site: number };
 }): Promise<SiteWindowCounts> {
-  const inquiryCounter = input.inquiryKeyId ? `inquiry_${input.inquiryKeyId}` : undefined;
+  const { tenantId, windowStart, windowSeconds } = input;
   const [site, visitor] = await Promise.all([
-    add(input.tenantId, input.windowStart, input.windowSeconds, 'site', ['count']),
-    add(input.tenantId, input.windowStart, input.windowSeconds, `visitor#${input.visitor}`, [
-      'count',
-      ...(inquiryCounter ? [inquiryCounter] : []),
+    add(tenantId, windowStart, windowSeconds, 'site', [{ name: 'count', quota: input.quotas.site }]),
+    add(tenantId, windowStart, windowSeconds, `visitor#${input.visitor}`, [
+      { name: 'count', quota: input.quotas.visitor },
     ]),
   ]);
+  if (site.admitted && !visitor.admitted) await giveBack(tenantId, windowStart, 'site', 'count');
   return {
-    siteCount: Number(site.count ?? 1),
-    visitorCount: Number(visitor.count ?? 1),
-    ...(inquiryCounter ? { inquiryCount: Number(visitor[inquiryCounter] ?? 1) } : {}),
+    siteCount: site.counts.count ?? 1,
+    visitorCount: visitor.counts.count ?? 1,
+    admitted: site.admitted && visitor.admitted,
   };
+}
+
+/** The inquiry counter of a publishable key on a visitor's window item. */
+const inquiryCounter = (keyId: string) => `inquiry_${keyId}`;
+
+/**
+ * Counts one Inquiry of the key from the visitor (`inquiry-minute`), only under its quota. Called
+ * once the request's Turnstile token is being checked; a refused Inquiry gives its count back
+ * ({@link giveBackSiteInquiry}), so only admitted Inquiries spend the budget.
+ */
+export async function countSiteInquiry(input: {
+  tenantId: string;
+  visitor: string;
+  keyId: string;
+  windowStart: number;
+  windowSeconds: number;
+  quota: number;
+}): Promise<{ admitted: boolean; inquiryCount: number }> {
+  const name = inquiryCounter(input.keyId);
+  const { admitted, counts } = await add(
+    input.tenantId,
+    input.windowStart,
+    input.windowSeconds,
+    `visitor#${input.visitor}`,
+    [{ name, quota: input.quota }],
+  );
+  return { admitted, inquiryCount: counts[name] ?? 1 };
+}
+
+export function giveBackSiteInquiry(input: {
+  tenantId: string;
+  visitor: string;
+  keyId: string;
+  windowStart: number;
+}): Promise<void> {
+  return giveBack(input.tenantId, input.windowStart, `visitor#${input.visitor}`, inquiryCounter(input.keyId));
 }

@@ -102,3 +102,16 @@ export function originAllowed(allowed: readonly string[], origin: string): boole
     return listed.host === page.host;
   });
 }
+
+/**
+ * True when a page on `hostname` (a host name without scheme or port, as Turnstile reports where a
+ * token was solved) is one of `allowed`'s origins: an https origin, or http://localhost.
+ */
+export function hostnameAllowed(allowed: readonly string[], hostname: string): boolean {
+  const host = hostname.toLowerCase();
+  if (host === 'localhost') return allowed.includes(LOCALHOST_ORIGIN);
+  const ports = new Set(
+    allowed.map((entry) => parsePageOrigin(entry.replace('://*.', '://wildcard.'))?.port),
+  );
+  return [...ports].some((port) => originAllowed(allowed, `https://${host}${port ? `:${port}` : ''}`));
+}

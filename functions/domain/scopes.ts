@@ -15,11 +15,13 @@ export function isScope(value: string): value is Scope {
   return (SCOPES as readonly string[]).includes(value);
 }
 
-/** A write scope also grants the matching reads ("properties:write … also reads them"). */
+/**
+ * The one grant a scope carries beyond itself: interface §5 says `properties:write` "also reads
+ * them"; `leads:write` and `activities:write` grant writes alone, so that a key handed to a lead
+ * source for ingestion cannot read the CRM back (a key needing both holds both scopes).
+ */
 const IMPLIED: Partial<Record<Scope, Scope[]>> = {
   'properties:write': ['properties:read'],
-  'leads:write': ['leads:read'],
-  'activities:write': ['activities:read'],
 };
 
 export function grants(held: readonly string[], needed: Scope): boolean {

@@ -27,6 +27,22 @@ export function readScopeForEventType(type: SubscribableEventType): Scope {
   return 'leads:read'; // lead.* and inquiry.*
 }
 
+/**
+ * Whether the key that subscribed an endpoint may still receive its events: a revoked or expired
+ * key loses its feed for good (the reason is what the endpoint shows as `disabled_reason`); a key
+ * that cannot be found counts as revoked.
+ */
+export type SubscriberStanding = 'live' | 'key_revoked' | 'key_expired';
+
+export function subscriberStanding(
+  key: { revokedAt?: string | undefined; expiresAt?: string | undefined } | undefined,
+  now: Date,
+): SubscriberStanding {
+  if (!key || key.revokedAt) return 'key_revoked';
+  if (key.expiresAt && Date.parse(key.expiresAt) <= now.getTime()) return 'key_expired';
+  return 'live';
+}
+
 export const WEBHOOK_SECRET_PREFIX = 'whsec_';
 
 /** `whsec_` + base64 of 32 random bytes: the Standard Webhooks secret format receivers expect. */

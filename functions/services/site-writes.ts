@@ -3,6 +3,7 @@ import { getAgent } from '../data/agents.ts';
 import { countListingView } from '../data/listing-views.ts';
 import { getListing } from '../data/listings.ts';
 import type { TenantRecord } from '../data/tenants.ts';
+import { botCheckRefusal } from '../domain/bot-check.ts';
 import { listingStatus } from '../domain/listing.ts';
 import { windowStart } from '../domain/rate-limit.ts';
 import { ForbiddenError, NotFoundError, RequestValidationError } from '../kernel/errors.ts';
@@ -22,11 +23,29 @@ export interface SiteInquiryInput {
 }
 
 /**
+ * Verifies an Inquiry's Turnstile token (403 without a valid one): run by the site pipeline before
+ * the body is validated, so a request without a token learns nothing of the schema.
+ */
+export async function requireInquiryToken(input: {
+  token: unknown;
+  visitorIp: string | undefined;
+  origins: readonly string[];
+}): Promise<void> {
+  const outcome =
+    typeof input.token === 'string' && input.token !== ''
+      ? await verifyTurnstile(input.token, input.visitorIp)
+      : { success: false };
+  const refusal = botCheckRefusal(outcome, input.origins);
+  if (refusal) throw new ForbiddenError(refusal);
+}
+
+/**
  * POST /v1/site/leads: an Inquiry from the website's form, taken in exactly like one from the
  * ingestion API (services/lead-ingest/: Lead matching and the owner rule; the Owner's email and the
  * scoring request follow as stream reactions of the new Inquiry),
  * with source `widget` for a new Lead, and `channel: form`, `via: widget` and the page (Referer) on
- * the Inquiry. The Turnstile token is verified first: without a valid one (403) nothing is written.
+ * the Inquiry. Its Turnstile token was verified by the site pipeline ({@link requireInquiryToken})
+ * before the body was validated.
  */
 export async function takeSiteInquiry(input: {
   tenant: TenantRecord;
@@ -42,9 +61,6 @@ export async function takeSiteInquiry(input: {
       'Send property_id or agent_id, not both',
       'agent_ambiguous',
     );
-  }
-  if (!body.turnstile || !(await verifyTurnstile(body.turnstile, input.visitorIp))) {
-    throw new ForbiddenError('The bot check failed: send the Turnstile token of the form');
   }
   const [listing, agent] = await Promise.all([
     body.property_id ? getListing(tenantId, body.property_id) : undefined,

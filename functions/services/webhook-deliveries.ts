@@ -15,7 +15,12 @@ import {
   type WebhookDeliveryRecord,
   type WebhookEndpointRecord,
 } from '../data/webhooks.ts';
-import { MAX_CONSECUTIVE_FAILURES, nextDelay, outcomeOf } from '../domain/webhooks.ts';
+import {
+  MAX_CONSECUTIVE_FAILURES,
+  nextDelay,
+  outcomeOf,
+  type SubscriberStanding,
+} from '../domain/webhooks.ts';
 import { config } from '../kernel/config.ts';
 import { logger } from '../kernel/logger.ts';
 import { BusinessMetric, countMetric } from '../kernel/metrics.ts';
@@ -26,7 +31,12 @@ import {
   type WebhookLadderPort,
   webhookLadder,
 } from '../kernel/ports/webhook-ladder.ts';
-import { deliveryIdFor, newDelivery } from './webhook-endpoints.ts';
+import {
+  deliveryIdFor,
+  disableForSubscriber,
+  newDelivery,
+  standingOfSubscriber,
+} from './webhook-endpoints.ts';
 
 /** What the delivery logic reaches outside the table; tests pass their own. */
 export interface DeliveryDeps {
@@ -48,7 +58,9 @@ export interface EnvelopeHead {
 
 /**
  * Fans an event out: one delivery per enabled endpoint of the Tenant subscribed to its type, each
- * queued at once. Delivery ids come from (event id, endpoint id), so a replayed stream batch finds
+ * queued at once. An endpoint whose subscribing key is now revoked or expired gets nothing and is
+ * disabled with that reason (revocation disables them too, but a revoked key could re-enable or
+ * re-subscribe within its cache window, and expiry writes nothing). Delivery ids come from (event id, endpoint id), so a replayed stream batch finds
  * them made and only queues them again (the queued message's token makes a repeat harmless).
  */
 export async function fanOutEvent(
@@ -57,9 +69,16 @@ export async function fanOutEvent(
   deps: Pick<DeliveryDeps, 'ladder'> = defaultDeps(),
 ): Promise<number> {
   const envelope = JSON.parse(envelopeJson) as EnvelopeHead;
-  const endpoints = (await listLiveEndpoints(tenantId)).filter(
+  const subscribed = (await listLiveEndpoints(tenantId)).filter(
     (e) => e.enabled && e.events.includes(envelope.type),
   );
+  const standings = new Map<string, Promise<SubscriberStanding>>();
+  const endpoints: WebhookEndpointRecord[] = [];
+  for (const endpoint of subscribed) {
+    const standing = await standingOfSubscriber(endpoint, standings);
+    if (standing === 'live') endpoints.push(endpoint);
+    else await disableOfSubscriber(endpoint, standing);
+  }
   for (const endpoint of endpoints) {
     const record = newDelivery(endpoint, envelope, envelopeJson, deliveryIdFor(envelope.id, endpoint.id));
     const created = await insertDeliveryOnce(record);
@@ -142,6 +161,13 @@ export async function processDeliveryMessage(
     await failWithoutAttempt(delivery, guard);
     return 'endpoint_disabled';
   }
+  // A retry, test or redelivery queued before the subscribing key was revoked or expired.
+  const standing = await standingOfSubscriber(endpoint);
+  if (standing !== 'live') {
+    await disableOfSubscriber(endpoint, standing);
+    await failWithoutAttempt(delivery, guard);
+    return 'endpoint_disabled';
+  }
 
   const response = await deps.send({
     url: endpoint.url,
@@ -213,6 +239,20 @@ export async function processDeliveryMessage(
   if (!recorded) return 'duplicate';
   await countOutcome(endpoint, outcome);
   return result;
+}
+
+async function disableOfSubscriber(
+  endpoint: WebhookEndpointRecord,
+  reason: Exclude<SubscriberStanding, 'live'>,
+): Promise<void> {
+  if (await disableForSubscriber(endpoint, reason)) {
+    countMetric(BusinessMetric.WebhookEndpointsDisabled);
+    logger.warn('webhook endpoint disabled', {
+      tenantId: endpoint.tenantId,
+      endpointId: endpoint.id,
+      reason,
+    });
+  }
 }
 
 /** A success ends the endpoint's run of failures; 20 in a row, or one 410, disable it. */

@@ -1,5 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
+import { findApiKeyByIdConsistently } from '../data/api-keys.ts';
 import {
+  disableEndpointOnce,
   getDelivery,
   getEndpoint,
   insertDeliveryOnce,
@@ -20,11 +22,14 @@ import {
   isSubscribableEventType,
   PING_EVENT_TYPE,
   readScopeForEventType,
+  type SubscriberStanding,
+  subscriberStanding,
 } from '../domain/webhooks.ts';
 import {
   ForbiddenError,
   NotFoundError,
   RequestValidationError,
+  UnauthorizedError,
   type ValidationIssue,
 } from '../kernel/errors.ts';
 import { checkPublicUrl, privateUrlsAllowed } from '../kernel/net/public-address.ts';
@@ -34,9 +39,12 @@ export interface NewEndpointInput {
   tenantId: string;
   url: string;
   events: readonly string[];
-  /** `api`: subscribed by `apiKey` (whose read scopes must cover the events); `console`: the admin CLI. */
+  /**
+   * `api`: subscribed by the key `apiKey.id`, re-read as it is now (not as the auth cache holds it):
+   * it must be live and its read scopes must cover the events; `console`: the admin CLI.
+   */
   via: 'api' | 'console';
-  apiKey?: { id: string; scopes: readonly string[] };
+  apiKey?: { id: string };
   /** Where validation issues point: the API's `["body", …]`, the CLI's flags. */
   loc?: { url: (string | number)[]; events: (string | number)[] };
 }
@@ -76,7 +84,13 @@ export function validateEndpointInput(input: Pick<NewEndpointInput, 'url' | 'eve
 export async function createEndpoint(input: NewEndpointInput): Promise<WebhookEndpointRecord> {
   const events = validateEndpointInput(input);
   if (input.apiKey) {
-    const scopes = input.apiKey.scopes;
+    const key = await findApiKeyByIdConsistently(input.tenantId, input.apiKey.id);
+    const standing = subscriberStanding(key, new Date());
+    // A key revoked or expired a moment ago may still pass the cached authentication: not here.
+    if (!key || standing !== 'live') {
+      throw new UnauthorizedError(standing === 'key_expired' ? 'API key expired' : 'API key revoked');
+    }
+    const scopes = key.scopes;
     const uncovered = events.filter(
       (t) => isSubscribableEventType(t) && !grants(scopes, readScopeForEventType(t)),
     );
@@ -140,14 +154,59 @@ export async function unsubscribeEndpoint(tenantId: string, id: string, apiKeyId
   await updateEndpoint(tenantId, id, { deletedAt: new Date().toISOString(), enabled: false });
 }
 
-/** PATCH enabled: true turns it on and resets the failure count; false turns it off by hand. */
+/**
+ * Whether the endpoint's subscribing key, read as it is now, still lets it receive events. Console
+ * endpoints have no key and are always `live`. `known` spares a repeated read for endpoints of one key.
+ */
+export async function standingOfSubscriber(
+  endpoint: WebhookEndpointRecord,
+  known?: Map<string, Promise<SubscriberStanding>>,
+): Promise<SubscriberStanding> {
+  const keyId = endpoint.createdByKeyId;
+  if (!keyId) return 'live';
+  const cached = known?.get(keyId);
+  if (cached) return cached;
+  const standing = findApiKeyByIdConsistently(endpoint.tenantId, keyId).then((key) =>
+    subscriberStanding(key, new Date()),
+  );
+  known?.set(keyId, standing);
+  return standing;
+}
+
+/**
+ * Turns off, for good, an endpoint whose subscribing key is revoked or expired (once: true when
+ * this call did it). Nothing re-enables it: only a new subscription by a live key.
+ */
+export function disableForSubscriber(
+  endpoint: WebhookEndpointRecord,
+  standing: Exclude<SubscriberStanding, 'live'>,
+): Promise<boolean> {
+  return disableEndpointOnce(endpoint.tenantId, endpoint.id, standing);
+}
+
+/**
+ * PATCH enabled: true turns it on and resets the failure count (refused, 422, when the key that
+ * subscribed it is revoked or expired); false turns it off by hand.
+ */
 export async function setEndpointEnabled(
   tenantId: string,
   id: string,
   enabled: boolean,
 ): Promise<WebhookEndpointRecord> {
-  await requireEndpoint(tenantId, id);
-  if (enabled) return updateEndpoint(tenantId, id, { enabled: true, consecutiveFailures: 0, disabled: null });
+  const endpoint = await requireEndpoint(tenantId, id);
+  if (enabled) {
+    const standing = await standingOfSubscriber(endpoint);
+    if (standing !== 'live') {
+      await disableForSubscriber(endpoint, standing);
+      throw RequestValidationError.single(
+        ['body', 'enabled'],
+        `The API key that subscribed this endpoint is ${standing === 'key_revoked' ? 'revoked' : 'expired'}: ` +
+          'the endpoint cannot be enabled again; subscribe the URL anew with a live key',
+        'subscriber_key_not_live',
+      );
+    }
+    return updateEndpoint(tenantId, id, { enabled: true, consecutiveFailures: 0, disabled: null });
+  }
   return updateEndpoint(tenantId, id, {
     enabled: false,
     disabled: { reason: 'manual', at: new Date().toISOString() },

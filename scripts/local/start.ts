@@ -106,7 +106,7 @@ if (demo.siteKey) {
 if (!demo.keys) {
   log(`Demo tenant "${demo.slug}" already exists; its keys were shown on the first start.`);
   log(
-    `New key: npm run -s admin -- key create --tenant ${demo.slug} --name me --scopes properties:write,leads:write`,
+    `New key: npm run -s admin -- key create --tenant ${demo.slug} --name me --scopes properties:write,leads:read,leads:write`,
   );
 }
 log('');

@@ -144,7 +144,7 @@ describe('GET /v1/agents', () => {
     expect(noOffset.body.detail[0].loc).toEqual(['query', 'updated_since']);
   });
 
-  it('lets in a key with properties:read or leads:read (or their writes) and refuses one with neither (403)', async () => {
+  it('lets in a key with properties:read or leads:read (or properties:write) and refuses one with neither, leads:write alone included (403)', async () => {
     // Prepare
     const keys = {
       properties: await tenant.newKey(['properties:read']),
@@ -165,7 +165,7 @@ describe('GET /v1/agents', () => {
     // Assess
     expect(answers.properties.status).toBe(200);
     expect(answers.leads.status).toBe(200);
-    expect(answers.leadsWrite.status).toBe(200);
+    expect(answers.leadsWrite.status).toBe(403);
     expect(answers.activitiesList.status).toBe(403);
     expect(answers.activitiesList.body.detail).toBe(
       'This API key lacks the scope properties:read or leads:read',

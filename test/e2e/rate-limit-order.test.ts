@@ -178,7 +178,7 @@ describe('rate limit beside the read', () => {
     expect(res.headers.get('ratelimit-policy')).toMatch(/tenant-minute/);
   });
 
-  it('counts every GET once, refused ones included, as before', async () => {
+  it('counts every admitted GET once; refused ones spend no budget (issue 22 row 2)', async () => {
     // Prepare
     const t = await createTestTenant();
     await t.update({ rateLimitPerMinute: 3 });
@@ -189,7 +189,7 @@ describe('rate limit beside the read', () => {
       statuses.push((await api.call('GET', '/v1/properties', { key: t.key })).status);
     // Assess
     expect(statuses).toEqual([200, 200, 200, 429, 429]);
-    expect(await storedTenantCount(t.tenantId)).toBe(5);
+    expect(await storedTenantCount(t.tenantId)).toBe(3);
   });
 });
 

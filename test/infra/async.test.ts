@@ -106,7 +106,7 @@ describe('the stream consumer', () => {
     );
   });
 
-  it('runs Node.js 24 on arm64 with its own log group; reads the table and creates webhook deliveries', () => {
+  it('runs Node.js 24 on arm64 with its own log group; reads the table, creates webhook deliveries and disables the endpoints of dead keys', () => {
     // Prepare
     const consumer = service.async.streamConsumer;
 
@@ -133,6 +133,7 @@ describe('the stream consumer', () => {
         'dynamodb:ListStreams',
         'dynamodb:PutItem',
         'dynamodb:Query',
+        'dynamodb:UpdateItem',
       ].sort(),
     );
     expect(actions.filter((a) => a.includes('*'))).toEqual([]);

@@ -3,7 +3,10 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { SQSEvent } from 'aws-lambda';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { findApiKeyById } from '../../functions/data/api-keys.ts';
+import { ApiKey } from '../../functions/data/entities/api-key.ts';
 import { getDelivery, getEndpoint } from '../../functions/data/webhooks.ts';
+import { UnauthorizedError } from '../../functions/kernel/errors.ts';
 import type { WebhookResponse } from '../../functions/kernel/net/webhook-sender.ts';
 import type { DeliveryMessage, WebhookLadderPort } from '../../functions/kernel/ports/webhook-ladder.ts';
 import { revokeApiKeyById } from '../../functions/services/api-keys.ts';
@@ -194,7 +197,7 @@ describe('processing a delivery message', () => {
       url: 'http://127.0.0.1:9/f',
       events: ['lead.assigned'],
       via: 'api',
-      apiKey: { id: apiKey.id, scopes: ['webhooks:manage', 'leads:read'] },
+      apiKey: { id: apiKey.id },
     });
     await fanOutEvent(tenant.tenantId, envelope('lead.assigned').json, { ladder });
     // Revoking the key that subscribed it disables the endpoint (§5).
@@ -215,6 +218,97 @@ describe('processing a delivery message', () => {
     const delivery = await getDelivery(tenant.tenantId, ladder.queued[0]?.message.deliveryId as string);
     expect(delivery?.status).toBe('failed');
     expect(delivery?.attempts).toEqual([]);
+  });
+});
+
+describe('the subscribing key governs its endpoints', () => {
+  /** Moves a key's expiry into the past, as time passing would (expiry writes nothing). */
+  async function expire(tenantId: string, keyId: string) {
+    const key = await findApiKeyById(tenantId, keyId);
+    await ApiKey.patch({ keyHash: key?.keyHash as string })
+      .set({ expiresAt: new Date(Date.now() - 1000).toISOString() })
+      .go();
+  }
+
+  it('fan-out skips the endpoint of an expired key and disables it (key_expired); a console endpoint still gets the event', async () => {
+    // Prepare
+    const own = await createTestTenant();
+    const ladder = new RecordingLadder();
+    const apiKey = await own.newKey(['webhooks:manage', 'leads:read'], {
+      expiresAt: new Date(Date.now() + 3_600_000).toISOString(),
+    });
+    const ofKey = await createEndpoint({
+      tenantId: own.tenantId,
+      url: 'http://127.0.0.1:9/key',
+      events: ['lead.created'],
+      via: 'api',
+      apiKey: { id: apiKey.id },
+    });
+    const consoleEndpoint = await createEndpoint({
+      tenantId: own.tenantId,
+      url: 'http://127.0.0.1:9/console',
+      events: ['lead.created'],
+      via: 'console',
+    });
+    await expire(own.tenantId, apiKey.id);
+    // Act
+    const fannedOut = await fanOutEvent(own.tenantId, envelope('lead.created').json, { ladder });
+    // Assess
+    expect(fannedOut).toBe(1);
+    expect(ladder.queued.map((q) => q.message.endpointId)).toEqual([consoleEndpoint.id]);
+    expect(await getEndpoint(own.tenantId, ofKey.id)).toMatchObject({
+      enabled: false,
+      disabledReason: 'key_expired',
+    });
+  });
+
+  it('a retry queued before the key expired is not sent: the delivery fails and the endpoint is disabled', async () => {
+    // Prepare
+    const own = await createTestTenant();
+    const ladder = new RecordingLadder();
+    const apiKey = await own.newKey(['webhooks:manage', 'leads:read'], {
+      expiresAt: new Date(Date.now() + 3_600_000).toISOString(),
+    });
+    const endpoint = await createEndpoint({
+      tenantId: own.tenantId,
+      url: 'http://127.0.0.1:9/retry',
+      events: ['lead.created'],
+      via: 'api',
+      apiKey: { id: apiKey.id },
+    });
+    await fanOutEvent(own.tenantId, envelope('lead.created').json, { ladder });
+    await expire(own.tenantId, apiKey.id);
+    let sent = 0;
+    // Act
+    const result = await processDeliveryMessage(ladder.queued[0]?.message as DeliveryMessage, {
+      ladder,
+      send: async () => {
+        sent++;
+        return { statusCode: 200, error: null, durationMs: 1, responseBody: '' };
+      },
+      delayScale: 1,
+    });
+    // Assess
+    expect(result).toBe('endpoint_disabled');
+    expect(sent).toBe(0);
+    expect((await getEndpoint(own.tenantId, endpoint.id))?.disabledReason).toBe('key_expired');
+  });
+
+  it('subscribing with a key revoked a moment ago is refused even though the caller passed authentication', async () => {
+    // Prepare
+    const own = await createTestTenant();
+    const apiKey = await own.newKey(['webhooks:manage', 'leads:read']);
+    await revokeApiKeyById(own.tenantId, apiKey.id);
+    // Act
+    const attempt = createEndpoint({
+      tenantId: own.tenantId,
+      url: 'http://127.0.0.1:9/late',
+      events: ['lead.created'],
+      via: 'api',
+      apiKey: { id: apiKey.id },
+    });
+    // Assess
+    await expect(attempt).rejects.toBeInstanceOf(UnauthorizedError);
   });
 });
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { originAllowed, parseOrigins } from '../../functions/domain/origins.ts';
+import { botCheckRefusal } from '../../functions/domain/bot-check.ts';
+import { hostnameAllowed, originAllowed, parseOrigins } from '../../functions/domain/origins.ts';
 import { viewerAddressIp, visitorBucket } from '../../functions/domain/visitor.ts';
 
 describe('allowed origins (interface §5 rule 1)', () => {
@@ -56,5 +57,35 @@ describe('visitors of the site budgets', () => {
     expect(viewerAddressIp('203.0.113.7:46532')).toBe('203.0.113.7');
     expect(viewerAddressIp('2001:db8::1:46532')).toBe('2001:db8::1');
     expect(viewerAddressIp('garbage')).toBeUndefined();
+  });
+});
+
+describe('the Turnstile answer of an Inquiry (issue 22 item 7)', () => {
+  const origins = ['https://www.agency.example', 'https://*.shop.example', 'http://localhost'];
+
+  it('admits a token solved on a host of the allowed origins, for the inquiry form or no action', () => {
+    expect(hostnameAllowed(origins, 'www.agency.example')).toBe(true);
+    expect(hostnameAllowed(origins, 'a.shop.example')).toBe(true);
+    expect(hostnameAllowed(origins, 'localhost')).toBe(true);
+    expect(
+      botCheckRefusal({ success: true, hostname: 'www.agency.example', action: 'inquiry' }, origins),
+    ).toBe(undefined);
+    expect(botCheckRefusal({ success: true, hostname: 'www.agency.example', action: '' }, origins)).toBe(
+      undefined,
+    );
+    expect(botCheckRefusal({ success: true }, origins)).toBe(undefined);
+  });
+
+  it('refuses a failed token, another host, and another form', () => {
+    expect(hostnameAllowed(origins, 'shop.example')).toBe(false);
+    expect(hostnameAllowed(origins, 'evil.example')).toBe(false);
+    expect(hostnameAllowed(['https://www.agency.example'], 'localhost')).toBe(false);
+    expect(botCheckRefusal({ success: false }, origins)).toMatch(/bot check failed/);
+    expect(botCheckRefusal({ success: true, hostname: 'evil.example', action: 'inquiry' }, origins)).toMatch(
+      /host this key does not allow/,
+    );
+    expect(
+      botCheckRefusal({ success: true, hostname: 'www.agency.example', action: 'login' }, origins),
+    ).toMatch(/another form/);
   });
 });

@@ -27,10 +27,10 @@ describe('scopes', () => {
     for (const scope of SCOPES) expect(grants([scope], scope)).toBe(true);
   });
 
-  it('write implies the matching read', () => {
+  it('only properties:write implies its read; leads:write and activities:write read nothing', () => {
     expect(grants(['properties:write'], 'properties:read')).toBe(true);
-    expect(grants(['leads:write'], 'leads:read')).toBe(true);
-    expect(grants(['activities:write'], 'activities:read')).toBe(true);
+    expect(grants(['leads:write'], 'leads:read')).toBe(false);
+    expect(grants(['activities:write'], 'activities:read')).toBe(false);
   });
 
   it('read does not imply write, and nothing crosses resources', () => {
@@ -55,7 +55,8 @@ describe('scopes', () => {
     const either = ['properties:read', 'leads:read'] as const;
     expect(satisfies(['properties:read'], either)).toBe(true);
     expect(satisfies(['leads:read'], either)).toBe(true);
-    expect(satisfies(['leads:write'], either)).toBe(true);
+    expect(satisfies(['properties:write'], either)).toBe(true);
+    expect(satisfies(['leads:write'], either)).toBe(false);
     expect(satisfies(['activities:read', 'webhooks:manage'], either)).toBe(false);
     expect(satisfies([], either)).toBe(false);
     expect(satisfies(['leads:read'], 'leads:read')).toBe(true);

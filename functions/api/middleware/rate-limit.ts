@@ -20,19 +20,19 @@ async function countAndJudge(state: RequestState): Promise<void> {
   const { tenant, apiKey } = callerOf(state);
   const now = Date.now() / 1000;
   const start = windowStart(now, WINDOW_SECONDS);
-  const counts = await countRequest(tenant.tenantId, apiKey.id, start, WINDOW_SECONDS);
   const { RATE_LIMIT_KEY_PER_MINUTE, RATE_LIMIT_TENANT_PER_MINUTE } = config();
+  const quotas = {
+    key: RATE_LIMIT_KEY_PER_MINUTE,
+    tenant: tenant.rateLimitPerMinute ?? RATE_LIMIT_TENANT_PER_MINUTE,
+  };
+  // Counted only when both budgets have room: a refused request spends neither.
+  const counts = await countRequest(tenant.tenantId, apiKey.id, start, WINDOW_SECONDS, quotas);
   const verdict = judge(
     [
-      {
-        name: 'key-minute',
-        quota: RATE_LIMIT_KEY_PER_MINUTE,
-        windowSeconds: WINDOW_SECONDS,
-        used: counts.keyCount,
-      },
+      { name: 'key-minute', quota: quotas.key, windowSeconds: WINDOW_SECONDS, used: counts.keyCount },
       {
         name: 'tenant-minute',
-        quota: tenant.rateLimitPerMinute ?? RATE_LIMIT_TENANT_PER_MINUTE,
+        quota: quotas.tenant,
         windowSeconds: WINDOW_SECONDS,
         used: counts.tenantCount,
       },
@@ -53,7 +53,8 @@ function takePending(state: RequestState): Promise<void> | undefined {
 }
 
 /**
- * Step 5: one UpdateItem counts the request against the key's and the Tenant's budgets.
+ * Step 5: one conditional UpdateItem counts the request against the key's and the Tenant's budgets
+ * (only when both have room: a refused request spends neither).
  *
  * A write waits for the verdict before anything else runs (a refused write must change nothing).
  * A read starts the count and goes on at once, so its own round trip runs beside the counter's:

@@ -145,7 +145,7 @@ export async function admitSiteRequest(
   const { tenant } = entry.caller;
   const admission = {
     caller: entry.caller,
-    site: { visitor, ip, referer: header(event, 'referer') },
+    site: { visitor, ip, referer: header(event, 'referer'), origins: entry.origins },
     corsHeaders,
   };
   if (tenant.suspended)

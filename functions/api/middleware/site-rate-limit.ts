@@ -1,12 +1,13 @@
 import type { MiddlewareObj } from '@middy/core';
 import type { Context } from 'aws-lambda';
-import { countSiteRequest } from '../../data/site-rate-limits.ts';
+import { countSiteInquiry, countSiteRequest, giveBackSiteInquiry } from '../../data/site-rate-limits.ts';
 import { type Budget, judge, windowStart } from '../../domain/rate-limit.ts';
 import { config } from '../../kernel/config.ts';
 import { RateLimitedError } from '../../kernel/errors.ts';
+import { requireInquiryToken } from '../../services/site-writes.ts';
 import type { PipelineStep } from '../answers.ts';
 import type { HttpEvent } from '../http.ts';
-import { callerOf, stateOf } from '../request-state.ts';
+import { callerOf, type RequestState, stateOf } from '../request-state.ts';
 import type { RouteDefinition } from '../route.ts';
 import { rateLimitStep } from './rate-limit.ts';
 
@@ -17,28 +18,56 @@ export function isInquiryRoute(route: RouteDefinition): boolean {
   return route.operationId === 'createSiteLead';
 }
 
+/** Sets the budget headers of every answer from `budgets`; a spent one → 429 with `Retry-After`. */
+function applyVerdict(state: RequestState, budgets: Budget[], now: number, admitted: boolean): void {
+  const verdict = judge(budgets, now);
+  const { 'Retry-After': _retry, ...everyResponse } = verdict.headers;
+  state.rateLimitHeaders = everyResponse;
+  if (!admitted || !verdict.allowed) {
+    throw new RateLimitedError('Rate limit exceeded: retry after the window resets', verdict.headers);
+  }
+}
+
+/** The Inquiry's Turnstile token, read leniently from the raw body (validation comes later). */
+function tokenOf(event: HttpEvent): unknown {
+  if (!event.body) return undefined;
+  try {
+    const text = event.isBase64Encoded ? Buffer.from(event.body, 'base64').toString('utf8') : event.body;
+    const body = JSON.parse(text) as unknown;
+    return body !== null && typeof body === 'object'
+      ? (body as { turnstile?: unknown }).turnstile
+      : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /**
- * The site budgets (interface §8): `ip-minute` per visitor over every publishable call of the
- * Tenant, `site-minute` over all the Tenant's publishable keys, and for an Inquiry `inquiry-minute`
- * per key and visitor. The headers are those of the secret API: every budget spent is listed in
- * `RateLimit-Policy`, the tightest in `RateLimit`; a spent one answers 429 with `Retry-After`.
+ * The site budgets (interface §8), judged in order: `ip-minute` per visitor over every publishable
+ * call of the Tenant, then `site-minute` over all the Tenant's publishable keys, and for an Inquiry
+ * `inquiry-minute` per key and visitor. The shared `site-minute` is spent only by requests the
+ * visitor's own budget admits (issue 22 row 2: one visitor cannot lock the site out). An Inquiry's
+ * Turnstile token is checked next, before its body is validated (403 first, interface §4.8), side by
+ * side with its `inquiry-minute` count; only an Inquiry that is taken in keeps its count (a refused
+ * token, a 422, any failure gives it back). The headers are those of the secret API: every budget
+ * spent is listed in `RateLimit-Policy`, the tightest in `RateLimit`; a spent one answers 429.
  */
 export function siteRateLimit(): MiddlewareObj<HttpEvent, unknown, Error, Context> {
   return {
     before: async (request) => {
       const state = stateOf(request.context);
       const { tenant, apiKey } = callerOf(state);
-      const inquiry = isInquiryRoute(state.route);
+      const visitor = state.site?.visitor ?? 'unknown';
       const now = Date.now() / 1000;
       const start = windowStart(now, WINDOW_SECONDS);
+      const c = config();
       const counts = await countSiteRequest({
         tenantId: tenant.tenantId,
-        visitor: state.site?.visitor ?? 'unknown',
+        visitor,
         windowStart: start,
         windowSeconds: WINDOW_SECONDS,
-        inquiryKeyId: inquiry ? apiKey.id : undefined,
+        quotas: { visitor: c.SITE_RATE_LIMIT_IP_PER_MINUTE, site: c.SITE_RATE_LIMIT_TENANT_PER_MINUTE },
       });
-      const c = config();
       const budgets: Budget[] = [
         {
           name: 'ip-minute',
@@ -53,20 +82,44 @@ export function siteRateLimit(): MiddlewareObj<HttpEvent, unknown, Error, Contex
           used: counts.siteCount,
         },
       ];
-      if (counts.inquiryCount !== undefined) {
-        budgets.push({
-          name: 'inquiry-minute',
-          quota: c.SITE_RATE_LIMIT_INQUIRY_PER_MINUTE,
+      applyVerdict(state, budgets, now, counts.admitted);
+      if (!isInquiryRoute(state.route)) return;
+
+      const inquiry = { tenantId: tenant.tenantId, visitor, keyId: apiKey.id, windowStart: start };
+      const [token, counted] = await Promise.allSettled([
+        requireInquiryToken({
+          token: tokenOf(request.event),
+          visitorIp: state.site?.ip,
+          origins: state.site?.origins ?? [],
+        }),
+        countSiteInquiry({
+          ...inquiry,
           windowSeconds: WINDOW_SECONDS,
-          used: counts.inquiryCount,
-        });
+          quota: c.SITE_RATE_LIMIT_INQUIRY_PER_MINUTE,
+        }),
+      ]);
+      if (counted.status === 'fulfilled' && counted.value.admitted) {
+        state.countedInquiry = () => giveBackSiteInquiry(inquiry);
       }
-      const verdict = judge(budgets, now);
-      const { 'Retry-After': _retry, ...everyResponse } = verdict.headers;
-      state.rateLimitHeaders = everyResponse;
-      if (!verdict.allowed) {
-        throw new RateLimitedError('Rate limit exceeded: retry after the window resets', verdict.headers);
-      }
+      if (token.status === 'rejected') throw token.reason;
+      if (counted.status === 'rejected') throw counted.reason;
+      budgets.push({
+        name: 'inquiry-minute',
+        quota: c.SITE_RATE_LIMIT_INQUIRY_PER_MINUTE,
+        windowSeconds: WINDOW_SECONDS,
+        used: counted.value.inquiryCount,
+      });
+      applyVerdict(state, budgets, now, counted.value.admitted);
+    },
+    after: async (request) => {
+      // Taken in: the Inquiry keeps its count.
+      stateOf(request.context).countedInquiry = undefined;
+    },
+    onError: async (request) => {
+      const state = stateOf(request.context);
+      const giveBack = state.countedInquiry;
+      state.countedInquiry = undefined;
+      await giveBack?.();
     },
   };
 }

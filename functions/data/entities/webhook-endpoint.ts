@@ -23,7 +23,7 @@ export const WebhookEndpoint = lazyEntity(
           createdByKeyId: { type: 'string', readOnly: true },
           /** Failed attempts in a row across its deliveries; 20 disable the endpoint. */
           consecutiveFailures: { type: 'number', required: true, default: 0 },
-          disabledReason: { type: ['failures', 'gone', 'key_revoked', 'manual'] as const },
+          disabledReason: { type: ['failures', 'gone', 'key_revoked', 'key_expired', 'manual'] as const },
           disabledAt: { type: 'string' },
           deletedAt: { type: 'string' },
           ...timestamps,

@@ -26,7 +26,7 @@ export const operation = defineOperation(
       url: body.url,
       events: body.events,
       via: 'api',
-      apiKey: { id: caller.apiKey.id, scopes: caller.apiKey.scopes },
+      apiKey: { id: caller.apiKey.id },
     });
     return { status: 201, body: { ...toEndpointOut(endpoint), secret: endpoint.secret } };
   },

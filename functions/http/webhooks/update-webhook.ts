@@ -15,7 +15,11 @@ export const operation = defineOperation(
         schema: EndpointOut,
       },
       404: { description: 'No endpoint with this id in this tenant', schema: ErrorOut },
-      422: { description: 'enabled missing or not a boolean', schema: ValidationErrorOut },
+      422: {
+        description:
+          'enabled missing or not a boolean; or enabled: true on an endpoint whose subscribing key is revoked or expired',
+        schema: ValidationErrorOut,
+      },
     },
   },
   async ({ params, body, caller }) => ({

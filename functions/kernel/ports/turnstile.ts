@@ -12,14 +12,24 @@ const TIMEOUT_MS = 5_000;
  * idempotency key so a retried call is not counted as a replay). Without a configured secret, which
  * only the local stack may lack, only {@link TURNSTILE_DUMMY_TOKEN} passes; in Lambda a missing secret
  * throws (CDK always sets TURNSTILE_SECRET_ARN). A Cloudflare outage refuses the token: nothing is
- * written unverified.
+ * written unverified. The answer keeps the `hostname` the token was solved on and its widget's
+ * `action`, for the caller to check against the key's origins and the form.
  */
-export async function verifyTurnstile(token: string, remoteIp: string | undefined): Promise<boolean> {
+export interface TurnstileOutcome {
+  success: boolean;
+  hostname?: string | undefined;
+  action?: string | undefined;
+}
+
+export async function verifyTurnstile(
+  token: string,
+  remoteIp: string | undefined,
+): Promise<TurnstileOutcome> {
   const secret = await siteSecret('turnstile');
   if (secret === undefined) {
     if (process.env.AWS_LAMBDA_FUNCTION_NAME)
       throw new Error('No Turnstile secret: set TURNSTILE_SECRET_ARN');
-    return token === TURNSTILE_DUMMY_TOKEN;
+    return { success: token === TURNSTILE_DUMMY_TOKEN };
   }
   const form = new URLSearchParams({ secret, response: token, idempotency_key: randomUUID() });
   if (remoteIp) form.set('remoteip', remoteIp);
@@ -32,11 +42,20 @@ export async function verifyTurnstile(token: string, remoteIp: string | undefine
       body: form,
       signal: AbortSignal.timeout(TIMEOUT_MS),
     });
-    const outcome = (await response.json()) as { success?: boolean; 'error-codes'?: string[] };
+    const outcome = (await response.json()) as {
+      success?: boolean;
+      hostname?: unknown;
+      action?: unknown;
+      'error-codes'?: string[];
+    };
     if (outcome.success !== true) logger.info('turnstile refused', { errors: outcome['error-codes'] ?? [] });
-    return outcome.success === true;
+    return {
+      success: outcome.success === true,
+      ...(typeof outcome.hostname === 'string' ? { hostname: outcome.hostname } : {}),
+      ...(typeof outcome.action === 'string' ? { action: outcome.action } : {}),
+    };
   } catch (error) {
     logger.warn('turnstile siteverify failed', { error: (error as Error).message });
-    return false;
+    return { success: false };
   }
 }
