@@ -23,6 +23,7 @@ import {
   SynthesizedApp,
 } from '../support/iam-policies.ts';
 import { DEPLOY_CONTEXT } from './deploy-context.ts';
+import { actionsOf } from './iam-statements.ts';
 
 type Json = Record<string, unknown>;
 
@@ -58,16 +59,27 @@ function each(requests: readonly AccessRequest[], decision: string): Record<stri
   return Object.fromEntries(requests.map((r) => [lineOf(r), decision]));
 }
 
-const actionsOf = (statement: Json): string[] =>
-  ([] as string[]).concat(statement.Action as string | string[]);
 const principalOf = (statement: Json): string => JSON.stringify(statement.Principal ?? '');
 
-/** A template edit that removes, from every policy-bearing property of type `type`, the statements `drop` selects. */
-function dropFrom(type: string, property: string, drop: (statement: Json, logicalId: string) => boolean) {
-  return (resources: Record<string, { Type: string; Properties?: Json }>) => {
-    for (const [logicalId, resource] of Object.entries(resources)) {
-      if (resource.Type !== type || !resource.Properties?.[property]) continue;
-      dropStatements(resource.Properties[property], (statement) => drop(statement, logicalId));
+type Resources = Record<string, { Type: string; Properties?: Json }>;
+
+/** A template edit that removes, from the policy `property` of each resource of `type`, the statements `drop` selects. */
+function dropFrom(type: string, property: string, drop: (statement: Json) => boolean) {
+  return (resources: Resources) => {
+    for (const resource of Object.values(resources)) {
+      if (resource.Type === type && resource.Properties?.[property]) {
+        dropStatements(resource.Properties[property], drop);
+      }
+    }
+  };
+}
+
+/** A template edit that removes the Lambda permissions `drop` selects (by their properties). */
+function dropPermissions(drop: (properties: Json) => boolean) {
+  return (resources: Resources) => {
+    for (const [id, resource] of Object.entries(resources)) {
+      if (resource.Type === 'AWS::Lambda::Permission' && drop(resource.Properties ?? {}))
+        delete resources[id];
     }
   };
 }
@@ -197,7 +209,7 @@ describe('EventBridge rules deliver to their targets and dead-letter queues', ()
     on.resourcesOfType('AWS::Events::Rule').flatMap((rule) =>
       (rule.properties.Targets as Json[]).flatMap((target) => {
         const context = {
-          'aws:SourceArn': String(on.resolve(rule.stack, { 'Fn::GetAtt': [rule.logicalId, 'Arn'] })),
+          'aws:SourceArn': String(rule.arn),
           'aws:SourceAccount': ACCOUNT,
           ...OVER_TLS,
         };
@@ -240,12 +252,10 @@ describe('EventBridge rules deliver to their targets and dead-letter queues', ()
       deadLetters,
       dropFrom('AWS::SQS::QueuePolicy', 'PolicyDocument', byEvents),
     );
-    const noInvoke = app.edited(deadLetters, (resources) => {
-      for (const [id, r] of Object.entries(resources)) {
-        if (r.Type === 'AWS::Lambda::Permission' && r.Properties?.Principal === 'events.amazonaws.com')
-          delete resources[id];
-      }
-    });
+    const noInvoke = app.edited(
+      deadLetters,
+      dropPermissions((p) => p.Principal === 'events.amazonaws.com'),
+    );
     const requests = deliveries(app);
     // Act
     const withoutQueueGrant = await decisions(noQueueGrant, requests);
@@ -266,9 +276,7 @@ describe('CloudFront reads the gallery photos from the bucket (Origin Access Con
     `${bucketArn()}/${prefix}${randomUUID()}/${randomUUID()}/${randomUUID()}.jpg`;
   /** Every distribution of the app (the photo CDN, the site's /media/*), as OAC signs for it. */
   const distributions = () =>
-    app
-      .resourcesOfType('AWS::CloudFront::Distribution')
-      .map((d) => distributionArn(app.resolve(d.stack, { Ref: d.logicalId }) as string));
+    app.resourcesOfType('AWS::CloudFront::Distribution').map((d) => distributionArn(d.ref));
   const read = (object: string, sourceArn: string, account = ACCOUNT): AccessRequest => ({
     principal: 'cloudfront.amazonaws.com',
     action: 's3:GetObject',
@@ -332,7 +340,7 @@ describe('API Gateway invokes the function of each route', () => {
       const target = String(route.properties.Target).replace(/^integrations\//, '');
       const integration = on
         .resourcesOfType('AWS::ApiGatewayV2::Integration')
-        .find((i) => i.stack === route.stack && on.resolve(i.stack, { Ref: i.logicalId }) === target);
+        .find((i) => i.stack === route.stack && i.ref === target);
       const [method, path] = String(route.properties.RouteKey).split(' ') as [string, string];
       return {
         principal: 'apigateway.amazonaws.com',
@@ -378,15 +386,10 @@ describe('API Gateway invokes the function of each route', () => {
       .find(([id]) => id === 'getLead')?.[1];
     if (!fn) throw new Error('no getLead function');
     const functionId = app.logicalId(fn.fn);
-    const noPermission = app.edited(fn.fn, (resources) => {
-      for (const [id, r] of Object.entries(resources)) {
-        if (
-          r.Type === 'AWS::Lambda::Permission' &&
-          JSON.stringify(r.Properties?.FunctionName).includes(`"${functionId}"`)
-        )
-          delete resources[id];
-      }
-    });
+    const noPermission = app.edited(
+      fn.fn,
+      dropPermissions((p) => JSON.stringify(p.FunctionName).includes(`"${functionId}"`)),
+    );
     const requests = invokes(app);
     // Act
     const decided = await decisions(noPermission, requests);
