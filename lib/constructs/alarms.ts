@@ -1,4 +1,4 @@
-import { Duration } from 'aws-cdk-lib';
+import { Duration, Stack } from 'aws-cdk-lib';
 import type { IHttpApi } from 'aws-cdk-lib/aws-apigatewayv2';
 import {
   Alarm,
@@ -71,7 +71,7 @@ export class AlarmTopic extends Construct {
         principals: [new ServicePrincipal('cloudwatch.amazonaws.com')],
         actions: ['kms:Decrypt', 'kms:GenerateDataKey*'],
         // In a key policy "*" is this key. Which alarms may publish is the topic policy's business
-        // (this account's principals only, SNS's default).
+        // (this account's alarms only, below).
         resources: ['*'],
       }),
     );
@@ -80,6 +80,22 @@ export class AlarmTopic extends Construct {
       masterKey: this.key,
       enforceSSL: true,
     });
+    // A topic policy replaces SNS's default one (which lets the account's principals publish), and
+    // `enforceSSL` gives this topic one whose only statement is the Deny of plain HTTP: without this
+    // Allow, no alarm could ever publish. Only alarms of this account, in this region, may.
+    const { account, partition, region } = Stack.of(this);
+    this.topic.addToResourcePolicy(
+      new PolicyStatement({
+        sid: 'CloudWatchAlarmsPublish',
+        principals: [new ServicePrincipal('cloudwatch.amazonaws.com')],
+        actions: ['sns:Publish'],
+        resources: [this.topic.topicArn],
+        conditions: {
+          StringEquals: { 'aws:SourceAccount': account },
+          ArnLike: { 'aws:SourceArn': `arn:${partition}:cloudwatch:${region}:${account}:alarm:*` },
+        },
+      }),
+    );
     this.topic.addSubscription(new EmailSubscription(props.email));
     NagSuppressions.addResourceSuppressions(
       this.topic,

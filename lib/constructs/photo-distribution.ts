@@ -6,6 +6,7 @@ import {
   HttpVersion,
   PriceClass,
   ResponseHeadersPolicy,
+  S3OriginAccessControl,
   ViewerProtocolPolicy,
 } from 'aws-cdk-lib/aws-cloudfront';
 import { S3BucketOrigin } from 'aws-cdk-lib/aws-cloudfront-origins';
@@ -18,15 +19,14 @@ import { Construct } from 'constructs';
 export const GALLERY_KEY_PREFIX = 'images/';
 
 /**
- * Lets the account's other CloudFront distributions read the gallery photos (`images/*`) through
- * Origin Access Control: the site distribution serves them under `/media/*`
- * (lib/constructs/site-distribution.ts). It lives in a later stack, so this grant names no
- * distribution id: `AWS:SourceArn` is matched against the account's distributions
- * (`arn:…:cloudfront::<account>:distribution/*`) and `AWS:SourceAccount` must be this account. A
- * statement naming the site distribution would make this (data) stack depend on the site stack,
- * which already depends on it through the API: a cycle. Nothing leaks by the wider match: gallery
- * photos are public (the photo distribution serves them to anyone); unconfirmed uploads
- * (`uploads/`) stay readable by the photo distribution alone.
+ * Lets the account's CloudFront distributions read the gallery photos (`images/*`) through Origin
+ * Access Control, and nothing else of the bucket: the photo distribution (PhotoDistribution) and the
+ * site distribution's `/media/*` (lib/constructs/site-distribution.ts). The site distribution lives
+ * in a later stack, so this grant names no distribution id: `AWS:SourceArn` is matched against the
+ * account's distributions (`arn:…:cloudfront::<account>:distribution/*`) and `AWS:SourceAccount` must
+ * be this account. A statement naming the site distribution would make this (data) stack depend on
+ * the site stack, which already depends on it through the API: a cycle. Nothing leaks by the wider
+ * match: gallery photos are public. Unconfirmed uploads (`uploads/`) are readable by no distribution.
  */
 export function grantGalleryReadToAccountDistributions(bucket: IBucket): void {
   bucket.addToResourcePolicy(
@@ -51,10 +51,11 @@ export interface PhotoDistributionProps {
 
 /**
  * Serves the gallery photos (interface §4.2): a CloudFront distribution in front of the private
- * photo bucket, reaching it through Origin Access Control (the bucket stays closed to the public;
- * its policy lets this distribution alone read). Photos are immutable (a new photo is a new key), so
- * they are cached long. `baseUrl` is what the functions put in image URLs. An unconfirmed upload is
- * readable here only by whoever knows its random key (its uploader), until it expires after a day.
+ * photo bucket, reaching it through Origin Access Control (the bucket stays closed to the public).
+ * The bucket policy lets the account's distributions read `images/*` only
+ * (grantGalleryReadToAccountDistributions, added here), so an unconfirmed upload (`uploads/`) is
+ * never served, nor cached for a year after S3 expires it. Photos are immutable (a new photo is a new
+ * key), so they are cached long. `baseUrl` is what the functions put in image URLs.
  */
 export class PhotoDistribution extends Construct {
   readonly distribution: Distribution;
@@ -71,12 +72,20 @@ export class PhotoDistribution extends Construct {
       enableAcceptEncodingGzip: false,
       enableAcceptEncodingBrotli: false,
     });
+    // Not S3BucketOrigin.withOriginAccessControl: it also grants this distribution s3:GetObject on
+    // every key of the bucket (`uploads/` included), and offers no way to narrow it.
+    const originAccessControl = new S3OriginAccessControl(this, 'OriginAccessControl', {
+      description: 'The photo CDN signs its reads of the gallery (images/*)',
+    });
+    grantGalleryReadToAccountDistributions(props.bucket);
     this.distribution = new Distribution(this, 'Distribution', {
       comment: 'Listings and Leads: listing photos',
       httpVersion: HttpVersion.HTTP2_AND_3,
       priceClass: PriceClass.PRICE_CLASS_100,
       defaultBehavior: {
-        origin: S3BucketOrigin.withOriginAccessControl(props.bucket),
+        origin: S3BucketOrigin.withBucketDefaults(props.bucket, {
+          originAccessControlId: originAccessControl.originAccessControlId,
+        }),
         viewerProtocolPolicy: ViewerProtocolPolicy.REDIRECT_TO_HTTPS,
         allowedMethods: AllowedMethods.ALLOW_GET_HEAD,
         cachePolicy,

@@ -65,10 +65,13 @@ export class WebhookLadder extends Construct {
 
     this.schedulerRole = new Role(this, 'SchedulerRole', {
       assumedBy: new ServicePrincipal('scheduler.amazonaws.com', {
-        // Only schedules of this account's group may use the role (confused-deputy guard).
+        // Only schedules of this account's group may use the role (confused-deputy guard). Scheduler
+        // sends the schedule GROUP's ARN as aws:SourceArn (`…:schedule-group/<group>`), never the
+        // schedule's: a condition on `…:schedule/<group>/*` matches nothing, and CreateSchedule refuses
+        // the role (AWS's "Confused deputy prevention in EventBridge Scheduler").
         conditions: {
           StringEquals: { 'aws:SourceAccount': stack.account },
-          ArnLike: { 'aws:SourceArn': this.scheduleGroupSchedulesArn() },
+          ArnEquals: { 'aws:SourceArn': this.scheduleGroup.scheduleGroupArn },
         },
       }),
       description: 'EventBridge Scheduler: sends due webhook retries to the delivery queue, nothing else',

@@ -18,10 +18,7 @@ import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { NagSuppressions } from 'cdk-nag';
 import type { Construct } from 'constructs';
 import { tableDefinition } from '../../functions/data/table.ts';
-import {
-  grantGalleryReadToAccountDistributions,
-  PhotoDistribution,
-} from '../constructs/photo-distribution.ts';
+import { PhotoDistribution } from '../constructs/photo-distribution.ts';
 
 /**
  * Everything stateful: the one table, the photo bucket, and the key that signs pagination cursors
@@ -162,8 +159,7 @@ export class DataStack extends Stack {
         },
       ],
     });
+    // Grants the account's distributions (this one, the site's /media/*) images/* only, through OAC.
     this.photoDistribution = new PhotoDistribution(this, 'PhotoDistribution', { bucket: this.photoBucket });
-    // The site distribution's /media/* (site stack) reads the gallery through OAC.
-    grantGalleryReadToAccountDistributions(this.photoBucket);
   }
 }

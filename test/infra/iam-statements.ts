@@ -11,8 +11,8 @@ export interface Statement {
 }
 
 /** The statement's actions; CloudFormation writes a single one as a bare string. */
-export function actionsOf(statement: Statement): string[] {
-  return Array.isArray(statement.Action) ? statement.Action : [statement.Action];
+export function actionsOf(statement: Pick<Statement, 'Action'> | Record<string, unknown>): string[] {
+  return ([] as string[]).concat(statement.Action as string | string[]);
 }
 
 /** The statement's resources; a single one may be written bare. */
