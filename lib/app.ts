@@ -9,6 +9,7 @@ import { emailDomain, parseBedrockModelId, repoRoot } from './constructs/service
 import { ApiStack } from './stacks/api-stack.ts';
 import { type AiModelSettings, AsyncStack, DEFAULT_AI_MODEL } from './stacks/async-stack.ts';
 import { DataStack } from './stacks/data-stack.ts';
+import { PhotoCdnStack } from './stacks/photo-cdn-stack.ts';
 import { SiteStack } from './stacks/site-stack.ts';
 
 export interface BuildAppOptions {
@@ -50,6 +51,7 @@ export interface BuildAppOptions {
 export interface ServiceApp {
   readonly app: App;
   readonly data: DataStack;
+  readonly photoCdn: PhotoCdnStack;
   readonly api: ApiStack;
   readonly async: AsyncStack;
   readonly site: SiteStack;
@@ -58,11 +60,18 @@ export interface ServiceApp {
 /**
  * Builds the stacks of one stage. bin/app.ts and the infrastructure tests both start here.
  *
- * Order: data, then async, then API. The async stack owns the AI queue (with its dead-letter queue)
- * and the API's routes that `use` it send to it, so the API stack depends on the async stack
- * (Data <- Async <- Api; CloudFormation deploys them in that order). The queue stays where it was, so
- * existing stages keep it and its messages. The async stack must therefore never reference the API
- * stack: that would be a dependency cycle.
+ * Order: data, photo CDN, async, API, site. The photo distribution has a stack of its own so that a
+ * refusal of CloudFront (new accounts) never rolls the stateful data stack back. The async stack owns
+ * the AI queue (with its dead-letter queue) and the API's routes that `use` it send to it, so the API
+ * stack depends on the async stack (Data <- PhotoCdn <- Async <- Api <- Site; `cdk deploy --all`
+ * deploys them in that order). The queue stays where it was, so existing stages keep it and its
+ * messages. The async stack must therefore never reference the API stack: that would be a cycle.
+ *
+ * Every cross-stack value is an export (cdk.json `@aws-cdk/core:defaultCrossStackReferences`:
+ * "strong"): CloudFormation refuses to change or remove an export a consumer still imports, so a
+ * replaced queue or distribution fails the producer's deploy loudly instead of staying stale in a
+ * consumer stack that `cdk deploy` skipped (what `Fn::GetStackOutput`, resolved only when the
+ * consumer itself is updated, allowed). The README's deploy guide says how to replace one.
  */
 export function buildApp(options: BuildAppOptions = {}): ServiceApp {
   const app = options.app ?? new App({ context: { ...cdkJsonContext(), ...options.context } });
@@ -81,13 +90,19 @@ export function buildApp(options: BuildAppOptions = {}): ServiceApp {
     env,
     description: 'Listings and Leads: table, photo bucket and cursor key',
   });
+  const photoCdn = new PhotoCdnStack(app, `${prefix}-PhotoCdn`, {
+    env,
+    description: 'Listings and Leads: CloudFront in front of the photo bucket',
+    photoBucket: data.photoBucket,
+  });
+  const photoBaseUrl = photoCdn.photoDistribution.baseUrl;
   const async = new AsyncStack(app, `${prefix}-Async`, {
     env,
     description: 'Listings and Leads: stream consumer, AI queue and worker, alarm topic',
     table: data.table,
     cursorSecret: data.cursorSecret,
     photoBucket: data.photoBucket,
-    photoBaseUrl: data.photoDistribution.baseUrl,
+    photoBaseUrl,
     alarmEmail,
     aiModel,
     emailFrom,
@@ -100,7 +115,7 @@ export function buildApp(options: BuildAppOptions = {}): ServiceApp {
     aiQueue: async.aiQueue,
     imageImportQueue: async.imageImport.queue,
     photoBucket: data.photoBucket,
-    photoBaseUrl: data.photoDistribution.baseUrl,
+    photoBaseUrl,
     cursorSecret: data.cursorSecret,
     alarmTopic: async.alarmTopic.topic,
     emailFrom,
@@ -113,7 +128,7 @@ export function buildApp(options: BuildAppOptions = {}): ServiceApp {
     originSecret: data.siteOriginSecret,
     photoBucketName: data.photoBucket.bucketName,
   });
-  return { app, data, api, async, site };
+  return { app, data, photoCdn, api, async, site };
 }
 
 /**
