@@ -326,10 +326,18 @@ export class ServiceFunction extends Construct {
 
   /**
    * Lets the function send email through Amazon SES (v2 `SendEmail`) as `from`, and as no one else:
-   * the address in `EMAIL_FROM` and `ses:SendEmail` on the SES identities that can cover it in the
-   * stack's region: its domain (`identity/example.com`, the usual verified identity) and the address
-   * itself (`identity/no-reply@example.com`), which SES authorizes against instead when the address is
-   * verified on its own. No `identity/*`, so the function cannot send from another verified identity.
+   * the address in `EMAIL_FROM` and `ses:SendEmail`
+   * - on the SES identities that can cover the sender in the stack's region: its domain
+   *   (`identity/example.com`, the usual verified identity) and the address itself
+   *   (`identity/no-reply@example.com`), which SES authorizes against instead when the address is
+   *   verified on its own;
+   * - on every identity of the account and region (`identity/*`), on the condition that the sender is
+   *   `from` (`ses:FromAddress`). In the SES sandbox (every new account) SES also authorizes the caller
+   *   against each recipient's identity (the verified addresses a sandboxed account may send to): not
+   *   in AWS's documentation, but reported by users with `AccessDenied … on resource identity/<recipient>`.
+   *   Granted always rather than behind a setting, so that leaving the sandbox needs no redeploy and a
+   *   first deploy cannot get it wrong; the condition keeps the function from sending as another
+   *   verified identity.
    * The service sends without a configuration set; if ops attach a default configuration set to the
    * identity, SES also checks `ses:SendEmail` on that set, which this does not grant.
    */
@@ -337,18 +345,36 @@ export class ServiceFunction extends Construct {
     const domain = emailDomain(from);
     this.fn.addEnvironment('EMAIL_FROM', from);
     const stack = Stack.of(this);
+    const identityArn = (identity: string) =>
+      stack.formatArn({
+        service: 'ses',
+        resource: 'identity',
+        resourceName: identity,
+        arnFormat: ArnFormat.SLASH_RESOURCE_NAME,
+      });
+    this.role.addToPrincipalPolicy(
+      new PolicyStatement({ actions: ['ses:SendEmail'], resources: [domain, from].map(identityArn) }),
+    );
     this.role.addToPrincipalPolicy(
       new PolicyStatement({
         actions: ['ses:SendEmail'],
-        resources: [domain, from].map((identity) =>
-          stack.formatArn({
-            service: 'ses',
-            resource: 'identity',
-            resourceName: identity,
-            arnFormat: ArnFormat.SLASH_RESOURCE_NAME,
-          }),
-        ),
+        resources: [identityArn('*')],
+        conditions: { StringEquals: { 'ses:FromAddress': from } },
       }),
+    );
+    NagSuppressions.addResourceSuppressions(
+      this.role,
+      [
+        {
+          id: 'AwsSolutions-IAM5',
+          reason:
+            "In the SES sandbox SES authorizes ses:SendEmail against each recipient's identity as well, " +
+            "and the recipients are the account's verified identities: any of them, but only with the " +
+            `service's own sender (condition ses:FromAddress = ${from}).`,
+          appliesTo: [{ regex: '/^Resource::arn:<AWS::Partition>:ses:.+:identity\\/\\*$/g' }],
+        },
+      ],
+      true,
     );
   }
 

@@ -174,6 +174,39 @@ describe('the stream consumer', () => {
   });
 });
 
+describe('email from a worker in the SES sandbox', () => {
+  it("may send as the sender alone: on the sender's identities, and on any identity (the sandbox's verified recipients) only with that sender", () => {
+    // Prepare
+    const consumer = service.async.streamConsumer;
+    const identity = (name: string) =>
+      `:ses:",{"Ref":"AWS::Region"},":",{"Ref":"AWS::AccountId"},":identity/${name}"`;
+
+    // Act
+    const ses = statementsOf(template, service.async, consumer.role)
+      .filter((s) => actionsOf(s).includes('ses:SendEmail'))
+      .map((s) => ({
+        actions: actionsOf(s),
+        resources: resourcesOf(s).map((r) => JSON.stringify(r)),
+        condition: s.Condition,
+      }));
+
+    // Assess
+    expect(ses).toHaveLength(2);
+    const [onSender, onRecipients] = ses;
+    expect(onSender?.actions).toEqual(['ses:SendEmail']);
+    expect(onSender?.resources).toEqual([
+      expect.stringContaining(identity('example.com')),
+      expect.stringContaining(identity(DEPLOY_CONTEXT.emailFrom)),
+    ]);
+    expect(onSender?.condition).toBeUndefined();
+    expect(onRecipients?.actions).toEqual(['ses:SendEmail']);
+    expect(onRecipients?.resources).toEqual([expect.stringContaining(identity('*'))]);
+    expect(onRecipients?.condition).toEqual({
+      StringEquals: { 'ses:FromAddress': DEPLOY_CONTEXT.emailFrom },
+    });
+  });
+});
+
 /** Lambda's event filtering on one record, for the patterns used here: nested keys, value lists, anything-but. */
 function matchesPattern(pattern: unknown, value: unknown): boolean {
   if (Array.isArray(pattern)) {
