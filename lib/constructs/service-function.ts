@@ -46,7 +46,7 @@ const FOUNDATION_MODEL_ID = /^[a-z0-9-]+\.[A-Za-z0-9._:-]+$/;
 /** The geography prefixes of cross-region inference profile ids (`eu.amazon.nova-lite-v1:0`). */
 const INFERENCE_PROFILE_PREFIX = /^(us|us-gov|eu|apac|jp|au|ca|global)\./;
 /** An AWS region name (`eu-west-1`, `us-gov-west-1`). */
-const REGION_NAME = /^[a-z]{2}(-[a-z]+)+-\d$/;
+export const REGION_NAME = /^[a-z]{2}(-[a-z]+)+-\d$/;
 
 /**
  * What a Bedrock model id names: a foundation model invoked in the caller's region, or a system-defined
@@ -60,6 +60,8 @@ export interface BedrockModelTarget {
   readonly foundationModelId: string;
   /** True for an inference profile id. */
   readonly isInferenceProfile: boolean;
+  /** A profile's geography prefix without its dot (`eu`, `us`, `global`…). */
+  readonly geography?: string;
 }
 
 /**
@@ -77,7 +79,12 @@ export function parseBedrockModelId(modelId: string): BedrockModelTarget {
         'ARNs and application inference profiles are not supported.',
     );
   }
-  return { modelId, foundationModelId, isInferenceProfile: profile !== null };
+  return {
+    modelId,
+    foundationModelId,
+    isInferenceProfile: profile !== null,
+    ...(profile?.[1] ? { geography: profile[1] } : {}),
+  };
 }
 
 /**

@@ -543,8 +543,10 @@ describe('the AI worker', () => {
 
     // Act + Assess
     expect(() => aiModelFromContext(withoutPrices)).toThrow(/aiPriceInputPer1kUsd/);
-    expect(() => aiModelFromContext(badPrice)).toThrow(/non-negative number/);
-    expect(aiModelFromContext(new App())).toEqual(DEFAULT_AI_MODEL);
+    expect(() => aiModelFromContext(badPrice, 'us-east-1')).toThrow(/non-negative number/);
+    expect(aiModelFromContext(new App({ context: { aiModelId: DEFAULT_AI_MODEL.modelId } }))).toEqual(
+      DEFAULT_AI_MODEL,
+    );
     expect(bind('us.amazon.nova-lite-v1:0')).not.toThrow();
     expect(bind('global.anthropic.claude-haiku-4-5-20251001-v1:0')).not.toThrow();
     expect(bind('eu.us.amazon.nova-lite-v1:0')).toThrow(/neither a Bedrock foundation model id/);
