@@ -1,14 +1,20 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { App, type Environment } from 'aws-cdk-lib';
+import { App, type Environment, Token } from 'aws-cdk-lib';
 import { BUNDLING_STACKS } from 'aws-cdk-lib/cx-api';
 import * as z from 'zod';
 import type { RouteDefinition } from '../functions/api/route.ts';
 import { routes as routeTable } from '../functions/routes.ts';
-import { emailDomain, parseBedrockModelId, repoRoot } from './constructs/service-function.ts';
+import { emailDomain, parseBedrockModelId, REGION_NAME, repoRoot } from './constructs/service-function.ts';
 import { ApiStack } from './stacks/api-stack.ts';
-import { type AiModelSettings, AsyncStack, DEFAULT_AI_MODEL } from './stacks/async-stack.ts';
+import {
+  type AiModelSettings,
+  AsyncStack,
+  DEFAULT_AI_MODEL,
+  defaultAiModelFor,
+} from './stacks/async-stack.ts';
 import { DataStack } from './stacks/data-stack.ts';
+import { PhotoCdnStack } from './stacks/photo-cdn-stack.ts';
 import { SiteStack } from './stacks/site-stack.ts';
 
 export interface BuildAppOptions {
@@ -31,7 +37,9 @@ export interface BuildAppOptions {
   readonly stage?: string;
   /**
    * Account and region.
-   * @default - environment-agnostic unless CDK_DEFAULT_ACCOUNT and CDK_DEFAULT_REGION are set
+   * @default - the region of context `region`, else CDK_DEFAULT_REGION (the CLI sets it from the AWS
+   * profile, us-east-1 without one), with the account of CDK_DEFAULT_ACCOUNT when the CLI has
+   * credentials; environment-agnostic without either region
    */
   readonly env?: Environment;
   /**
@@ -50,6 +58,7 @@ export interface BuildAppOptions {
 export interface ServiceApp {
   readonly app: App;
   readonly data: DataStack;
+  readonly photoCdn: PhotoCdnStack;
   readonly api: ApiStack;
   readonly async: AsyncStack;
   readonly site: SiteStack;
@@ -58,36 +67,49 @@ export interface ServiceApp {
 /**
  * Builds the stacks of one stage. bin/app.ts and the infrastructure tests both start here.
  *
- * Order: data, then async, then API. The async stack owns the AI queue (with its dead-letter queue)
- * and the API's routes that `use` it send to it, so the API stack depends on the async stack
- * (Data <- Async <- Api; CloudFormation deploys them in that order). The queue stays where it was, so
- * existing stages keep it and its messages. The async stack must therefore never reference the API
- * stack: that would be a dependency cycle.
+ * Order: data, photo CDN, async, API, site. The photo distribution has a stack of its own so that a
+ * refusal of CloudFront (new accounts) never rolls the stateful data stack back. The async stack owns
+ * the AI queue (with its dead-letter queue) and the API's routes that `use` it send to it, so the API
+ * stack depends on the async stack (Data <- PhotoCdn <- Async <- Api <- Site; `cdk deploy --all`
+ * deploys them in that order). The queue stays where it was, so existing stages keep it and its
+ * messages. The async stack must therefore never reference the API stack: that would be a cycle.
+ *
+ * Every cross-stack value is an export (cdk.json `@aws-cdk/core:defaultCrossStackReferences`:
+ * "strong"): CloudFormation refuses to change or remove an export a consumer still imports, so a
+ * replaced queue or distribution fails the producer's deploy loudly instead of staying stale in a
+ * consumer stack that `cdk deploy` skipped (what `Fn::GetStackOutput`, resolved only when the
+ * consumer itself is updated, allowed). The README's deploy guide says how to replace one.
  */
 export function buildApp(options: BuildAppOptions = {}): ServiceApp {
   const app = options.app ?? new App({ context: { ...cdkJsonContext(), ...options.context } });
   if (options.bundle === false) app.node.setContext(BUNDLING_STACKS, []);
   // Read first, so that a synth without them fails before anything is built, naming every one missing.
   const { emailFrom, alarmEmail } = requiredParameters(app);
-  const aiModel = aiModelFromContext(app);
+  const env = options.env ?? deployEnv(app);
+  const aiModel = aiModelFromContext(app, regionOf(app, env));
   const stage = options.stage ?? (app.node.tryGetContext('stage') as string | undefined) ?? 'dev';
   if (!/^[A-Za-z][A-Za-z0-9]{0,15}$/.test(stage)) {
     throw new Error(`Stage "${stage}" must be letters and digits, starting with a letter (at most 16)`);
   }
-  const env = options.env ?? defaultEnv();
   const prefix = `ListingsLeads-${stage}`;
 
   const data = new DataStack(app, `${prefix}-Data`, {
     env,
     description: 'Listings and Leads: table, photo bucket and cursor key',
   });
+  const photoCdn = new PhotoCdnStack(app, `${prefix}-PhotoCdn`, {
+    env,
+    description: 'Listings and Leads: CloudFront in front of the photo bucket',
+    photoBucket: data.photoBucket,
+  });
+  const photoBaseUrl = photoCdn.photoDistribution.baseUrl;
   const async = new AsyncStack(app, `${prefix}-Async`, {
     env,
     description: 'Listings and Leads: stream consumer, AI queue and worker, alarm topic',
     table: data.table,
     cursorSecret: data.cursorSecret,
     photoBucket: data.photoBucket,
-    photoBaseUrl: data.photoDistribution.baseUrl,
+    photoBaseUrl,
     alarmEmail,
     aiModel,
     emailFrom,
@@ -100,7 +122,7 @@ export function buildApp(options: BuildAppOptions = {}): ServiceApp {
     aiQueue: async.aiQueue,
     imageImportQueue: async.imageImport.queue,
     photoBucket: data.photoBucket,
-    photoBaseUrl: data.photoDistribution.baseUrl,
+    photoBaseUrl,
     cursorSecret: data.cursorSecret,
     alarmTopic: async.alarmTopic.topic,
     emailFrom,
@@ -113,7 +135,7 @@ export function buildApp(options: BuildAppOptions = {}): ServiceApp {
     originSecret: data.siteOriginSecret,
     photoBucketName: data.photoBucket.bucketName,
   });
-  return { app, data, api, async, site };
+  return { app, data, photoCdn, api, async, site };
 }
 
 /**
@@ -135,6 +157,12 @@ export const DEPLOY_PARAMETERS = {
     required: false,
     example: 'eu.amazon.nova-lite-v1:0',
     meaning: 'the Bedrock model: a foundation model id or a cross-region inference profile id',
+  },
+  region: {
+    required: false,
+    example: 'eu-west-1',
+    meaning:
+      "the region to deploy to (else the AWS profile's); it picks the default AI model's inference profile",
   },
 } as const;
 
@@ -160,37 +188,61 @@ function requiredParameters(app: App): { emailFrom: string; alarmEmail: string }
  * `amazon.nova-lite-v1:0`, or a cross-region inference profile id such as `eu.amazon.nova-lite-v1:0`),
  * with its prices `aiPriceInputPer1kUsd` and `aiPriceOutputPer1kUsd` (USD per 1,000 tokens) and, for a
  * profile, optionally `aiModelRegions` (comma-separated destination regions to grant the model in).
- * Without `aiModelId`, DEFAULT_AI_MODEL. A model other than the default's foundation model must come
- * with both prices: charging Tenants the default model's prices for it would make their spend ceilings
- * meaningless. A geographic profile of the default model (`eu.amazon.nova-lite-v1:0`) keeps its prices:
- * Bedrock charges cross-region inference at the source region's on-demand price.
+ *
+ * Without `aiModelId`: Nova Lite through the geographic inference profile of `region`, the stacks'
+ * region (defaultAiModelFor), since Nova Lite on demand is served in-region in a few regions only. A
+ * synth that knows no region (environment-agnostic) fails then, asking for `-c region` or an explicit
+ * `aiModelId`; so does a geographic profile that `region` cannot call (`us.…` from eu-west-1).
+ *
+ * A model other than the default's foundation model must come with both prices: charging Tenants the
+ * default model's prices for it would make their spend ceilings meaningless. A geographic profile of
+ * the default model (`eu.amazon.nova-lite-v1:0`) keeps its prices: Bedrock charges cross-region
+ * inference at the source region's on-demand price.
  */
-export function aiModelFromContext(app: App): AiModelSettings {
-  const modelId = contextString(app, 'aiModelId') ?? DEFAULT_AI_MODEL.modelId;
+export function aiModelFromContext(app: App, region?: string): AiModelSettings {
+  const explicitId = contextString(app, 'aiModelId');
+  if (explicitId === undefined && region === undefined) {
+    throw new Error(
+      'The default AI model (Amazon Nova Lite) is called through the inference profile of the deploy ' +
+        "region's geography (us., eu. or apac.), and this synth knows no region. Pass the region: " +
+        '`-c region=eu-west-1` (or run cdk with an AWS profile that names one), or the model: ' +
+        '`-c aiModelId=eu.amazon.nova-lite-v1:0`.',
+    );
+  }
+  const byDefault = explicitId === undefined && region !== undefined ? defaultAiModelFor(region) : undefined;
+  const modelId = explicitId ?? byDefault?.modelId ?? DEFAULT_AI_MODEL.modelId;
   let target: ReturnType<typeof parseBedrockModelId>;
   try {
     target = parseBedrockModelId(modelId);
   } catch (error) {
     throw new Error(`Context aiModelId: ${(error as Error).message}`);
   }
+  if (region !== undefined && target.geography && !geographyServes(target.geography, region)) {
+    throw new Error(
+      `Context aiModelId=${modelId} is a ${target.geography}. inference profile, which ${region} cannot ` +
+        `call (a geographic profile is called from a region of its geography). Pass the profile of ` +
+        `${region}'s geography, or leave aiModelId out to get it by default.`,
+    );
+  }
   const regionsValue = contextString(app, 'aiModelRegions');
-  const destinationRegions = regionsValue
+  const listedRegions = regionsValue
     ?.split(',')
-    .map((region) => region.trim())
-    .filter((region) => region !== '');
-  if (destinationRegions && !target.isInferenceProfile) {
+    .map((name) => name.trim())
+    .filter((name) => name !== '');
+  if (listedRegions && !target.isInferenceProfile) {
     throw new Error(
       `Context aiModelRegions applies to an inference profile id only; ${modelId} is a foundation model, ` +
         "invoked in the stack's own region.",
     );
   }
+  const destinationRegions = listedRegions ?? byDefault?.destinationRegions;
   const input = contextPrice(app, 'aiPriceInputPer1kUsd');
   const output = contextPrice(app, 'aiPriceOutputPer1kUsd');
-  const region = destinationRegions ? { destinationRegions } : {};
+  const destinations = destinationRegions ? { destinationRegions } : {};
   if (target.foundationModelId === DEFAULT_AI_MODEL.modelId) {
     return {
       modelId,
-      ...region,
+      ...destinations,
       priceInputPer1kUsd: input ?? DEFAULT_AI_MODEL.priceInputPer1kUsd,
       priceOutputPer1kUsd: output ?? DEFAULT_AI_MODEL.priceOutputPer1kUsd,
     };
@@ -201,7 +253,25 @@ export function aiModelFromContext(app: App): AiModelSettings {
         "(USD per 1,000 tokens, from Bedrock's price list): AI spend is charged at them.",
     );
   }
-  return { modelId, ...region, priceInputPer1kUsd: input, priceOutputPer1kUsd: output };
+  return { modelId, ...destinations, priceInputPer1kUsd: input, priceOutputPer1kUsd: output };
+}
+
+/**
+ * Whether a geographic profile may be called from `region`: by the region name's prefix (`eu-`, `us-`,
+ * `ap-` for apac, jp and au). `global.` and geographies this does not know pass.
+ */
+function geographyServes(geography: string, region: string): boolean {
+  const prefixes: Record<string, readonly string[]> = {
+    us: ['us-'],
+    'us-gov': ['us-gov-'],
+    eu: ['eu-'],
+    apac: ['ap-'],
+    jp: ['ap-northeast-'],
+    au: ['ap-southeast-'],
+    ca: ['ca-'],
+  };
+  const accepted = prefixes[geography];
+  return accepted === undefined || accepted.some((prefix) => region.startsWith(prefix));
 }
 
 /**
@@ -263,8 +333,27 @@ function cdkJsonContext(): Record<string, unknown> {
   return cdkJson.context ?? {};
 }
 
-function defaultEnv(): Environment | undefined {
-  const account = process.env.CDK_DEFAULT_ACCOUNT;
-  const region = process.env.CDK_DEFAULT_REGION;
-  return account && region ? { account, region } : undefined;
+/**
+ * Where the stacks go: context `region`, else the CLI's CDK_DEFAULT_REGION (from the AWS profile, or
+ * us-east-1 without one); with CDK_DEFAULT_ACCOUNT when the CLI has credentials (offline, the stacks
+ * are bound to the region alone). Outside the CLI (tests) and without `region`: environment-agnostic.
+ */
+function deployEnv(app: App): Environment | undefined {
+  const account = process.env.CDK_DEFAULT_ACCOUNT || undefined;
+  const region = contextString(app, 'region') ?? (process.env.CDK_DEFAULT_REGION || undefined);
+  if (region === undefined) return undefined;
+  return account ? { account, region } : { region };
+}
+
+/** The region the stacks are bound to, checked against context `region`; undefined when agnostic. */
+function regionOf(app: App, env: Environment | undefined): string | undefined {
+  const requested = contextString(app, 'region');
+  if (requested !== undefined && !REGION_NAME.test(requested)) {
+    throw new Error(`Context region must be an AWS region name (like eu-west-1), not "${requested}"`);
+  }
+  const bound = env?.region !== undefined && !Token.isUnresolved(env.region) ? env.region : undefined;
+  if (requested !== undefined && bound !== undefined && requested !== bound) {
+    throw new Error(`Context region=${requested} contradicts the environment's region ${bound}`);
+  }
+  return bound ?? requested;
 }

@@ -52,8 +52,8 @@ export interface PhotoDistributionProps {
 /**
  * Serves the gallery photos (interface §4.2): a CloudFront distribution in front of the private
  * photo bucket, reaching it through Origin Access Control (the bucket stays closed to the public).
- * The bucket policy lets the account's distributions read `images/*` only
- * (grantGalleryReadToAccountDistributions, added here), so an unconfirmed upload (`uploads/`) is
+ * The bucket policy (data stack) lets the account's distributions read `images/*` only
+ * (grantGalleryReadToAccountDistributions), so an unconfirmed upload (`uploads/`) is
  * never served, nor cached for a year after S3 expires it. Photos are immutable (a new photo is a new
  * key), so they are cached long. `baseUrl` is what the functions put in image URLs.
  */
@@ -77,7 +77,6 @@ export class PhotoDistribution extends Construct {
     const originAccessControl = new S3OriginAccessControl(this, 'OriginAccessControl', {
       description: 'The photo CDN signs its reads of the gallery (images/*)',
     });
-    grantGalleryReadToAccountDistributions(props.bucket);
     this.distribution = new Distribution(this, 'Distribution', {
       comment: 'Listings and Leads: listing photos',
       httpVersion: HttpVersion.HTTP2_AND_3,

@@ -46,7 +46,7 @@ const FOUNDATION_MODEL_ID = /^[a-z0-9-]+\.[A-Za-z0-9._:-]+$/;
 /** The geography prefixes of cross-region inference profile ids (`eu.amazon.nova-lite-v1:0`). */
 const INFERENCE_PROFILE_PREFIX = /^(us|us-gov|eu|apac|jp|au|ca|global)\./;
 /** An AWS region name (`eu-west-1`, `us-gov-west-1`). */
-const REGION_NAME = /^[a-z]{2}(-[a-z]+)+-\d$/;
+export const REGION_NAME = /^[a-z]{2}(-[a-z]+)+-\d$/;
 
 /**
  * What a Bedrock model id names: a foundation model invoked in the caller's region, or a system-defined
@@ -60,6 +60,8 @@ export interface BedrockModelTarget {
   readonly foundationModelId: string;
   /** True for an inference profile id. */
   readonly isInferenceProfile: boolean;
+  /** A profile's geography prefix without its dot (`eu`, `us`, `global`…). */
+  readonly geography?: string;
 }
 
 /**
@@ -77,7 +79,12 @@ export function parseBedrockModelId(modelId: string): BedrockModelTarget {
         'ARNs and application inference profiles are not supported.',
     );
   }
-  return { modelId, foundationModelId, isInferenceProfile: profile !== null };
+  return {
+    modelId,
+    foundationModelId,
+    isInferenceProfile: profile !== null,
+    ...(profile?.[1] ? { geography: profile[1] } : {}),
+  };
 }
 
 /**
@@ -326,10 +333,18 @@ export class ServiceFunction extends Construct {
 
   /**
    * Lets the function send email through Amazon SES (v2 `SendEmail`) as `from`, and as no one else:
-   * the address in `EMAIL_FROM` and `ses:SendEmail` on the SES identities that can cover it in the
-   * stack's region: its domain (`identity/example.com`, the usual verified identity) and the address
-   * itself (`identity/no-reply@example.com`), which SES authorizes against instead when the address is
-   * verified on its own. No `identity/*`, so the function cannot send from another verified identity.
+   * the address in `EMAIL_FROM` and `ses:SendEmail`
+   * - on the SES identities that can cover the sender in the stack's region: its domain
+   *   (`identity/example.com`, the usual verified identity) and the address itself
+   *   (`identity/no-reply@example.com`), which SES authorizes against instead when the address is
+   *   verified on its own;
+   * - on every identity of the account and region (`identity/*`), on the condition that the sender is
+   *   `from` (`ses:FromAddress`). In the SES sandbox (every new account) SES also authorizes the caller
+   *   against each recipient's identity (the verified addresses a sandboxed account may send to): not
+   *   in AWS's documentation, but reported by users with `AccessDenied … on resource identity/<recipient>`.
+   *   Granted always rather than behind a setting, so that leaving the sandbox needs no redeploy and a
+   *   first deploy cannot get it wrong; the condition keeps the function from sending as another
+   *   verified identity.
    * The service sends without a configuration set; if ops attach a default configuration set to the
    * identity, SES also checks `ses:SendEmail` on that set, which this does not grant.
    */
@@ -337,18 +352,36 @@ export class ServiceFunction extends Construct {
     const domain = emailDomain(from);
     this.fn.addEnvironment('EMAIL_FROM', from);
     const stack = Stack.of(this);
+    const identityArn = (identity: string) =>
+      stack.formatArn({
+        service: 'ses',
+        resource: 'identity',
+        resourceName: identity,
+        arnFormat: ArnFormat.SLASH_RESOURCE_NAME,
+      });
+    this.role.addToPrincipalPolicy(
+      new PolicyStatement({ actions: ['ses:SendEmail'], resources: [domain, from].map(identityArn) }),
+    );
     this.role.addToPrincipalPolicy(
       new PolicyStatement({
         actions: ['ses:SendEmail'],
-        resources: [domain, from].map((identity) =>
-          stack.formatArn({
-            service: 'ses',
-            resource: 'identity',
-            resourceName: identity,
-            arnFormat: ArnFormat.SLASH_RESOURCE_NAME,
-          }),
-        ),
+        resources: [identityArn('*')],
+        conditions: { StringEquals: { 'ses:FromAddress': from } },
       }),
+    );
+    NagSuppressions.addResourceSuppressions(
+      this.role,
+      [
+        {
+          id: 'AwsSolutions-IAM5',
+          reason:
+            "In the SES sandbox SES authorizes ses:SendEmail against each recipient's identity as well, " +
+            "and the recipients are the account's verified identities: any of them, but only with the " +
+            `service's own sender (condition ses:FromAddress = ${from}).`,
+          appliesTo: [{ regex: '/^Resource::arn:<AWS::Partition>:ses:.+:identity\\/\\*$/g' }],
+        },
+      ],
+      true,
     );
   }
 

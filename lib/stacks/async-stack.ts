@@ -45,15 +45,56 @@ export interface AiModelSettings {
 }
 
 /**
- * Amazon Nova Lite: multilingual, served on demand in us-east-1 and several other regions, and among
- * the cheapest Bedrock text models ($0.06 / $0.24 per million input / output tokens), which suits
- * translations and listing copy. Prices are Bedrock's on-demand list prices; change them with the model.
+ * Amazon Nova Lite: multilingual and among the cheapest Bedrock text models ($0.06 / $0.24 per
+ * million input / output tokens), which suits translations and listing copy. Prices are Bedrock's
+ * on-demand list prices; change them with the model. `modelId` is the foundation model: on demand it
+ * is served in-region in a few regions only (us-east-1 among them), so the worker calls it through
+ * the geographic inference profile of the deploy region (defaultAiModelFor).
  */
 export const DEFAULT_AI_MODEL: AiModelSettings = {
   modelId: 'amazon.nova-lite-v1:0',
   priceInputPer1kUsd: 0.00006,
   priceOutputPer1kUsd: 0.00024,
 };
+
+/**
+ * Amazon Nova Lite's geographic (system-defined) cross-region inference profiles, by id prefix: the
+ * regions that may call each, which are also the regions it routes to (Bedrock user guide, "Supported
+ * cross-Region inference profiles"; the same regions are listed as supporting the Nova Lite inference
+ * profile in "Supported Regions and models for batch inference"). AWS does not add regions to an
+ * existing profile (it publishes a new profile instead), so the grants can name these regions.
+ * `npm run preflight` compares them with the profile's destinations in the account.
+ */
+export const DEFAULT_AI_MODEL_PROFILES: Readonly<Record<string, readonly string[]>> = {
+  us: ['us-east-1', 'us-east-2', 'us-west-2'],
+  eu: ['eu-central-1', 'eu-north-1', 'eu-south-1', 'eu-south-2', 'eu-west-1', 'eu-west-3'],
+  apac: ['ap-northeast-1', 'ap-northeast-2', 'ap-south-1', 'ap-southeast-1', 'ap-southeast-2'],
+};
+
+/**
+ * The default model for a stack in `region`: Nova Lite through the geographic inference profile that
+ * `region` may call (`eu.amazon.nova-lite-v1:0` from eu-west-1), granted in each region the profile
+ * routes to. A region no Nova Lite profile serves fails with what to pass instead.
+ */
+export function defaultAiModelFor(region: string): AiModelSettings {
+  const geography = Object.keys(DEFAULT_AI_MODEL_PROFILES).find((prefix) =>
+    DEFAULT_AI_MODEL_PROFILES[prefix]?.includes(region),
+  );
+  if (geography === undefined) {
+    const served = Object.values(DEFAULT_AI_MODEL_PROFILES).flat().join(', ');
+    throw new Error(
+      `The default AI model, Amazon Nova Lite, has no inference profile that ${region} may call ` +
+        `(its us./eu./apac. profiles serve ${served}). Pass a model that ${region} offers: ` +
+        '-c aiModelId=<Bedrock model or inference profile id> -c aiPriceInputPer1kUsd=<USD> ' +
+        '-c aiPriceOutputPer1kUsd=<USD> (per 1,000 tokens), or deploy to one of those regions.',
+    );
+  }
+  return {
+    ...DEFAULT_AI_MODEL,
+    modelId: `${geography}.${DEFAULT_AI_MODEL.modelId}`,
+    destinationRegions: DEFAULT_AI_MODEL_PROFILES[geography],
+  };
+}
 
 export interface AsyncStackProps extends StackProps {
   /** The table whose stream feeds the consumer, and that the workers read and write. */
@@ -66,10 +107,10 @@ export interface AsyncStackProps extends StackProps {
   /** Where the alarm topic emails every alarm (CDK context `alarmEmail`). */
   readonly alarmEmail: string;
   /**
-   * The model of the AI worker and its prices.
-   * @default DEFAULT_AI_MODEL (Amazon Nova Lite, `amazon.nova-lite-v1:0`)
+   * The model of the AI worker and its prices: lib/app.ts picks it (aiModelFromContext), by default
+   * Nova Lite through the inference profile of the stack's region (defaultAiModelFor).
    */
-  readonly aiModel?: AiModelSettings;
+  readonly aiModel: AiModelSettings;
   /**
    * The SES sender of the webhook worker's emails (an endpoint disabled).
    * @default - none (the worker cannot email; tests only)
@@ -133,7 +174,7 @@ export class AsyncStack extends Stack {
   constructor(scope: Construct, id: string, props: AsyncStackProps) {
     super(scope, id, props);
     this.#props = props;
-    this.aiModel = props.aiModel ?? DEFAULT_AI_MODEL;
+    this.aiModel = props.aiModel;
 
     // Receives the description of a batch (shard, sequence numbers) that failed every retry or grew too
     // old, so that it can be read again from the stream while the stream still holds it (24 h).

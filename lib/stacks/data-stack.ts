@@ -18,13 +18,14 @@ import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { NagSuppressions } from 'cdk-nag';
 import type { Construct } from 'constructs';
 import { tableDefinition } from '../../functions/data/table.ts';
-import { PhotoDistribution } from '../constructs/photo-distribution.ts';
+import { grantGalleryReadToAccountDistributions } from '../constructs/photo-distribution.ts';
 
 /**
  * Everything stateful: the one table, the photo bucket, and the key that signs pagination cursors
  * (a new key invalidates every cursor integrators hold). The table and bucket are retained when the
  * stack is deleted, and the stack holds nothing else so that the stateless stacks can be torn down
- * and rebuilt freely.
+ * and rebuilt freely. In particular no CloudFront resource: a new account refused CloudFront must
+ * not roll this stack back (the photo distribution is in PhotoCdnStack).
  */
 export class DataStack extends Stack {
   readonly table: Table;
@@ -38,8 +39,6 @@ export class DataStack extends Stack {
   readonly siteOriginSecret: Secret;
   /** The Cloudflare Turnstile secret key of the site's inquiry form: the operator puts its value. */
   readonly turnstileSecret: Secret;
-  /** Serves the gallery photos from the private bucket (CloudFront with Origin Access Control). */
-  readonly photoDistribution: PhotoDistribution;
   readonly accessLogsBucket: Bucket;
 
   constructor(scope: Construct, id: string, props?: StackProps) {
@@ -159,7 +158,8 @@ export class DataStack extends Stack {
         },
       ],
     });
-    // Grants the account's distributions (this one, the site's /media/*) images/* only, through OAC.
-    this.photoDistribution = new PhotoDistribution(this, 'PhotoDistribution', { bucket: this.photoBucket });
+    // The photo distribution (photo CDN stack) and the site distribution's /media/* (site stack) read
+    // the gallery through OAC. No CloudFront resource lives here: see PhotoCdnStack.
+    grantGalleryReadToAccountDistributions(this.photoBucket);
   }
 }

@@ -175,6 +175,39 @@ describe('the stream consumer', () => {
   });
 });
 
+describe('email from a worker in the SES sandbox', () => {
+  it("may send as the sender alone: on the sender's identities, and on any identity (the sandbox's verified recipients) only with that sender", () => {
+    // Prepare
+    const consumer = service.async.streamConsumer;
+    const identity = (name: string) =>
+      `:ses:",{"Ref":"AWS::Region"},":",{"Ref":"AWS::AccountId"},":identity/${name}"`;
+
+    // Act
+    const ses = statementsOf(template, service.async, consumer.role)
+      .filter((s) => actionsOf(s).includes('ses:SendEmail'))
+      .map((s) => ({
+        actions: actionsOf(s),
+        resources: resourcesOf(s).map((r) => JSON.stringify(r)),
+        condition: s.Condition,
+      }));
+
+    // Assess
+    expect(ses).toHaveLength(2);
+    const [onSender, onRecipients] = ses;
+    expect(onSender?.actions).toEqual(['ses:SendEmail']);
+    expect(onSender?.resources).toEqual([
+      expect.stringContaining(identity('example.com')),
+      expect.stringContaining(identity(DEPLOY_CONTEXT.emailFrom)),
+    ]);
+    expect(onSender?.condition).toBeUndefined();
+    expect(onRecipients?.actions).toEqual(['ses:SendEmail']);
+    expect(onRecipients?.resources).toEqual([expect.stringContaining(identity('*'))]);
+    expect(onRecipients?.condition).toEqual({
+      StringEquals: { 'ses:FromAddress': DEPLOY_CONTEXT.emailFrom },
+    });
+  });
+});
+
 /** Lambda's event filtering on one record, for the patterns used here: nested keys, value lists, anything-but. */
 function matchesPattern(pattern: unknown, value: unknown): boolean {
   if (Array.isArray(pattern)) {
@@ -511,8 +544,10 @@ describe('the AI worker', () => {
 
     // Act + Assess
     expect(() => aiModelFromContext(withoutPrices)).toThrow(/aiPriceInputPer1kUsd/);
-    expect(() => aiModelFromContext(badPrice)).toThrow(/non-negative number/);
-    expect(aiModelFromContext(new App())).toEqual(DEFAULT_AI_MODEL);
+    expect(() => aiModelFromContext(badPrice, 'us-east-1')).toThrow(/non-negative number/);
+    expect(aiModelFromContext(new App({ context: { aiModelId: DEFAULT_AI_MODEL.modelId } }))).toEqual(
+      DEFAULT_AI_MODEL,
+    );
     expect(bind('us.amazon.nova-lite-v1:0')).not.toThrow();
     expect(bind('global.anthropic.claude-haiku-4-5-20251001-v1:0')).not.toThrow();
     expect(bind('eu.us.amazon.nova-lite-v1:0')).toThrow(/neither a Bedrock foundation model id/);

@@ -1,16 +1,92 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { tableDefinition } from '../../functions/data/table.ts';
-import { buildApp } from '../../lib/app.ts';
+import { buildApp, type ServiceApp } from '../../lib/app.ts';
+import { repoRoot } from '../../lib/constructs/service-function.ts';
 import { DEPLOY_CONTEXT } from './deploy-context.ts';
 
+// biome-ignore lint/suspicious/noExplicitAny: CloudFormation templates are untyped JSON, navigated freely here.
+type Json = Record<string, any>;
+
+let service: ServiceApp;
 let template: Template;
 
 beforeAll(() => {
   // Prepare + Act: the data stack as the app builds it (function code is not needed here).
-  const { data } = buildApp({ stage: 'test', bundle: false, context: DEPLOY_CONTEXT });
-  template = Template.fromStack(data);
+  service = buildApp({ stage: 'test', bundle: false, context: DEPLOY_CONTEXT });
+  template = Template.fromStack(service.data);
 }, 300_000); // a synth of every stack; slow on a busy 2-core machine
+
+/** Every value of `key` anywhere in `node` (intrinsic functions nest freely). */
+function valuesOf(node: unknown, key: string): unknown[] {
+  if (Array.isArray(node)) return node.flatMap((item) => valuesOf(item, key));
+  if (node === null || typeof node !== 'object') return [];
+  return Object.entries(node).flatMap(([k, v]) => [...(k === key ? [v] : []), ...valuesOf(v, key)]);
+}
+
+describe('a first deploy on an account that CloudFront refuses', () => {
+  it('leaves the data stack deployed: it holds no CloudFront resource, the photo CDN stack does', () => {
+    // Act
+    const cloudFrontTypes = Object.values(template.toJSON().Resources as Json)
+      .map((resource) => resource.Type as string)
+      .filter((type) => type.startsWith('AWS::CloudFront::'));
+
+    // Assess
+    expect(cloudFrontTypes).toEqual([]);
+    const photoCdn = Template.fromStack(service.photoCdn);
+    expect(Object.keys(photoCdn.findResources('AWS::CloudFront::Distribution'))).toHaveLength(1);
+    expect(service.data.dependencies).toEqual([]);
+    expect(service.photoCdn.dependencies).toEqual([service.data]);
+  });
+
+  it('gives the functions the photo base URL of the photo CDN stack', () => {
+    // Prepare
+    const exported = Object.values(Template.fromStack(service.photoCdn).toJSON().Outputs as Json)
+      .map((output) => output.Export?.Name)
+      .filter((name): name is string => typeof name === 'string');
+
+    // Act
+    const photoBaseUrls = [service.async, ...service.api.routeGroups]
+      .flatMap((stack) => Object.values(Template.fromStack(stack).findResources('AWS::Lambda::Function')))
+      .map((fn) => fn.Properties.Environment?.Variables?.PHOTO_BASE_URL)
+      .filter((value) => value !== undefined);
+
+    // Assess
+    expect(photoBaseUrls.length).toBeGreaterThan(0);
+    for (const value of photoBaseUrls) {
+      const imported = valuesOf(value, 'Fn::ImportValue');
+      expect(imported).toHaveLength(1);
+      expect(exported).toContain(imported[0]);
+    }
+  });
+});
+
+describe('cross-stack references', () => {
+  it('are exports (Fn::ImportValue), never Fn::GetStackOutput, so a replaced resource cannot stay stale in a consumer', () => {
+    // Prepare
+    const stacks = service.app.node.findAll().filter((c): c is Stack => Stack.isStack(c));
+    const templates = stacks.map((stack) => Template.fromStack(stack).toJSON());
+    const exportNames = new Set(
+      templates.flatMap((t) => Object.values((t.Outputs ?? {}) as Json).map((o) => o.Export?.Name)),
+    );
+    const flag = JSON.parse(readFileSync(join(repoRoot, 'cdk.json'), 'utf8')).context[
+      '@aws-cdk/core:defaultCrossStackReferences'
+    ];
+
+    // Act
+    const weak = templates.flatMap((t) => valuesOf(t, 'Fn::GetStackOutput'));
+    const imports = templates.flatMap((t) => valuesOf(t, 'Fn::ImportValue'));
+
+    // Assess
+    expect(flag).toBe('strong');
+    expect(weak).toEqual([]);
+    expect(imports.length).toBeGreaterThan(0);
+    for (const name of imports) expect(exportNames, String(name)).toContain(name);
+  });
+});
 
 describe('the table', () => {
   it('is the one table of functions/data/table.ts, retained, with stream, TTL and PITR', () => {

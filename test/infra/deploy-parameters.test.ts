@@ -1,11 +1,12 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { App } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import type { CfnRole } from 'aws-cdk-lib/aws-iam';
 import { describe, expect, it } from 'vitest';
-import { buildApp, type ServiceApp } from '../../lib/app.ts';
+import { aiModelFromContext, buildApp, type ServiceApp } from '../../lib/app.ts';
 import { repoRoot } from '../../lib/constructs/service-function.ts';
-import { DEFAULT_AI_MODEL } from '../../lib/stacks/async-stack.ts';
+import { DEFAULT_AI_MODEL, DEFAULT_AI_MODEL_PROFILES } from '../../lib/stacks/async-stack.ts';
 import { DEPLOY_CONTEXT } from './deploy-context.ts';
 
 // biome-ignore lint/suspicious/noExplicitAny: CloudFormation templates are untyped JSON, navigated freely here.
@@ -126,5 +127,74 @@ describe('aiModelId as a cross-region inference profile', () => {
     expect(
       build({ ...DEPLOY_CONTEXT, aiModelId: 'arn:aws:bedrock:eu-west-1::foundation-model/x.y' }),
     ).toThrow(/Context aiModelId/);
+  });
+});
+
+describe('the default AI model, chosen by the deploy region', () => {
+  /** The sender and the alarm address only: no model named. */
+  const required = { emailFrom: DEPLOY_CONTEXT.emailFrom, alarmEmail: DEPLOY_CONTEXT.alarmEmail };
+  const modelIn = (region: string) => aiModelFromContext(new App({ context: required }), region);
+
+  it('is Nova Lite through the geographic inference profile of -c region, granted in each region it routes to', () => {
+    // Prepare
+    const service = buildApp({ stage: 'test', bundle: false, context: { ...required, region: 'eu-west-1' } });
+
+    // Act
+    const statements = bedrockStatements(service);
+    const env = Object.values(Template.fromStack(service.async).findResources('AWS::Lambda::Function'))
+      .map((fn) => fn.Properties.Environment?.Variables?.AI_MODEL_ID)
+      .filter((id) => id !== undefined);
+
+    // Assess
+    expect(service.async.region).toBe('eu-west-1');
+    expect(service.async.aiModel).toMatchObject({
+      modelId: 'eu.amazon.nova-lite-v1:0',
+      priceInputPer1kUsd: DEFAULT_AI_MODEL.priceInputPer1kUsd,
+      priceOutputPer1kUsd: DEFAULT_AI_MODEL.priceOutputPer1kUsd,
+    });
+    expect(env).toEqual(['eu.amazon.nova-lite-v1:0']);
+    const [onProfile, onModel] = statements;
+    expect(statements).toHaveLength(2);
+    expect(onProfile?.resources).toEqual([
+      expect.stringContaining(
+        ':bedrock:eu-west-1:",{"Ref":"AWS::AccountId"},":inference-profile/eu.amazon.nova-lite-v1:0"',
+      ),
+    ]);
+    expect(onModel?.resources.sort()).toEqual(
+      [...(DEFAULT_AI_MODEL_PROFILES.eu ?? [])]
+        .sort()
+        .map((region) =>
+          expect.stringContaining(`:bedrock:${region}::foundation-model/amazon.nova-lite-v1:0`),
+        ),
+    );
+    expect(JSON.stringify(onModel?.condition)).toContain('inference-profile/eu.amazon.nova-lite-v1:0');
+  }, 300_000); // a synth of every stack; slow on a busy 2-core machine
+
+  it("picks the profile of the region's geography: us., eu. or apac.", () => {
+    // Act + Assess
+    expect(modelIn('us-east-1')).toMatchObject({
+      modelId: 'us.amazon.nova-lite-v1:0',
+      destinationRegions: ['us-east-1', 'us-east-2', 'us-west-2'],
+    });
+    expect(modelIn('us-west-2').modelId).toBe('us.amazon.nova-lite-v1:0');
+    expect(modelIn('eu-central-1').modelId).toBe('eu.amazon.nova-lite-v1:0');
+    expect(modelIn('ap-southeast-2').modelId).toBe('apac.amazon.nova-lite-v1:0');
+    expect(modelIn('ap-northeast-1').destinationRegions).toContain('ap-south-1');
+  });
+
+  it('refuses a synth that knows no region and names no model, saying what to pass', () => {
+    // Act + Assess
+    expect(build(required)).toThrow(/-c region=eu-west-1.*-c aiModelId=eu\.amazon\.nova-lite-v1:0/);
+  });
+
+  it('refuses a region no Nova Lite profile serves, a profile the region cannot call, and a bad region name', () => {
+    // Act + Assess
+    expect(() => modelIn('sa-east-1')).toThrow(
+      /no inference profile that sa-east-1 may call.*-c aiModelId=.*-c aiPriceInputPer1kUsd=/,
+    );
+    expect(() =>
+      aiModelFromContext(new App({ context: { aiModelId: 'us.amazon.nova-lite-v1:0' } }), 'eu-west-1'),
+    ).toThrow(/us\. inference profile, which eu-west-1 cannot call/);
+    expect(build({ ...required, region: 'Ireland' })).toThrow(/Context region must be an AWS region name/);
   });
 });

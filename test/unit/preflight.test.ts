@@ -1,0 +1,186 @@
+import {
+  BedrockClient,
+  GetFoundationModelAvailabilityCommand,
+  GetInferenceProfileCommand,
+} from '@aws-sdk/client-bedrock';
+import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
+import { CloudFrontClient, ListDistributionsCommand } from '@aws-sdk/client-cloudfront';
+import { GetAccountSettingsCommand, LambdaClient } from '@aws-sdk/client-lambda';
+import { GetAccountCommand, GetEmailIdentityCommand, SESv2Client } from '@aws-sdk/client-sesv2';
+import { GetParameterCommand, SSMClient } from '@aws-sdk/client-ssm';
+import { mockClient } from 'aws-sdk-client-mock';
+import { beforeEach, describe, expect, it } from 'vitest';
+import type { WorkerDefinition } from '../../functions/workers.ts';
+import { defaultAiModelFor } from '../../lib/stacks/async-stack.ts';
+import {
+  type DeployPlan,
+  formatChecklist,
+  hasBlocker,
+  runPreflight,
+  workerConcurrency,
+} from '../../scripts/preflight.ts';
+
+// Every AWS call of the preflight is answered here: nothing leaves the machine.
+const ssm = mockClient(SSMClient);
+const cloudFormation = mockClient(CloudFormationClient);
+const cloudFront = mockClient(CloudFrontClient);
+const ses = mockClient(SESv2Client);
+const bedrock = mockClient(BedrockClient);
+const lambda = mockClient(LambdaClient);
+
+const EU_PROFILE_REGIONS = [
+  'eu-central-1',
+  'eu-north-1',
+  'eu-south-1',
+  'eu-south-2',
+  'eu-west-1',
+  'eu-west-3',
+];
+
+const plan: DeployPlan = {
+  region: 'eu-west-1',
+  emailFrom: 'no-reply@agency.example',
+  aiModel: defaultAiModelFor('eu-west-1'),
+  reservedConcurrency: 0,
+  workerConcurrency: 42,
+};
+
+/** An SDK service exception as the clients throw it (matched by name). */
+function awsError(name: string): Error {
+  return Object.assign(new Error(`${name} (test)`), { name });
+}
+
+function profileRoutingTo(regions: readonly string[]) {
+  return {
+    status: 'ACTIVE' as const,
+    models: regions.map((r) => ({
+      modelArn: `arn:aws:bedrock:${r}::foundation-model/amazon.nova-lite-v1:0`,
+    })),
+  };
+}
+
+beforeEach(() => {
+  for (const client of [ssm, cloudFormation, cloudFront, ses, bedrock, lambda]) client.reset();
+});
+
+describe('npm run preflight on an account ready for the first deploy', () => {
+  it('passes every check and reports no blocker', async () => {
+    // Prepare
+    ssm.on(GetParameterCommand, { Name: '/cdk-bootstrap/hnb659fds/version' }).resolves({
+      Parameter: { Value: '28' },
+    });
+    cloudFront.on(ListDistributionsCommand).resolves({ DistributionList: { Quantity: 1 } as never });
+    ses
+      .on(GetEmailIdentityCommand, { EmailIdentity: 'no-reply@agency.example' })
+      .rejects(awsError('NotFoundException'))
+      .on(GetEmailIdentityCommand, { EmailIdentity: 'agency.example' })
+      .resolves({ VerifiedForSendingStatus: true });
+    ses.on(GetAccountCommand).resolves({ ProductionAccessEnabled: true, SendingEnabled: true });
+    bedrock
+      .on(GetInferenceProfileCommand, { inferenceProfileIdentifier: 'eu.amazon.nova-lite-v1:0' })
+      .resolves(profileRoutingTo(EU_PROFILE_REGIONS) as never);
+    bedrock.on(GetFoundationModelAvailabilityCommand, { modelId: 'amazon.nova-lite-v1:0' }).resolves({
+      modelId: 'amazon.nova-lite-v1:0',
+      authorizationStatus: 'AUTHORIZED',
+      entitlementAvailability: 'AVAILABLE',
+      regionAvailability: 'AVAILABLE',
+      agreementAvailability: { status: 'AVAILABLE' },
+    });
+    lambda.on(GetAccountSettingsCommand).resolves({
+      AccountLimit: { ConcurrentExecutions: 1000, UnreservedConcurrentExecutions: 1000 },
+    });
+
+    // Act
+    const results = await runPreflight(plan);
+
+    // Assess
+    expect(results.map((r) => [r.check, r.verdict])).toEqual([
+      ['CDK bootstrap', 'PASS'],
+      ['CloudFront', 'PASS'],
+      ['SES sender no-reply@agency.example', 'PASS'],
+      ['SES account', 'PASS'],
+      ['Bedrock eu.amazon.nova-lite-v1:0', 'PASS'],
+      ['Bedrock access to amazon.nova-lite-v1:0', 'PASS'],
+      ['Lambda concurrency', 'PASS'],
+    ]);
+    expect(hasBlocker(results)).toBe(false);
+    expect(results.find((r) => r.check.startsWith('SES sender'))?.detail).toContain(
+      'agency.example verified',
+    );
+  });
+});
+
+describe('npm run preflight on a new account', () => {
+  it('fails on each blocker and says what to do, warning on what does not block', async () => {
+    // Prepare: not bootstrapped, no CloudFront yet, sender unverified, SES sandbox, a profile routing
+    // to a region the grant leaves out, no model access, and the new-account concurrency of 10.
+    ssm.on(GetParameterCommand).rejects(awsError('ParameterNotFound'));
+    cloudFormation.on(DescribeStacksCommand).rejects(awsError('ValidationError'));
+    cloudFront.on(ListDistributionsCommand).resolves({ DistributionList: { Quantity: 0 } as never });
+    ses.on(GetEmailIdentityCommand).rejects(awsError('NotFoundException'));
+    ses.on(GetAccountCommand).resolves({ ProductionAccessEnabled: false, SendingEnabled: true });
+    bedrock
+      .on(GetInferenceProfileCommand)
+      .resolves(profileRoutingTo([...EU_PROFILE_REGIONS, 'eu-west-2']) as never);
+    bedrock.on(GetFoundationModelAvailabilityCommand).resolves({
+      modelId: 'amazon.nova-lite-v1:0',
+      authorizationStatus: 'NOT_AUTHORIZED',
+      entitlementAvailability: 'AVAILABLE',
+      regionAvailability: 'AVAILABLE',
+      agreementAvailability: { status: 'NOT_AVAILABLE' },
+    });
+    lambda.on(GetAccountSettingsCommand).resolves({
+      AccountLimit: { ConcurrentExecutions: 10, UnreservedConcurrentExecutions: 10 },
+    });
+
+    // Act
+    const results = await runPreflight(plan);
+    const byCheck = new Map(results.map((r) => [r.check, r]));
+    const printed = formatChecklist(results);
+
+    // Assess
+    expect(results.map((r) => [r.check, r.verdict])).toEqual([
+      ['CDK bootstrap', 'FAIL'],
+      ['CloudFront', 'WARN'],
+      ['SES sender no-reply@agency.example', 'FAIL'],
+      ['SES account', 'WARN'],
+      ['Bedrock eu.amazon.nova-lite-v1:0', 'FAIL'],
+      ['Bedrock access to amazon.nova-lite-v1:0', 'FAIL'],
+      ['Lambda concurrency', 'FAIL'],
+    ]);
+    expect(hasBlocker(results)).toBe(true);
+    expect(byCheck.get('CDK bootstrap')?.action).toBe('npx cdk bootstrap aws://ACCOUNT_ID/eu-west-1');
+    expect(byCheck.get('SES sender no-reply@agency.example')?.action).toContain(
+      'aws sesv2 create-email-identity --email-identity agency.example --region eu-west-1',
+    );
+    expect(byCheck.get('SES account')?.detail).toContain('sandbox');
+    expect(byCheck.get('Bedrock eu.amazon.nova-lite-v1:0')?.action).toContain(
+      `-c aiModelRegions=${[...EU_PROFILE_REGIONS, 'eu-west-2'].join(',')}`,
+    );
+    expect(byCheck.get('Lambda concurrency')?.detail).toContain('the workers run up to 42 at once');
+    expect(byCheck.get('Lambda concurrency')?.action).toContain('L-B99A9384');
+    expect(printed).toMatch(
+      /^FAIL {2}CDK bootstrap: not bootstrapped in eu-west-1\n {6}-> npx cdk bootstrap/,
+    );
+    for (const r of results.filter((r) => r.verdict !== 'PASS')) expect(r.action, r.check).toBeTruthy();
+  });
+});
+
+describe('the workers maximum concurrency', () => {
+  it('adds the queue mappings maxConcurrency, one per stream consumer and one per schedule', () => {
+    // Prepare
+    const row = (trigger: WorkerDefinition['trigger']) => ({ trigger }) as WorkerDefinition;
+    const rows = [
+      row({ kind: 'stream' }),
+      row({ kind: 'queue', queue: 'ai', batchSize: 1, maxConcurrency: 10 }),
+      row({ kind: 'queue', queue: 'webhooks', batchSize: 10, maxConcurrency: 20 }),
+      row({ kind: 'schedule', cron: { minute: '0', hour: '3' }, summary: 'daily', localEveryMs: 1 }),
+    ];
+
+    // Act
+    const total = workerConcurrency(rows);
+
+    // Assess
+    expect(total).toBe(32);
+  });
+});
