@@ -242,7 +242,8 @@ export async function seedColdStart(
   const files = new Map<string, Buffer>();
   setPhotoStore({
     presignPut: () => Promise.reject(new Error('cold-start fixture: no presigning')),
-    head: async (k) => (files.has(k) ? { sizeBytes: files.get(k)?.length ?? 0 } : undefined),
+    head: async (k) =>
+      files.has(k) ? { sizeBytes: files.get(k)?.length ?? 0, version: 'in-memory' } : undefined,
     readStart: async (k, bytes) => (files.get(k) ?? Buffer.alloc(0)).subarray(0, bytes),
     put: async (k, body) => void files.set(k, body),
     copy: async (from, to) => void files.set(to, files.get(from) ?? Buffer.alloc(0)),
