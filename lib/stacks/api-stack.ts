@@ -13,7 +13,7 @@ import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { ITopic } from 'aws-cdk-lib/aws-sns';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
-import type { RouteDefinition } from '../../functions/api/route.ts';
+import { type RouteDefinition, routeKeyPaths } from '../../functions/api/route.ts';
 import { ServiceAlarms } from '../constructs/alarms.ts';
 import { emailDomain } from '../constructs/service-function.ts';
 import { RouteGroupStack, type SiteSecrets } from './route-group-stack.ts';
@@ -148,6 +148,7 @@ export class ApiStack extends Stack {
     this.alarms = new ServiceAlarms(this, 'Alarms', { topic: props.alarmTopic, httpApi: this.api });
 
     const groups: RouteGroupStack[] = [];
+    const keyPaths = routeKeyPaths(props.routes);
     for (const [groupId, routes] of groupRoutesByTag(props.routes)) {
       groups.push(
         new RouteGroupStack(this, `${groupId}Routes`, {
@@ -157,6 +158,7 @@ export class ApiStack extends Stack {
           table: props.table,
           cursorSecret: props.cursorSecret,
           routes,
+          routeKeyPaths: keyPaths,
           aiQueue: props.aiQueue,
           emailFrom: props.emailFrom,
           ...(props.siteSecrets ? { siteSecrets: props.siteSecrets } : {}),
