@@ -51,8 +51,8 @@ export const MEDIA_REWRITE_CODE = `function handler(event) {
 
 /**
  * The paths CloudFront sends to the site API, with the origin secret: every site route of the route
- * table (test/infra/site.test.ts checks each, with and without a trailing slash, which API Gateway
- * routes alike). Anything else is answered 404 at the edge.
+ * table, with and without a trailing slash (a page may link either; test/infra/site.test.ts checks
+ * each row). Anything else is answered 404 at the edge.
  */
 export const SITE_PATH_PATTERNS = ['/v1/site/*', '/v1/theme', '/v1/theme/'] as const;
 
