@@ -95,12 +95,6 @@ export function routeKeyPaths(table: readonly RouteDefinition[]): ReadonlyMap<st
   return keyPaths;
 }
 
-/** The route key path of `route` among `table`'s rows (see {@link routeKeyPaths}). */
-export function routeKeyPath(route: RouteDefinition, table: readonly RouteDefinition[]): string {
-  const rows = table.some((row) => row.operationId === route.operationId) ? table : [...table, route];
-  return routeKeyPaths(rows).get(route.operationId) as string;
-}
-
 /**
  * The operation's own path parameters (named as in its row) from those API Gateway handed over for
  * `routeKey` (named as in the route key, each a whole segment), or undefined when the request path is
@@ -126,8 +120,9 @@ export function operationParameters(
     const key = keyed[index] as PathSegment;
     if (key.kind !== 'variable') throw new Error(`Route key ${routeKey} does not fit ${route.operationId}`);
     const value = pathParameters[key.name];
+    // Taken as handed over: a missing value (the schema names it), a key segment that is the row's own
+    // (its literal text matched already), or a row variable that spans the whole segment.
     if (value === undefined || !isWholeSegmentVariable(key) || isWholeSegmentVariable(segment)) {
-      // The key holds the row's own segment: the gateway matched its literal text already.
       parameters[segment.name] = value;
       continue;
     }
