@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { App, type Environment, Token } from 'aws-cdk-lib';
+import { App, type Environment, Fn, Token } from 'aws-cdk-lib';
 import { BUNDLING_STACKS } from 'aws-cdk-lib/cx-api';
 import * as z from 'zod';
 import type { RouteDefinition } from '../functions/api/route.ts';
@@ -14,6 +14,11 @@ import {
   defaultAiModelFor,
 } from './stacks/async-stack.ts';
 import { DataStack } from './stacks/data-stack.ts';
+import {
+  CLOUDFRONT_WAF_REGION,
+  EdgeFirewallStack,
+  WEB_ACL_ARN_OUTPUT,
+} from './stacks/edge-firewall-stack.ts';
 import { PhotoCdnStack } from './stacks/photo-cdn-stack.ts';
 import { SiteStack } from './stacks/site-stack.ts';
 
@@ -62,6 +67,8 @@ export interface ServiceApp {
   readonly api: ApiStack;
   readonly async: AsyncStack;
   readonly site: SiteStack;
+  /** The site distribution's web ACL, in us-east-1; absent with the deploy parameter `waf=off`. */
+  readonly edgeFirewall?: EdgeFirewallStack;
 }
 
 /**
@@ -87,6 +94,7 @@ export function buildApp(options: BuildAppOptions = {}): ServiceApp {
   const { emailFrom, alarmEmail } = requiredParameters(app);
   const env = options.env ?? deployEnv(app);
   const aiModel = aiModelFromContext(app, regionOf(app, env));
+  const waf = wafFromContext(app);
   const stage = options.stage ?? (app.node.tryGetContext('stage') as string | undefined) ?? 'dev';
   if (!/^[A-Za-z][A-Za-z0-9]{0,15}$/.test(stage)) {
     throw new Error(`Stage "${stage}" must be letters and digits, starting with a letter (at most 16)`);
@@ -128,14 +136,25 @@ export function buildApp(options: BuildAppOptions = {}): ServiceApp {
     emailFrom,
     siteSecrets: { origin: data.siteOriginSecret, turnstile: data.turnstileSecret },
   });
+  const edgeFirewall = waf
+    ? new EdgeFirewallStack(app, `${prefix}-EdgeFirewall`, {
+        ...(env?.account ? { account: env.account } : {}),
+        description: 'Listings and Leads: the web ACL of the site distribution (us-east-1, CloudFront scope)',
+      })
+    : undefined;
   const site = new SiteStack(app, `${prefix}-Site`, {
     env,
     description: 'Listings and Leads: CloudFront in front of the site API',
     apiEndpoint: api.api.apiEndpoint,
     originSecret: data.siteOriginSecret,
     photoBucketName: data.photoBucket.bucketName,
+    // Read across regions by name: the firewall stack is in us-east-1 whatever the others' region.
+    ...(edgeFirewall
+      ? { webAclArn: Fn.getStackOutput(edgeFirewall.stackName, WEB_ACL_ARN_OUTPUT, CLOUDFRONT_WAF_REGION) }
+      : {}),
   });
-  return { app, data, photoCdn, api, async, site };
+  if (edgeFirewall) site.addDependency(edgeFirewall);
+  return { app, data, photoCdn, api, async, site, ...(edgeFirewall ? { edgeFirewall } : {}) };
 }
 
 /**
@@ -152,6 +171,12 @@ export const DEPLOY_PARAMETERS = {
     required: true,
     example: 'ops@your-domain.com',
     meaning: 'where every alarm is emailed; SNS asks the address to confirm once',
+  },
+  waf: {
+    required: false,
+    example: 'off',
+    meaning:
+      'on (default) or off: an AWS WAF web ACL with per-address rate limits in front of the site distribution (a us-east-1 stack)',
   },
   aiModelId: {
     required: false,
@@ -290,6 +315,20 @@ export function emailFromContext(app: App): string {
     );
   }
   return from;
+}
+
+/**
+ * Whether the site distribution gets its web ACL: context `waf`, `on` (the default) or `off`
+ * (`-c waf=off` passes a string, cdk.json may hold a boolean). Anything else fails synth.
+ */
+export function wafFromContext(app: App): boolean {
+  const value: unknown = app.node.tryGetContext('waf');
+  if (value === undefined || value === null || value === '' || value === 'on' || value === true) return true;
+  if (value === 'off' || value === false) return false;
+  throw new Error(
+    `Context waf must be on or off, not ${JSON.stringify(value)}: pass -c waf=off to deploy the site ` +
+      'distribution without its web ACL (and without the us-east-1 stack), or leave it out for the default, on.',
+  );
 }
 
 /** The address alarms are emailed to: context `alarmEmail`, a plain address. */

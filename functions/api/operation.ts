@@ -19,7 +19,7 @@ import { siteAccess, siteAccessStep } from './middleware/site-access.ts';
 import { siteRateLimit, siteRateLimitStep } from './middleware/site-rate-limit.ts';
 import { validateInput, validateInputStep } from './middleware/validate-input.ts';
 import { attachState, callerOf, type RequestState, type SiteRequest, stateOf } from './request-state.ts';
-import { isPublishable, isWrite, type RouteDefinition } from './route.ts';
+import { isPublishable, isWrite, NO_ROUTE_BODY, operationParameters, type RouteDefinition } from './route.ts';
 import { registeredRoute } from './route-registry.ts';
 
 type MiddyRequest = Request<HttpEvent, HttpResponse, Error, Context>;
@@ -236,6 +236,12 @@ export function defineOperation<
     },
     spec,
     handler: (event, context) => {
+      // A route key matches more than a row whose variable has literal text around it (API Gateway
+      // takes whole segments only): the rest is answered as the gateway and the local server answer
+      // a path no route matches, before any step runs.
+      if (!operationParameters(routeOf(), event.routeKey, event.pathParameters ?? {})) {
+        return Promise.resolve(jsonResponse(404, NO_ROUTE_BODY));
+      }
       chain ??= chainFor(routeOf());
       return chain(event, context);
     },

@@ -26,6 +26,7 @@ import { Bucket } from 'aws-cdk-lib/aws-s3';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import { NagSuppressions } from 'cdk-nag';
 import { Construct } from 'constructs';
+import { SITE_REQUEST_HEADERS } from '../../functions/api/middleware/site-headers.ts';
 import { GALLERY_KEY_PREFIX } from './photo-distribution.ts';
 
 /** The header the distribution adds to every request it sends to the API (functions/api/middleware/site-access.ts). */
@@ -48,6 +49,24 @@ export const MEDIA_REWRITE_CODE = `function handler(event) {
   return request;
 }`;
 
+/**
+ * The paths CloudFront sends to the site API, with the origin secret: every site route of the route
+ * table, with and without a trailing slash (a page may link either; test/infra/site.test.ts checks
+ * each row). Anything else is answered 404 at the edge.
+ */
+export const SITE_PATH_PATTERNS = ['/v1/site/*', '/v1/theme', '/v1/theme/'] as const;
+
+/** The site cache key's headers: answers differ by the page's origin (CORS). */
+const SITE_CACHE_KEY_HEADERS = [SITE_REQUEST_HEADERS.origin];
+
+/**
+ * The viewer-request function of the default behaviour (CloudFront Functions, JS 2.0): what no path
+ * pattern claims is answered here, so nothing but the site paths and the photos reaches an origin.
+ */
+export const NOT_FOUND_CODE = `function handler(event) {
+  return { statusCode: 404, statusDescription: 'Not Found' };
+}`;
+
 export interface SiteDistributionProps {
   /** The HTTP API's endpoint, `https://<id>.execute-api.<region>.amazonaws.com`. */
   readonly apiEndpoint: string;
@@ -60,6 +79,11 @@ export interface SiteDistributionProps {
    */
   readonly photoBucketName?: string;
   /**
+   * The ARN of a CloudFront-scope AWS WAF web ACL (us-east-1) to put in front of the distribution.
+   * @default - none: the API's budgets alone bound abuse
+   */
+  readonly webAclId?: string;
+  /**
    * Edge locations to serve from.
    * @default PriceClass.PRICE_CLASS_100 (North America and Europe: the agencies' markets)
    */
@@ -68,12 +92,13 @@ export interface SiteDistributionProps {
 
 /**
  * CloudFront in front of the site API (issue 12, architecture "CloudFront caching the site reads"):
- * - `/v1/site/*` and `/v1/theme` go to the HTTP API, cached per full query string (key, origin,
+ * - the site paths (`/v1/site/*`, `/v1/theme`, {@link SITE_PATH_PATTERNS}) go to the HTTP API, cached per full query string (key, origin,
  *   locale and every filter) and `Origin` header, for as long as the API's `Cache-Control` says
  *   (successful GETs `s-maxage=60, stale-while-revalidate=300`, errors `no-store`); the viewer's
  *   address travels in `CloudFront-Viewer-Address` (what the visitor budgets count), the page in
- *   `Referer`, and every request carries the origin secret, so the site routes refuse anything that
- *   did not come through here;
+ *   `Referer`, a retried write's `Idempotency-Key` (every header the site routes read:
+ *   SITE_REQUEST_HEADERS), and every request carries the origin secret, so the site routes refuse
+ *   anything that did not come through here;
  * - `/media/*` serves the gallery photos from the photo bucket through Origin Access Control, cached
  *   long (a photo's key never changes): `/media/<tenant>/<listing>/<photo>` is the object
  *   `images/<tenant>/<listing>/<photo>` (a CloudFront Function rewrites the path), the same object
@@ -81,7 +106,9 @@ export interface SiteDistributionProps {
  *   its own API host. The bucket (data stack) is imported by name, so CDK cannot add the OAC grant
  *   to its policy from here (it warns, acknowledged below); the data stack grants its account's
  *   distributions read on `images/*` instead, which names no distribution and so makes no cycle;
- * - anything else goes to the API uncached, as sent (the secret API through the same host).
+ * - anything else is answered 404 by a CloudFront Function, and its origin (never contacted) is the
+ *   API without the secret: no other path can borrow the secret the site routes trust (the secret
+ *   API is called at its own endpoint, `ApiUrl`).
  */
 export class SiteDistribution extends Construct {
   readonly distribution: Distribution;
@@ -90,33 +117,37 @@ export class SiteDistribution extends Construct {
 
   constructor(scope: Construct, id: string, props: SiteDistributionProps) {
     super(scope, id);
-    const apiOrigin = new HttpOrigin(Fn.select(2, Fn.split('/', props.apiEndpoint)), {
+    const apiDomain = Fn.select(2, Fn.split('/', props.apiEndpoint));
+    const apiOrigin = new HttpOrigin(apiDomain, {
       protocolPolicy: OriginProtocolPolicy.HTTPS_ONLY,
       originSslProtocols: [OriginSslPolicy.TLS_V1_2],
       // A dynamic reference: CloudFormation resolves it at deploy time, the template holds none of it.
       customHeaders: { [ORIGIN_VERIFY_HEADER]: props.originSecret.secretValue.unsafeUnwrap() },
     });
+    // The same API without the secret, for the default behaviour (which answers 404 before reaching it).
+    const unsecretedApiOrigin = new HttpOrigin(apiDomain, {
+      protocolPolicy: OriginProtocolPolicy.HTTPS_ONLY,
+      originSslProtocols: [OriginSslPolicy.TLS_V1_2],
+    });
 
     this.siteCachePolicy = new CachePolicy(this, 'SiteCachePolicy', {
       comment: 'Site reads: per full URL and Origin, for as long as the API says (s-maxage)',
       queryStringBehavior: CacheQueryStringBehavior.all(),
-      headerBehavior: CacheHeaderBehavior.allowList('Origin'),
+      headerBehavior: CacheHeaderBehavior.allowList(...SITE_CACHE_KEY_HEADERS),
       minTtl: Duration.seconds(0),
       defaultTtl: Duration.seconds(0),
       maxTtl: Duration.days(1),
       enableAcceptEncodingGzip: true,
       enableAcceptEncodingBrotli: true,
     });
+    // The cache key's headers reach the origin anyway; CloudFront forwards the others only when listed.
+    const forwarded = Object.values(SITE_REQUEST_HEADERS).filter(
+      (name) => !SITE_CACHE_KEY_HEADERS.some((cached) => cached.toLowerCase() === name.toLowerCase()),
+    );
     this.siteOriginRequestPolicy = new OriginRequestPolicy(this, 'SiteOriginRequestPolicy', {
-      comment: 'Site routes: the viewer address (budgets), the page (Referer), CORS preflight headers',
+      comment: 'Site routes: every header they read (viewer address, page, Idempotency-Key, preflight)',
       queryStringBehavior: OriginRequestQueryStringBehavior.all(),
-      headerBehavior: OriginRequestHeaderBehavior.allowList(
-        'CloudFront-Viewer-Address',
-        'Referer',
-        'Content-Type',
-        'Access-Control-Request-Method',
-        'Access-Control-Request-Headers',
-      ),
+      headerBehavior: OriginRequestHeaderBehavior.allowList(...forwarded),
     });
 
     const siteBehavior = {
@@ -133,16 +164,26 @@ export class SiteDistribution extends Construct {
       comment: 'Listings and Leads: site reads cached at the edge, photos',
       httpVersion: HttpVersion.HTTP2_AND_3,
       priceClass: props.priceClass ?? PriceClass.PRICE_CLASS_100,
+      ...(props.webAclId ? { webAclId: props.webAclId } : {}),
       defaultBehavior: {
-        origin: apiOrigin,
+        origin: unsecretedApiOrigin,
         viewerProtocolPolicy: ViewerProtocolPolicy.HTTPS_ONLY,
+        // Every method, so that every one gets the function's 404.
         allowedMethods: AllowedMethods.ALLOW_ALL,
         cachePolicy: CachePolicy.CACHING_DISABLED,
-        originRequestPolicy: OriginRequestPolicy.ALL_VIEWER_EXCEPT_HOST_HEADER,
+        functionAssociations: [
+          {
+            function: new EdgeFunction(this, 'NotFound', {
+              comment: 'Paths no behaviour claims: 404 at the edge, never forwarded',
+              runtime: FunctionRuntime.JS_2_0,
+              code: FunctionCode.fromInline(NOT_FOUND_CODE),
+            }),
+            eventType: FunctionEventType.VIEWER_REQUEST,
+          },
+        ],
       },
       additionalBehaviors: {
-        '/v1/site/*': siteBehavior,
-        '/v1/theme': siteBehavior,
+        ...Object.fromEntries(SITE_PATH_PATTERNS.map((pattern) => [pattern, siteBehavior])),
         ...(mediaBehavior ? { [MEDIA_PATH_PATTERN]: mediaBehavior } : {}),
       },
     });
@@ -152,13 +193,17 @@ export class SiteDistribution extends Construct {
         reason:
           'Agencies sell to buyers from any country, and their websites must load for all of them: no geographic restriction is wanted.',
       },
-      {
-        id: 'AwsSolutions-CFR2',
-        reason:
-          'Abuse is bounded in the application: per-visitor, per-Tenant and per-key budgets counted on ' +
-          "CloudFront's viewer address (interface §8), and cached answers cost the origin nothing. A WAF " +
-          'web ACL (about $5 a month plus per-request fees) can be attached later without code changes.',
-      },
+      ...(props.webAclId
+        ? []
+        : [
+            {
+              id: 'AwsSolutions-CFR2',
+              reason:
+                'Deployed with waf=off on purpose: abuse is then bounded in the application alone ' +
+                "(per-visitor, per-Tenant and per-key budgets counted on CloudFront's viewer address, " +
+                'interface §8), and cached answers cost the origin nothing.',
+            },
+          ]),
       {
         id: 'AwsSolutions-CFR3',
         reason:

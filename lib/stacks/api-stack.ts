@@ -1,6 +1,7 @@
 import { CfnOutput, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
 import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
 import {
+  type CfnStage,
   HttpApi,
   HttpStage,
   LogGroupLogDestination,
@@ -13,7 +14,7 @@ import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { ITopic } from 'aws-cdk-lib/aws-sns';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
-import type { RouteDefinition } from '../../functions/api/route.ts';
+import { isPublishable, type RouteDefinition, routeKeyPaths } from '../../functions/api/route.ts';
 import { ServiceAlarms } from '../constructs/alarms.ts';
 import { emailDomain } from '../constructs/service-function.ts';
 import { RouteGroupStack, type SiteSecrets } from './route-group-stack.ts';
@@ -24,6 +25,14 @@ import { RouteGroupStack, type SiteSecrets } from './route-group-stack.ts';
  * 500-resource limit; a tag that outgrows this should be split into narrower tags.
  */
 export const MAX_ROUTES_PER_GROUP = 40;
+
+/**
+ * Each route's own ceiling, a fifth of the stage's: a flood on one route (bad keys, preflights, direct
+ * calls to a site route that refuse without CloudFront's secret), each request a Lambda run, is
+ * throttled there and leaves the other routes most of the stage. AWS WAF, which could limit per
+ * client, cannot be associated with an HTTP API.
+ */
+export const ROUTE_THROTTLE: ThrottleSettings = { rateLimit: 200, burstLimit: 400 };
 
 export interface ApiStackProps extends StackProps {
   readonly table: ITable;
@@ -56,6 +65,11 @@ export interface ApiStackProps extends StackProps {
    * @default - 1000 requests per second, bursts of 2000
    */
   readonly throttle?: ThrottleSettings;
+  /**
+   * The ceiling of every single route (API Gateway `RouteSettings` on the stage), under the stage's.
+   * @default ROUTE_THROTTLE (200 requests per second, bursts of 400)
+   */
+  readonly routeThrottle?: ThrottleSettings;
   /**
    * How long the API access logs are kept.
    * @default RetentionDays.THREE_MONTHS
@@ -148,6 +162,7 @@ export class ApiStack extends Stack {
     this.alarms = new ServiceAlarms(this, 'Alarms', { topic: props.alarmTopic, httpApi: this.api });
 
     const groups: RouteGroupStack[] = [];
+    const keyPaths = routeKeyPaths(props.routes);
     for (const [groupId, routes] of groupRoutesByTag(props.routes)) {
       groups.push(
         new RouteGroupStack(this, `${groupId}Routes`, {
@@ -157,6 +172,7 @@ export class ApiStack extends Stack {
           table: props.table,
           cursorSecret: props.cursorSecret,
           routes,
+          routeKeyPaths: keyPaths,
           aiQueue: props.aiQueue,
           emailFrom: props.emailFrom,
           ...(props.siteSecrets ? { siteSecrets: props.siteSecrets } : {}),
@@ -174,7 +190,33 @@ export class ApiStack extends Stack {
       });
     }
     this.routeGroups = groups;
+    this.throttleEachRoute(props.routes, keyPaths, props.routeThrottle ?? ROUTE_THROTTLE);
 
     new CfnOutput(this, 'ApiUrl', { value: this.stage.url, description: 'Base URL of the HTTP API' });
+  }
+
+  /**
+   * One `RouteSettings` entry per route key (the rows' and the site paths' OPTIONS). API Gateway
+   * refuses settings for a route key that does not exist yet, so the stage waits for the route groups.
+   */
+  private throttleEachRoute(
+    routes: readonly RouteDefinition[],
+    keyPaths: ReadonlyMap<string, string>,
+    throttle: ThrottleSettings,
+  ): void {
+    const settings = {
+      ThrottlingRateLimit: throttle.rateLimit,
+      ThrottlingBurstLimit: throttle.burstLimit,
+    };
+    const keys = new Set<string>();
+    for (const route of routes) {
+      const keyPath = keyPaths.get(route.operationId) as string;
+      keys.add(`${route.method} ${keyPath}`);
+      if (isPublishable(route)) keys.add(`OPTIONS ${keyPath}`);
+    }
+    (this.stage.node.defaultChild as CfnStage).routeSettings = Object.fromEntries(
+      [...keys].map((key) => [key, settings]),
+    );
+    for (const group of this.routeGroups) this.stage.node.addDependency(group);
   }
 }

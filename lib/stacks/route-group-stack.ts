@@ -8,7 +8,7 @@ import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { NagSuppressions } from 'cdk-nag';
 import type { Construct } from 'constructs';
-import { apiGatewayPath, isPublishable, isWrite, type RouteDefinition } from '../../functions/api/route.ts';
+import { isPublishable, isWrite, type RouteDefinition } from '../../functions/api/route.ts';
 import { tableDefinition } from '../../functions/data/table.ts';
 import { bindPhotoStore } from '../constructs/photo-store-access.ts';
 import {
@@ -41,6 +41,11 @@ export interface RouteGroupStackProps extends NestedStackProps {
   readonly cursorSecret: ISecret;
   /** The rows of functions/routes.ts this group serves (all of one tag). */
   readonly routes: readonly RouteDefinition[];
+  /**
+   * The route key path of every row of the API, by operationId (`routeKeyPaths` of
+   * functions/api/route.ts, over the whole table: sibling routes share variable names across groups).
+   */
+  readonly routeKeyPaths: ReadonlyMap<string, string>;
   /** The AI queue, bound to the routes whose row `uses` 'aiQueue'. */
   readonly aiQueue: IQueue;
   /** The SES sender address, bound to the routes whose row `uses` 'email'. */
@@ -151,7 +156,7 @@ export class RouteGroupStack extends NestedStack {
 
       const httpRoute = new HttpRoute(this, `${route.operationId}Route`, {
         httpApi: props.api,
-        routeKey: HttpRouteKey.with(apiGatewayPath(route.path), HttpMethod[route.method]),
+        routeKey: HttpRouteKey.with(keyPathOf(props, route), HttpMethod[route.method]),
         integration: new HttpLambdaIntegration(`${route.operationId}Integration`, service.fn),
       });
       NagSuppressions.addResourceSuppressions(httpRoute, [
@@ -176,7 +181,7 @@ export class RouteGroupStack extends NestedStack {
    * know a publishable key's origins, and when on it answers every preflight itself.
    */
   private addSitePreflight(props: RouteGroupStackProps, functions: Map<string, ServiceFunction>): void {
-    const sitePaths = [...new Set(props.routes.filter(isPublishable).map((r) => apiGatewayPath(r.path)))];
+    const sitePaths = [...new Set(props.routes.filter(isPublishable).map((r) => keyPathOf(props, r)))];
     const first = props.routes.find(isPublishable);
     if (!first) return;
     const secrets = requireSiteSecrets(props, first);
@@ -213,6 +218,12 @@ export class RouteGroupStack extends NestedStack {
     });
     functions.set(SITE_PREFLIGHT_ID, service);
   }
+}
+
+function keyPathOf(props: RouteGroupStackProps, route: RouteDefinition): string {
+  const keyPath = props.routeKeyPaths.get(route.operationId);
+  if (!keyPath) throw new Error(`No route key path for ${route.operationId}`);
+  return keyPath;
 }
 
 function requireSiteSecrets(props: RouteGroupStackProps, route: RouteDefinition): SiteSecrets {

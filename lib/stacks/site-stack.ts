@@ -10,6 +10,11 @@ export interface SiteStackProps extends StackProps {
   readonly originSecret: ISecret;
   /** The photo bucket's name (data stack): `/media/*` serves the gallery from it. */
   readonly photoBucketName?: string;
+  /**
+   * The ARN of the CloudFront-scope web ACL in front of the distribution (edge-firewall-stack.ts).
+   * @default - none: no web ACL (deploy parameter `waf=off`)
+   */
+  readonly webAclArn?: string;
 }
 
 /** The edge: CloudFront in front of the site API and the gallery photos (lib/constructs/site-distribution.ts). */
@@ -22,6 +27,7 @@ export class SiteStack extends Stack {
       apiEndpoint: props.apiEndpoint,
       originSecret: props.originSecret,
       ...(props.photoBucketName ? { photoBucketName: props.photoBucketName } : {}),
+      ...(props.webAclArn ? { webAclId: props.webAclArn } : {}),
     });
     new CfnOutput(this, 'SiteUrl', {
       value: `https://${this.site.distribution.distributionDomainName}`,

@@ -5,6 +5,11 @@ import type { RouteDefinition } from '../../functions/api/route.ts';
 
 export interface HttpEventParts {
   route: RouteDefinition;
+  /**
+   * The API Gateway route key the request matched, `pathParameters` named as in it.
+   * @default - the row's own method and path, `pathParameters` named as in the row
+   */
+  routeKey?: string;
   rawPath: string;
   rawQueryString: string;
   /** Lowercased names, repeated headers joined with commas (as API Gateway does). */
@@ -22,7 +27,7 @@ export interface HttpEventParts {
  */
 export function httpEvent(parts: HttpEventParts): HttpEvent {
   const now = Date.now();
-  const routeKey = `${parts.route.method} ${parts.route.path}`;
+  const routeKey = parts.routeKey ?? `${parts.route.method} ${parts.route.path}`;
   return {
     version: '2.0',
     routeKey,

@@ -4,17 +4,24 @@ import { pathToFileURL } from 'node:url';
 import type { Context } from 'aws-lambda';
 import { decodePathSegment, type HttpEvent, type HttpResponse } from '../../functions/api/http.ts';
 import { MAX_BODY_BYTES } from '../../functions/api/middleware/validate-input.ts';
-import { isPublishable, type RouteDefinition } from '../../functions/api/route.ts';
+import {
+  isPublishable,
+  NO_ROUTE_BODY,
+  type RouteDefinition,
+  routeKeyPaths,
+} from '../../functions/api/route.ts';
 import { runAsFunction } from '../../functions/kernel/aws-operations.ts';
 import { routes } from '../../functions/routes.ts';
 import { httpEvent, lambdaContext } from './lambda-events.ts';
 
 type LambdaHandler = (event: HttpEvent, context: Context) => Promise<HttpResponse>;
 
-interface MountedRoute {
+export interface MountedRoute {
   route: RouteDefinition;
+  /** The row's own path: every segment as written, the literal text around a variable included. */
   pattern: RegExp;
-  paramNames: string[];
+  /** The path of the route's API Gateway route key: what the event's `routeKey` and `pathParameters` follow. */
+  keyPath: string;
   load: () => Promise<LambdaHandler>;
 }
 /** The name the preflight function's AWS calls are recorded under (its CDK construct id too). */
@@ -22,31 +29,28 @@ export const SITE_PREFLIGHT_FUNCTION = 'sitePreflight';
 
 const FUNCTIONS_HTTP = resolve(import.meta.dirname, '../../functions/http');
 
-/** `/v1/properties/{property_id}` → a regex with one capture per parameter. */
-function compile(path: string): { pattern: RegExp; paramNames: string[] } {
-  const paramNames: string[] = [];
+/** `/v1/properties/{property_id}` → a regex that matches the row's path and nothing else. */
+function compile(path: string): RegExp {
   const source = path
     .split('/')
     .map((segment) =>
-      segment.replace(/\{(\w+)\}|[^{}]+/g, (match, name?: string) => {
-        if (name) {
-          paramNames.push(name);
-          return '([^/]+)';
-        }
-        return match.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-      }),
+      segment.replace(/\{(\w+)\}|[^{}]+/g, (match, name?: string) =>
+        name ? '[^/]+' : match.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'),
+      ),
     )
     .join('/');
-  return { pattern: new RegExp(`^${source}$`), paramNames };
+  return new RegExp(`^${source}$`);
 }
 
 /** Mounts every row of the route table, loading each handler module on its first request. */
 export function mountRoutes(): MountedRoute[] {
+  const keyPaths = routeKeyPaths(routes);
   return routes.map((route) => {
     let handler: Promise<LambdaHandler> | undefined;
     return {
       route,
-      ...compile(route.path),
+      pattern: compile(route.path),
+      keyPath: keyPaths.get(route.operationId) as string,
       load: () => {
         handler ??= import(pathToFileURL(resolve(FUNCTIONS_HTTP, route.entry)).href).then(
           (m: { handler: LambdaHandler }) => m.handler,
@@ -70,14 +74,36 @@ async function readBody(req: IncomingMessage): Promise<Buffer> {
   return Buffer.concat(chunks);
 }
 
-/** The API Gateway event for a real HTTP request to a mounted route. */
-export function toEvent(
-  req: IncomingMessage,
-  url: URL,
-  body: Buffer,
-  mounted: MountedRoute,
-  match: RegExpMatchArray,
-): HttpEvent {
+/**
+ * The path parameters API Gateway hands over for `pathname` on `keyPath`: named as in the route key,
+ * each the whole segment, decoded.
+ */
+function routeKeyParameters(keyPath: string, pathname: string): Record<string, string> {
+  const segments = pathname.split('/');
+  const parameters: Record<string, string> = {};
+  for (const [index, segment] of keyPath.split('/').entries()) {
+    const name = segment.match(/^\{(\w+)\}$/)?.[1];
+    if (name) parameters[name] = decodePathSegment(segments[index] ?? '');
+  }
+  return parameters;
+}
+
+/** The row that answers `method` on `pathname`, or why none does (404, or 405 with the methods that would). */
+export type RouteMatch = { mounted: MountedRoute } | { status: 404 | 405; allow: string[] };
+
+/**
+ * Only the routes of the request's method are matched on the way to a handler; the others only when
+ * none matched, to tell a 405 (with Allow) from a 404.
+ */
+export function matchRoute(mounted: readonly MountedRoute[], method: string, pathname: string): RouteMatch {
+  const hit = mounted.find((m) => m.route.method === method && m.pattern.test(pathname));
+  if (hit) return { mounted: hit };
+  const allow = mounted.filter((m) => m.pattern.test(pathname)).map((m) => m.route.method);
+  return { status: allow.length ? 405 : 404, allow };
+}
+
+/** The API Gateway event for a real HTTP request to a mounted route, as its route key has it. */
+export function toEvent(req: IncomingMessage, url: URL, body: Buffer, mounted: MountedRoute): HttpEvent {
   const headers: Record<string, string> = {};
   for (const [name, value] of Object.entries(req.headers)) {
     if (value !== undefined) headers[name.toLowerCase()] = Array.isArray(value) ? value.join(',') : value;
@@ -87,13 +113,12 @@ export function toEvent(
     query[name] = name in query ? `${query[name]},${value}` : value;
   return httpEvent({
     route: mounted.route,
+    routeKey: `${mounted.route.method} ${mounted.keyPath}`,
     rawPath: url.pathname,
     rawQueryString: url.search.slice(1),
     headers,
     query,
-    pathParameters: Object.fromEntries(
-      mounted.paramNames.map((n, i) => [n, decodePathSegment(match[i + 1] ?? '')]),
-    ),
+    pathParameters: routeKeyParameters(mounted.keyPath, url.pathname),
     body: body.length ? body.toString('utf8') : undefined,
     sourceIp: req.socket.remoteAddress ?? '127.0.0.1',
     protocol: `HTTP/${req.httpVersion}`,
@@ -140,12 +165,9 @@ export async function startApiServer(options: ApiServerOptions): Promise<{ serve
       }
       if (req.method === 'OPTIONS') {
         // CORS preflight of a site path: one handler for all of them, as in API Gateway (lib/constructs/site-api.ts).
-        const preflight = mounted
-          .filter((m) => isPublishable(m.route))
-          .map((m) => ({ m, match: url.pathname.match(m.pattern) }))
-          .find((c): c is { m: MountedRoute; match: RegExpMatchArray } => c.match !== null);
+        const preflight = mounted.find((m) => isPublishable(m.route) && m.pattern.test(url.pathname));
         if (preflight) {
-          const event = toEvent(req, url, Buffer.alloc(0), preflight.m, preflight.match);
+          const event = toEvent(req, url, Buffer.alloc(0), preflight);
           const { handler } = await import('../../functions/http/site/preflight.ts');
           const response = await runAsFunction(SITE_PREFLIGHT_FUNCTION, () => handler(event));
           status = response.statusCode;
@@ -154,26 +176,14 @@ export async function startApiServer(options: ApiServerOptions): Promise<{ serve
           return;
         }
       }
-      // Only the routes of the request's method are matched on the way to a handler; the others
-      // only when none matched, to tell a 405 (with Allow) from a 404.
-      let hit: { m: MountedRoute; match: RegExpMatchArray } | undefined;
-      for (const m of mounted) {
-        if (m.route.method !== req.method) continue;
-        const match = url.pathname.match(m.pattern);
-        if (match) {
-          hit = { m, match };
-          break;
-        }
-      }
-      if (!hit) {
-        const candidates = mounted.filter((m) => m.pattern.test(url.pathname));
-        status = candidates.length ? 405 : 404;
-        const allow = candidates.map((m) => m.route.method).join(', ');
+      const hit = matchRoute(mounted, req.method ?? 'GET', url.pathname);
+      if (!('mounted' in hit)) {
+        status = hit.status;
         send(
           res,
           status,
-          { detail: status === 404 ? 'Not Found' : 'Method Not Allowed' },
-          allow ? { Allow: allow } : {},
+          status === 404 ? NO_ROUTE_BODY : { detail: 'Method Not Allowed' },
+          hit.allow.length ? { Allow: hit.allow.join(', ') } : {},
         );
         return;
       }
@@ -186,9 +196,9 @@ export async function startApiServer(options: ApiServerOptions): Promise<{ serve
         send(res, 413, { detail: 'The request body is larger than 1 MB' }, { Connection: 'close' });
         return;
       }
-      const event = toEvent(req, url, body, hit.m, hit.match);
-      const handler = await hit.m.load();
-      const { operationId } = hit.m.route;
+      const event = toEvent(req, url, body, hit.mounted);
+      const handler = await hit.mounted.load();
+      const { operationId } = hit.mounted.route;
       // One process serves every route here: the AWS calls are attributed to the route's function.
       const response = await runAsFunction(operationId, () =>
         handler(event, lambdaContext(operationId, event.requestContext.requestId)),

@@ -186,6 +186,8 @@ describe('CORS preflight on every site path', () => {
       expect(res.headers.get('access-control-allow-origin')).toBe(PAGE);
       expect(res.headers.get('access-control-allow-methods')).toContain('POST');
       expect(res.headers.get('access-control-allow-headers')?.toLowerCase()).toContain('content-type');
+      // A retried site write sends Idempotency-Key: the page may send it cross-origin.
+      expect(res.headers.get('access-control-allow-headers')?.toLowerCase()).toContain('idempotency-key');
       expect(Number(res.headers.get('access-control-max-age'))).toBeGreaterThan(0);
     }
   });

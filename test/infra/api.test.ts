@@ -5,7 +5,7 @@ import type { CfnRole } from 'aws-cdk-lib/aws-iam';
 import type { CfnFunction } from 'aws-cdk-lib/aws-lambda';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { RouteUse } from '../../functions/api/route.ts';
-import { apiGatewayPath, isPublishable, type RouteDefinition } from '../../functions/api/route.ts';
+import { isPublishable, type RouteDefinition, routeKeyPaths } from '../../functions/api/route.ts';
 import { tableDefinition } from '../../functions/data/table.ts';
 import { routes } from '../../functions/routes.ts';
 import { buildApp, type ServiceApp } from '../../lib/app.ts';
@@ -47,6 +47,9 @@ const USES_ENVIRONMENT: Record<RouteUse, readonly string[]> = {
 
 /** The rows as RouteDefinition (the `as const` rows without `uses` have no such key). */
 const table: readonly RouteDefinition[] = routes;
+const keyPaths = routeKeyPaths(table);
+/** The row's API Gateway route key path (test/unit/route-keys.test.ts checks it routes as the local server does). */
+const apiGatewayPath = (route: RouteDefinition): string => keyPaths.get(route.operationId) as string;
 
 let service: ServiceApp;
 let groups: { stack: RouteGroupStack; template: Template }[];
@@ -71,11 +74,12 @@ function groupOf(operationId: string) {
 
 describe('HTTP API routes', () => {
   it('has exactly one route per row of the route table, method and path as written (API Gateway form)', () => {
-    // Prepare: an action suffix after a variable is matched by the variable alone (apiGatewayPath).
+    // Prepare: an action suffix after a variable is matched by the variable alone, and siblings share
+    // variable names (routeKeyPaths).
     // A site path also gets an OPTIONS route (the CORS preflight, one function for all of them).
-    const sitePaths = [...new Set(routes.filter(isPublishable).map((r) => apiGatewayPath(r.path)))];
+    const sitePaths = [...new Set(routes.filter(isPublishable).map((r) => apiGatewayPath(r)))];
     const expected = [
-      ...routes.map((r) => `${r.method} ${apiGatewayPath(r.path)}`),
+      ...routes.map((r) => `${r.method} ${apiGatewayPath(r)}`),
       ...sitePaths.map((path) => `OPTIONS ${path}`),
     ].sort();
 
@@ -94,7 +98,7 @@ describe('HTTP API routes', () => {
     for (const route of routes) {
       // Prepare
       const { template } = groupOf(route.operationId);
-      const routeKey = `${route.method} ${apiGatewayPath(route.path)}`;
+      const routeKey = `${route.method} ${apiGatewayPath(route)}`;
 
       // Act
       const [routeResource] = Object.values(

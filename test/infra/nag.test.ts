@@ -49,6 +49,8 @@ describe('cdk-nag AwsSolutions and Serverless', () => {
         'ListingsLeads-test-Api',
         'ListingsLeads-test-Async',
         'ListingsLeads-test-Data',
+        // The site distribution's web ACL (deploy parameter waf, on by default), in us-east-1.
+        'ListingsLeads-test-EdgeFirewall',
         'ListingsLeads-test-Site',
       ].sort(),
     );

@@ -22,6 +22,7 @@ import type { PipelineStep } from '../answers.ts';
 import { type HttpEvent, header } from '../http.ts';
 import { type SiteRequest, stateOf } from '../request-state.ts';
 import { isWrite, type RouteDefinition } from '../route.ts';
+import { SITE_REQUEST_HEADERS } from './site-headers.ts';
 
 /** Site writes are small forms: a larger body is refused (413) before it is parsed. */
 export const SITE_MAX_BODY_BYTES = 64 * 1024;
@@ -122,7 +123,7 @@ export async function admitSiteRequest(
   if (!key?.startsWith(PUBLISHABLE_KEY_PREFIX)) throw new NotFoundError('Unknown or revoked publishable key');
   const entry = await siteKey(key);
 
-  const pageOrigin = header(event, 'origin');
+  const pageOrigin = header(event, SITE_REQUEST_HEADERS.origin);
   const origin = query.origin;
   if (pageOrigin !== undefined) {
     const optional = method !== 'GET' && method !== 'OPTIONS' && origin === undefined;
@@ -138,14 +139,14 @@ export async function admitSiteRequest(
   if (pageOrigin !== undefined) corsHeaders['Access-Control-Allow-Origin'] = pageOrigin;
 
   const ip = viaEdge
-    ? viewerAddressIp(header(event, 'cloudfront-viewer-address') ?? '')
+    ? viewerAddressIp(header(event, SITE_REQUEST_HEADERS.viewerAddress) ?? '')
     : event.requestContext?.http?.sourceIp;
   const visitor = (ip && visitorBucket(ip)) ?? 'unknown';
 
   const { tenant } = entry.caller;
   const admission = {
     caller: entry.caller,
-    site: { visitor, ip, referer: header(event, 'referer'), origins: entry.origins },
+    site: { visitor, ip, referer: header(event, SITE_REQUEST_HEADERS.referer), origins: entry.origins },
     corsHeaders,
   };
   if (tenant.suspended)

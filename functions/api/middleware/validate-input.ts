@@ -4,7 +4,7 @@ import type * as z from 'zod/mini';
 import { PayloadTooLargeError, RequestValidationError, type ValidationIssue } from '../../kernel/errors.ts';
 import { type HttpEvent, pathParameterProblem } from '../http.ts';
 import { stateOf } from '../request-state.ts';
-import { stripActionSuffixes } from '../route.ts';
+import { operationParameters } from '../route.ts';
 import '../../kernel/zod.ts';
 import { ErrorOut, ValidationErrorOut } from '../../contract/errors.ts';
 import { toValidationIssues } from '../../contract/validation.ts';
@@ -65,7 +65,9 @@ export function validateInput(schemas: InputSchemas): MiddlewareObj<HttpEvent, u
       const { event } = request;
       const issues: ValidationIssue[] = [];
       const body = readBody(event);
-      const pathParameters = stripActionSuffixes(stateOf(request.context).route, event.pathParameters ?? {});
+      // The handler answered 404 already when the path is not the row's (operation.ts).
+      const pathParameters =
+        operationParameters(stateOf(request.context).route, event.routeKey, event.pathParameters ?? {}) ?? {};
       const badEncodings = encodingIssues(pathParameters);
       issues.push(...badEncodings);
       const params =

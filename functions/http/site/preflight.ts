@@ -3,6 +3,7 @@ import type { Context } from 'aws-lambda';
 import { type HttpEvent, type HttpResponse, header } from '../../api/http.ts';
 import { toHttpResponse } from '../../api/middleware/error-handler.ts';
 import { admitSiteRequest } from '../../api/middleware/site-access.ts';
+import { SITE_PAGE_HEADERS, SITE_REQUEST_HEADERS } from '../../api/middleware/site-headers.ts';
 
 /** How long a browser may reuse a preflight answer (Chromium caps it at 2 hours). */
 export const PREFLIGHT_MAX_AGE_SECONDS = 7200;
@@ -16,7 +17,7 @@ export const PREFLIGHT_MAX_AGE_SECONDS = 7200;
 export async function handler(event: HttpEvent, _context?: Context): Promise<HttpResponse> {
   const requestId = event.requestContext?.requestId || randomUUID();
   try {
-    const method = (header(event, 'access-control-request-method') ?? 'GET').toUpperCase();
+    const method = (header(event, SITE_REQUEST_HEADERS.preflightMethod) ?? 'GET').toUpperCase();
     const { corsHeaders } = await admitSiteRequest(event, method);
     return {
       statusCode: 204,
@@ -24,7 +25,7 @@ export async function handler(event: HttpEvent, _context?: Context): Promise<Htt
         ...corsHeaders,
         Vary: 'Origin',
         'Access-Control-Allow-Methods': 'GET, POST, OPTIONS',
-        'Access-Control-Allow-Headers': 'Content-Type',
+        'Access-Control-Allow-Headers': SITE_PAGE_HEADERS.join(', '),
         'Access-Control-Max-Age': String(PREFLIGHT_MAX_AGE_SECONDS),
         'Cache-Control': 'no-store',
         'X-Request-Id': requestId,
