@@ -64,6 +64,7 @@ const OWNED_BY_MARKERS = { ignoreOwnership: false } as const;
 export async function getListingWithAreas(
   tenantId: string,
   id: string,
+  options: { consistent?: boolean } = {},
 ): Promise<{ property: ListingRecord; areas: AreaMembershipRecord[] } | undefined> {
   const Key = propertyKey(tenantId, id);
   const { Items = [] } = await dynamo().send(
@@ -71,6 +72,7 @@ export async function getListingWithAreas(
       TableName: tableName(),
       KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
       ExpressionAttributeValues: { ':pk': Key.pk, ':prefix': 'property' },
+      ConsistentRead: options.consistent ?? false,
     }),
   );
   const propertyItem = Items.find((i) => i.__edb_e__ === 'property');

@@ -5,7 +5,7 @@ import {
   ThrottlingException,
   TransactionCanceledException,
 } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { HandlerExecutionContext, MiddlewareStack } from '@smithy/types';
 
 /**
@@ -127,8 +127,8 @@ export interface DynamoFaultLog {
 }
 
 export interface DynamoFaultOptions {
-  /** A strongly consistent read of one item on a client without the faults. */
-  readCurrent: (table: string, key: Item) => Promise<Item | undefined>;
+  /** Strongly consistent reads of items of one table on a client without the faults, in key order. */
+  readCurrent: (table: string, keys: Item[]) => Promise<(Item | undefined)[]>;
   /** The table's key attributes. @default ['pk', 'sk'] */
   keyAttributes?: readonly string[];
   /**
@@ -318,6 +318,20 @@ export function addDynamoFaults<I extends object, O extends object>(
     return pairs.filter((pair): pair is [string, Item] => pair[1] !== undefined);
   };
 
+  /** The current images of the keys a write names, one read per table (a transaction has up to 100). */
+  const readAll = async (writes: [string, Item][]): Promise<(Item | undefined)[]> => {
+    const tables = [...new Set(writes.map(([table]) => table))];
+    const images = new Map<string, Item | undefined>();
+    await Promise.all(
+      tables.map(async (table) => {
+        const keys = writes.filter(([t]) => t === table).map(([, key]) => key);
+        const found = await options.readCurrent(table, keys);
+        keys.forEach((key, i) => images.set(historyKey(table, key), found[i]));
+      }),
+    );
+    return writes.map(([table, key]) => images.get(historyKey(table, key)));
+  };
+
   /** The image of a key as of `asOf`: `current` unless it was written since. */
   const asOf = (table: string, key: Item, current: Item | undefined, time: number): Item | undefined => {
     const versions = history.get(historyKey(table, key));
@@ -403,7 +417,7 @@ export function addDynamoFaults<I extends object, O extends object>(
       // History is kept only while stale reads may be served: off, a write costs no extra read.
       const writes = faults.staleRate > 0 || settings.staleRate > 0 ? writtenKeys(apiName, input) : [];
       if (writes.length > 0) {
-        const before = await Promise.all(writes.map(([table, key]) => options.readCurrent(table, key)));
+        const before = await readAll(writes);
         const result = await next(args);
         const at = now();
         writes.forEach(([table, key], i) => {
@@ -474,13 +488,34 @@ export function addDynamoFaults<I extends object, O extends object>(
 }
 
 /**
- * `readCurrent` for a DynamoDB at `endpoint` (DynamoDB Local): strongly consistent GetItems on a
- * client of its own, so that the faults' own reads are neither faulted, metered nor recorded.
+ * `readCurrent` for a DynamoDB at `endpoint` (DynamoDB Local): strongly consistent BatchGetItems on
+ * a client of its own, so that the faults' own reads are neither faulted, metered nor recorded.
  */
 export function consistentReader(endpoint: string, region: string): DynamoFaultOptions['readCurrent'] {
   const reader = DynamoDBDocumentClient.from(
     new DynamoDBClient({ endpoint, region, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } }),
   );
-  return async (table, key) =>
-    (await reader.send(new GetCommand({ TableName: table, Key: key, ConsistentRead: true }))).Item;
+  return async (table, keys) => {
+    const found = new Map<string, Item>();
+    const keyId = (key: Item, item: Item = key) =>
+      JSON.stringify(
+        Object.keys(key)
+          .sort()
+          .map((name) => item[name]),
+      );
+    // Distinct keys (a transaction names each item once, a batch may repeat), 100 a request.
+    const distinct = [...new Map(keys.map((key) => [keyId(key), key])).values()];
+    for (let start = 0; start < distinct.length; start += 100) {
+      let pending: Item[] = distinct.slice(start, start + 100);
+      while (pending.length > 0) {
+        const answer = await reader.send(
+          new BatchGetCommand({ RequestItems: { [table]: { Keys: pending, ConsistentRead: true } } }),
+        );
+        const shape = keys[0] ?? {};
+        for (const item of answer.Responses?.[table] ?? []) found.set(keyId(shape, item), item);
+        pending = (answer.UnprocessedKeys?.[table]?.Keys ?? []) as Item[];
+      }
+    }
+    return keys.map((key) => found.get(keyId(key)));
+  };
 }

@@ -92,10 +92,11 @@ function fakeDynamo() {
     } as never,
   });
   const client = DynamoDBDocumentClient.from(dynamo);
-  const readCurrent = async (_table: string, key: Record<string, unknown>) => {
-    const item = items.get(`${key.pk}|${key.sk}`);
-    return item ? unmarshall(item) : undefined;
-  };
+  const readCurrent = async (_table: string, keys: Record<string, unknown>[]) =>
+    keys.map((key) => {
+      const item = items.get(`${key.pk}|${key.sk}`);
+      return item ? unmarshall(item) : undefined;
+    });
   return { client, items, requests, readCurrent };
 }
 
