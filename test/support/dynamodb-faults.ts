@@ -326,7 +326,7 @@ export function addDynamoFaults<I extends object, O extends object>(
       tables.map(async (table) => {
         const keys = writes.filter(([t]) => t === table).map(([, key]) => key);
         const found = await options.readCurrent(table, keys);
-        keys.forEach((key, i) => images.set(historyKey(table, key), found[i]));
+        for (const [i, key] of keys.entries()) images.set(historyKey(table, key), found[i]);
       }),
     );
     return writes.map(([table, key]) => images.get(historyKey(table, key)));
