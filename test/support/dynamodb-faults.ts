@@ -16,9 +16,10 @@ import type { HandlerExecutionContext, MiddlewareStack } from '@smithy/types';
  * Three faults, each decided by its own seeded generator so a run is reproduced by its seed:
  *
  * - **Eventual consistency.** Every write (PutItem, UpdateItem, DeleteItem, TransactWriteItems,
- *   BatchWriteItem) first reads the items it names with a strongly consistent GetItem on an
- *   unfaulted client (`readCurrent`) and, once the write succeeded, keeps that old image with the
- *   time the write completed: a per-key history of the last `staleMs`. A read that is not strongly
+ *   BatchWriteItem) learns the old images of the items it names (a single-item write that asks for
+ *   no values back is sent with `ReturnValues: ALL_OLD`, and answers without them; the others first
+ *   read the items strongly consistently on an unfaulted client, `readCurrent`) and, once the write
+ *   succeeded, keeps them with the time the write completed: a per-key history of the last `staleMs`. A read that is not strongly
  *   consistent (GetItem, BatchGetItem or Query without `ConsistentRead: true`; a Query on a GSI
  *   always) is, with probability `staleRate`, answered as of `staleMs` ago: each item written since
  *   then is replaced by its image from before the earliest such write, and omitted when it did not
@@ -318,6 +319,11 @@ export function addDynamoFaults<I extends object, O extends object>(
     return pairs.filter((pair): pair is [string, Item] => pair[1] !== undefined);
   };
 
+  /** A PutItem, UpdateItem or DeleteItem that asks for no values back: it may ask for ALL_OLD. */
+  const ownsOldImage = (apiName: string, input: Input) =>
+    (apiName === 'PutItem' || apiName === 'UpdateItem' || apiName === 'DeleteItem') &&
+    (input.ReturnValues === undefined || input.ReturnValues === 'NONE');
+
   /** The current images of the keys a write names, one read per table (a transaction has up to 100). */
   const readAll = async (writes: [string, Item][]): Promise<(Item | undefined)[]> => {
     const tables = [...new Set(writes.map(([table]) => table))];
@@ -417,13 +423,23 @@ export function addDynamoFaults<I extends object, O extends object>(
       // History is kept only while stale reads may be served: off, a write costs no extra read.
       const writes = faults.staleRate > 0 || settings.staleRate > 0 ? writtenKeys(apiName, input) : [];
       if (writes.length > 0) {
-        const before = await readAll(writes);
-        const result = await next(args);
+        let before: (Item | undefined)[];
+        let result: Awaited<ReturnType<typeof next>>;
+        if (ownsOldImage(apiName, input)) {
+          // A single-item write answers its old image itself when asked: no read of our own.
+          result = await next({ ...args, input: { ...input, ReturnValues: 'ALL_OLD' } as typeof args.input });
+          const output = result.output as Input;
+          before = [output.Attributes as Item | undefined];
+          delete output.Attributes;
+        } else {
+          before = await readAll(writes);
+          result = await next(args);
+        }
         const at = now();
-        writes.forEach(([table, key], i) => {
+        for (const [i, [table, key]] of writes.entries()) {
           const id = historyKey(table, key);
           history.set(id, [...(history.get(id) ?? []), { at, before: before[i] }]);
-        });
+        }
         forget(at);
         return result;
       }

@@ -26,6 +26,7 @@ interface RequestBody {
   ExpressionAttributeValues: Record<string, AttributeValue>;
   RequestItems: Record<string, { Keys: Marshalled[] }>;
   TransactItems: { Put?: { Item: Marshalled } }[];
+  ReturnValues?: string;
 }
 
 /**
@@ -43,11 +44,13 @@ function fakeDynamo() {
         return item ? { Item: item } : {};
       }
       case 'PutItem':
-        items.set(id(body.Item), body.Item);
-        return {};
-      case 'DeleteItem':
-        items.delete(id(body.Key));
-        return {};
+      case 'DeleteItem': {
+        const key = id(operation === 'PutItem' ? body.Item : body.Key);
+        const old = items.get(key);
+        if (operation === 'PutItem') items.set(key, body.Item);
+        else items.delete(key);
+        return body.ReturnValues === 'ALL_OLD' && old ? { Attributes: old } : {};
+      }
       case 'Query': {
         const pk = body.ExpressionAttributeValues[':pk']?.S;
         const found = [...items.values()].filter((item) => item.pk?.S === pk);
