@@ -3,10 +3,17 @@ import { configDefaults, defineConfig, type TestProjectInlineConfiguration } fro
 /** Reads what the int and e2e tests recorded, so it runs after all of them (a later group). */
 const PERMISSIONS_TEST = 'test/infra/permissions.test.ts';
 
-/** Tests of code on DynamoDB Local: one in-memory instance for the run, its AWS operations recorded. */
+/**
+ * Tests of code on DynamoDB Local: one in-memory instance for the run, its AWS operations recorded,
+ * made as strict as DynamoDB by fault injection (DYNAMODB_FAULTS=off turns it off).
+ */
 const ON_DYNAMODB = {
   globalSetup: ['test/support/global-setup.ts'],
-  setupFiles: ['test/support/env.ts', 'test/support/record-aws-operations.ts'],
+  setupFiles: [
+    'test/support/env.ts',
+    'test/support/record-aws-operations.ts',
+    'test/support/dynamodb-faults-setup.ts',
+  ],
 };
 
 /** Tests that must not touch DynamoDB: no instance is started, and the endpoint refuses connections. */

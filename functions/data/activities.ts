@@ -59,14 +59,23 @@ export async function insertActivity(record: ActivityRecord): Promise<void> {
   await Activity.create(record).go();
 }
 
-export async function getActivity(tenantId: string, id: string): Promise<ActivityRecord | undefined> {
-  const { data } = await Activity.get({ tenantId, id }).go();
+/** `consistent`: a strongly consistent read, for read-modify-write (it sees the latest write). */
+export async function getActivity(
+  tenantId: string,
+  id: string,
+  options: { consistent?: boolean } = {},
+): Promise<ActivityRecord | undefined> {
+  const { data } = await Activity.get({ tenantId, id }).go({ consistent: options.consistent ?? false });
   return data ?? undefined;
 }
 
 /** The Activity, or 404 (another Tenant's Activity is simply not found). */
-export async function requireActivity(tenantId: string, id: string): Promise<ActivityRecord> {
-  const activity = await getActivity(tenantId, id);
+export async function requireActivity(
+  tenantId: string,
+  id: string,
+  options: { consistent?: boolean } = {},
+): Promise<ActivityRecord> {
+  const activity = await getActivity(tenantId, id, options);
   if (!activity) throw new NotFoundError('No activity with this id');
   return activity;
 }

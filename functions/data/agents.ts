@@ -1,6 +1,7 @@
 import type { EntityItem } from 'electrodb';
 import { Agent } from './entities/agent.ts';
 import { agentWrites } from './service.ts';
+import { failedCondition, writeTransaction } from './transactions.ts';
 
 export type AgentRecord = EntityItem<typeof Agent>;
 
@@ -17,28 +18,29 @@ export async function findAgentByEmail(tenantId: string, email: string): Promise
 /** Inserts the Agent with claims on its email and slug; returns which claim was refused, if any. */
 export async function insertAgent(record: AgentRecord): Promise<'ok' | 'email_taken' | 'slug_taken'> {
   const scope = `t#${record.tenantId}`;
-  const result = await agentWrites()
-    .transaction.write(({ UniqueClaim, Agent: a }) => [
-      UniqueClaim.create({
-        scope,
-        kind: 'agent-email',
-        value: record.email,
-        ownerId: record.id,
-        createdAt: record.createdAt,
-      }).commit(),
-      UniqueClaim.create({
-        scope,
-        kind: 'agent-slug',
-        value: record.slug,
-        ownerId: record.id,
-        createdAt: record.createdAt,
-      }).commit(),
-      a.create(record).commit(),
-    ])
-    .go();
+  const result = await writeTransaction(() =>
+    agentWrites()
+      .transaction.write(({ UniqueClaim, Agent: a }) => [
+        UniqueClaim.create({
+          scope,
+          kind: 'agent-email',
+          value: record.email,
+          ownerId: record.id,
+          createdAt: record.createdAt,
+        }).commit(),
+        UniqueClaim.create({
+          scope,
+          kind: 'agent-slug',
+          value: record.slug,
+          ownerId: record.id,
+          createdAt: record.createdAt,
+        }).commit(),
+        a.create(record).commit(),
+      ])
+      .go(),
+  );
   if (!result.canceled) return 'ok';
-  const index = (result.data as { rejected: boolean }[]).findIndex((d) => d.rejected);
-  return index === 0 ? 'email_taken' : 'slug_taken';
+  return failedCondition(result) === 0 ? 'email_taken' : 'slug_taken';
 }
 
 /** The Tenant's active Agents, by id (the round-robin order of Lead assignment). */

@@ -2,6 +2,7 @@ import { Service } from 'electrodb';
 import { BusinessMetric, countMetric } from '../kernel/metrics.ts';
 import { AiCharge } from './entities/ai-charge.ts';
 import { AiSpend } from './entities/ai-spend.ts';
+import { failedCondition, writeTransaction } from './transactions.ts';
 
 export async function spentThisMonthUsd(tenantId: string, month: string): Promise<number> {
   const { data } = await AiSpend.get({ tenantId, month }).go();
@@ -47,28 +48,31 @@ export async function chargeSpendOnce(
   charges ??= buildChargeService();
   const now = new Date();
   const added = spendAdded(costUsd, usage);
-  const result = await charges.transaction
-    .write(({ AiCharge: receipt, AiSpend: spend }) => [
-      receipt
-        .create({
-          tenantId,
-          chargeId,
-          month,
-          costMicroUsd: added.costMicroUsd,
-          chargedAt: now.toISOString(),
-          ttl: Math.floor(now.getTime() / 1000) + RECEIPT_DAYS * 86_400,
-        })
-        .commit(),
-      spend.update({ tenantId, month }).add(added).commit(),
-    ])
-    .go();
+  const service = charges;
+  const result = await writeTransaction(() =>
+    service.transaction
+      .write(({ AiCharge: receipt, AiSpend: spend }) => [
+        receipt
+          .create({
+            tenantId,
+            chargeId,
+            month,
+            costMicroUsd: added.costMicroUsd,
+            chargedAt: now.toISOString(),
+            ttl: Math.floor(now.getTime() / 1000) + RECEIPT_DAYS * 86_400,
+          })
+          .commit(),
+        spend.update({ tenantId, month }).add(added).commit(),
+      ])
+      .go(),
+  );
   if (!result.canceled) {
     // Counted where it is charged, so the metric is the sum Tenants are billed, whichever worker ran.
     countMetric(BusinessMetric.AiSpendUsd, costUsd);
     return true;
   }
-  const [receipt] = result.data as { rejected: boolean; code: string }[];
-  if (receipt?.code === 'ConditionalCheckFailed') return false;
+  // The receipt (member 0) already exists: this work was charged before.
+  if (failedCondition(result) === 0) return false;
   throw new Error(`Charging AI spend failed: ${JSON.stringify(result.data)}`);
 }
 

@@ -4,9 +4,15 @@ import { isConditionalFailure } from './errors.ts';
 
 export type ApiKeyRecord = EntityItem<typeof ApiKey>;
 
+/**
+ * The key with this hash. A miss is read again strongly consistently: a key issued a moment ago
+ * must work at once, and only unknown keys (rare, and refused anyway) pay the second read.
+ */
 export async function findApiKeyByHash(keyHash: string): Promise<ApiKeyRecord | undefined> {
   const { data } = await ApiKey.get({ keyHash }).go();
-  return data ?? undefined;
+  if (data) return data;
+  const { data: confirmed } = await ApiKey.get({ keyHash }).go({ consistent: true });
+  return confirmed ?? undefined;
 }
 
 export async function findApiKeyById(tenantId: string, id: string): Promise<ApiKeyRecord | undefined> {

@@ -11,6 +11,7 @@ import { searchIndexOf, tokensOf } from './lead-search.ts';
 import { CONTENDED_ATTEMPTS, RETRY, withOptimisticRetry } from './optimistic.ts';
 import { leadWrites } from './service.ts';
 import { nextTimestamp } from './timestamps.ts';
+import { failedCondition, writeTransaction } from './transactions.ts';
 
 export type LeadRecord = EntityItem<typeof Lead>;
 
@@ -114,55 +115,64 @@ export async function writeLead(write: LeadWrite): Promise<{ outcome: LeadWriteO
     throw new Error('writeLead: updatedAt must advance (use nextTimestamp)');
   }
   const kinds: ('claim' | 'lead' | 'other')[] = [];
-  const result = await leadWrites()
-    .transaction.write(
-      ({ UniqueClaim: claim, Lead: lead, LeadSearchToken: token, Inquiry: inquiry, Activity: activity }) => {
-        const ops = [];
-        for (const c of write.claims ?? []) {
-          kinds.push('claim');
-          ops.push(claim.create(leadClaimOf(next, c)).commit());
-        }
-        kinds.push('lead');
-        ops.push(
-          previous
-            ? lead
-                .put(next)
-                .where(({ updatedAt }, { eq }) => eq(updatedAt, previous.updatedAt))
-                .commit()
-            : lead.create(next).commit(),
-        );
-        if (write.inquiry) {
-          kinds.push('other');
-          ops.push(inquiry.create(write.inquiry).commit());
-        }
-        if (write.activity) {
-          kinds.push('other');
-          ops.push(activity.create(write.activity).commit());
-        }
-        for (const prefix of previous?.searchPrefixes ?? []) {
-          kinds.push('other');
+  const result = await writeTransaction(() =>
+    leadWrites()
+      .transaction.write(
+        ({
+          UniqueClaim: claim,
+          Lead: lead,
+          LeadSearchToken: token,
+          Inquiry: inquiry,
+          Activity: activity,
+        }) => {
+          // Built afresh by each attempt of the transaction.
+          kinds.length = 0;
+          const ops = [];
+          for (const c of write.claims ?? []) {
+            kinds.push('claim');
+            ops.push(claim.create(leadClaimOf(next, c)).commit());
+          }
+          kinds.push('lead');
           ops.push(
-            token
-              .delete({
-                tenantId: next.tenantId,
-                prefix,
-                updatedAt: previous?.updatedAt ?? '',
-                leadId: next.id,
-              })
-              .commit(),
+            previous
+              ? lead
+                  .put(next)
+                  .where(({ updatedAt }, { eq }) => eq(updatedAt, previous.updatedAt))
+                  .commit()
+              : lead.create(next).commit(),
           );
-        }
-        for (const item of tokensOf(next)) {
-          kinds.push('other');
-          ops.push(token.put(item).commit());
-        }
-        return ops;
-      },
-    )
-    .go();
+          if (write.inquiry) {
+            kinds.push('other');
+            ops.push(inquiry.create(write.inquiry).commit());
+          }
+          if (write.activity) {
+            kinds.push('other');
+            ops.push(activity.create(write.activity).commit());
+          }
+          for (const prefix of previous?.searchPrefixes ?? []) {
+            kinds.push('other');
+            ops.push(
+              token
+                .delete({
+                  tenantId: next.tenantId,
+                  prefix,
+                  updatedAt: previous?.updatedAt ?? '',
+                  leadId: next.id,
+                })
+                .commit(),
+            );
+          }
+          for (const item of tokensOf(next)) {
+            kinds.push('other');
+            ops.push(token.put(item).commit());
+          }
+          return ops;
+        },
+      )
+      .go(),
+  );
   if (!result.canceled) return { outcome: 'ok', lead: next };
-  const rejected = (result.data as { rejected: boolean }[]).findIndex((d) => d.rejected);
-  return { outcome: kinds[rejected] === 'claim' ? 'claim_taken' : 'stale', lead: next };
+  return { outcome: kinds[failedCondition(result)] === 'claim' ? 'claim_taken' : 'stale', lead: next };
 }
 
 /**

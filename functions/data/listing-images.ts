@@ -33,8 +33,16 @@ export async function saveGallery(
   }
 }
 
-export async function getImageImport(tenantId: string, propertyId: string, id: string) {
-  const { data } = await ImageImport.get({ tenantId, propertyId, id }).go();
+/** `consistent`: a strongly consistent read, for the writes and the worker that follows one at once. */
+export async function getImageImport(
+  tenantId: string,
+  propertyId: string,
+  id: string,
+  options: { consistent?: boolean } = {},
+) {
+  const { data } = await ImageImport.get({ tenantId, propertyId, id }).go({
+    consistent: options.consistent ?? false,
+  });
   return data ?? undefined;
 }
 

@@ -8,16 +8,26 @@ import { Listing } from './entities/listing.ts';
 import { UniqueClaim } from './entities/unique-claim.ts';
 import { SDK_ERRORS } from './errors.ts';
 import { listingWrites } from './service.ts';
+import { failedCondition, writeTransaction } from './transactions.ts';
 
 export type ListingRecord = EntityItem<typeof Listing>;
 
-export async function getListing(tenantId: string, id: string): Promise<ListingRecord | undefined> {
-  const { data } = await Listing.get({ tenantId, id }).go();
+/** `consistent`: a strongly consistent read, for read-modify-write and a read of one's own write. */
+export async function getListing(
+  tenantId: string,
+  id: string,
+  options: { consistent?: boolean } = {},
+): Promise<ListingRecord | undefined> {
+  const { data } = await Listing.get({ tenantId, id }).go({ consistent: options.consistent ?? false });
   return data ?? undefined;
 }
 
-export async function requireListing(tenantId: string, id: string): Promise<ListingRecord> {
-  const property = await getListing(tenantId, id);
+export async function requireListing(
+  tenantId: string,
+  id: string,
+  options: { consistent?: boolean } = {},
+): Promise<ListingRecord> {
+  const property = await getListing(tenantId, id, options);
   if (!property) throw new NotFoundError('No listing with this id');
   return property;
 }
@@ -54,6 +64,7 @@ const OWNED_BY_MARKERS = { ignoreOwnership: false } as const;
 export async function getListingWithAreas(
   tenantId: string,
   id: string,
+  options: { consistent?: boolean } = {},
 ): Promise<{ property: ListingRecord; areas: AreaMembershipRecord[] } | undefined> {
   const Key = propertyKey(tenantId, id);
   const { Items = [] } = await dynamo().send(
@@ -61,6 +72,7 @@ export async function getListingWithAreas(
       TableName: tableName(),
       KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
       ExpressionAttributeValues: { ':pk': Key.pk, ':prefix': 'property' },
+      ConsistentRead: options.consistent ?? false,
     }),
   );
   const propertyItem = Items.find((i) => i.__edb_e__ === 'property');
@@ -76,9 +88,19 @@ export async function getListingWithAreas(
 
 export type ClaimKind = 'property-slug' | 'property-ref';
 
-/** Who holds a slug or internal_ref of a Tenant (a retired slug still names its listing). */
-export async function findListingClaim(tenantId: string, kind: ClaimKind, value: string) {
-  const { data } = await UniqueClaim.get({ scope: `t#${tenantId}`, kind, value }).go();
+/**
+ * Who holds a slug or internal_ref of a Tenant (a retired slug still names its listing).
+ * `consistent` where a write is decided on the answer (a claim made a moment ago must be seen).
+ */
+export async function findListingClaim(
+  tenantId: string,
+  kind: ClaimKind,
+  value: string,
+  options: { consistent?: boolean } = {},
+) {
+  const { data } = await UniqueClaim.get({ scope: `t#${tenantId}`, kind, value }).go({
+    consistent: options.consistent ?? false,
+  });
   return data ? { ownerId: data.ownerId, retired: data.retired ?? false } : undefined;
 }
 
@@ -89,8 +111,7 @@ function rejectedClaim(
   claims: ('slug' | 'ref')[],
 ): ClaimOutcome {
   if (!result.canceled) return 'ok';
-  const index = result.data.findIndex((d) => d.rejected);
-  return claims[index] === 'ref' ? 'ref_taken' : 'slug_taken';
+  return claims[failedCondition(result)] === 'ref' ? 'ref_taken' : 'slug_taken';
 }
 
 /**
@@ -100,29 +121,31 @@ function rejectedClaim(
 export async function insertListing(record: ListingRecord): Promise<ClaimOutcome> {
   const claims: ('slug' | 'ref')[] = ['slug', ...(record.internalRef ? (['ref'] as const) : [])];
   const scope = `t#${record.tenantId}`;
-  const result = await listingWrites()
-    .transaction.write(({ UniqueClaim, Listing: p }) => [
-      UniqueClaim.create({
-        scope,
-        kind: 'property-slug',
-        value: record.slug,
-        ownerId: record.id,
-        createdAt: record.createdAt,
-      }).commit(),
-      ...(record.internalRef
-        ? [
-            UniqueClaim.create({
-              scope,
-              kind: 'property-ref',
-              value: record.internalRef,
-              ownerId: record.id,
-              createdAt: record.createdAt,
-            }).commit(),
-          ]
-        : []),
-      p.create(record).commit(),
-    ])
-    .go();
+  const result = await writeTransaction(() =>
+    listingWrites()
+      .transaction.write(({ UniqueClaim, Listing: p }) => [
+        UniqueClaim.create({
+          scope,
+          kind: 'property-slug',
+          value: record.slug,
+          ownerId: record.id,
+          createdAt: record.createdAt,
+        }).commit(),
+        ...(record.internalRef
+          ? [
+              UniqueClaim.create({
+                scope,
+                kind: 'property-ref',
+                value: record.internalRef,
+                ownerId: record.id,
+                createdAt: record.createdAt,
+              }).commit(),
+            ]
+          : []),
+        p.create(record).commit(),
+      ])
+      .go(),
+  );
   return rejectedClaim(result, claims);
 }
 
@@ -150,64 +173,67 @@ export async function applyListingChange(
 ): Promise<ClaimOutcome | 'stale'> {
   const scope = `t#${current.tenantId}`;
   const claims: ('slug' | 'ref' | 'other')[] = [];
-  const result = await listingWrites()
-    .transaction.write(({ UniqueClaim, Listing: p }) => {
-      const ops = [];
-      if (change.newSlug) {
-        claims.push('slug');
-        ops.push(
-          change.newSlug.reclaim
-            ? UniqueClaim.patch({ scope, kind: 'property-slug', value: change.newSlug.value })
-                .set({ retired: false })
-                .where(({ ownerId }, { eq }) => eq(ownerId, current.id))
-                .commit()
-            : UniqueClaim.create({
+  const result = await writeTransaction(() =>
+    listingWrites()
+      .transaction.write(({ UniqueClaim, Listing: p }) => {
+        // Built afresh by each attempt of the transaction.
+        claims.length = 0;
+        const ops = [];
+        if (change.newSlug) {
+          claims.push('slug');
+          ops.push(
+            change.newSlug.reclaim
+              ? UniqueClaim.patch({ scope, kind: 'property-slug', value: change.newSlug.value })
+                  .set({ retired: false })
+                  .where(({ ownerId }, { eq }) => eq(ownerId, current.id))
+                  .commit()
+              : UniqueClaim.create({
+                  scope,
+                  kind: 'property-slug',
+                  value: change.newSlug.value,
+                  ownerId: current.id,
+                  createdAt: now,
+                }).commit(),
+          );
+          claims.push('other');
+          ops.push(
+            UniqueClaim.patch({ scope, kind: 'property-slug', value: change.newSlug.previous })
+              .set({ retired: true })
+              .commit(),
+          );
+        }
+        if (change.newRef) {
+          if (change.newRef.value) {
+            claims.push('ref');
+            ops.push(
+              UniqueClaim.create({
                 scope,
-                kind: 'property-slug',
-                value: change.newSlug.value,
+                kind: 'property-ref',
+                value: change.newRef.value,
                 ownerId: current.id,
                 createdAt: now,
               }).commit(),
-        );
+            );
+          }
+          if (change.newRef.previous) {
+            claims.push('other');
+            ops.push(
+              UniqueClaim.delete({ scope, kind: 'property-ref', value: change.newRef.previous }).commit(),
+            );
+          }
+        }
         claims.push('other');
-        ops.push(
-          UniqueClaim.patch({ scope, kind: 'property-slug', value: change.newSlug.previous })
-            .set({ retired: true })
-            .commit(),
-        );
-      }
-      if (change.newRef) {
-        if (change.newRef.value) {
-          claims.push('ref');
-          ops.push(
-            UniqueClaim.create({
-              scope,
-              kind: 'property-ref',
-              value: change.newRef.value,
-              ownerId: current.id,
-              createdAt: now,
-            }).commit(),
-          );
-        }
-        if (change.newRef.previous) {
-          claims.push('other');
-          ops.push(
-            UniqueClaim.delete({ scope, kind: 'property-ref', value: change.newRef.previous }).commit(),
-          );
-        }
-      }
-      claims.push('other');
-      let update = p
-        .patch({ tenantId: current.tenantId, id: current.id })
-        .set({ ...change.set, updatedAt: now } as Partial<ListingRecord> & { updatedAt: string });
-      if (change.clear.length > 0) update = update.remove(change.clear as never[]);
-      ops.push(update.where(({ updatedAt }, { eq }) => eq(updatedAt, current.updatedAt)).commit());
-      return ops;
-    })
-    .go();
+        let update = p
+          .patch({ tenantId: current.tenantId, id: current.id })
+          .set({ ...change.set, updatedAt: now } as Partial<ListingRecord> & { updatedAt: string });
+        if (change.clear.length > 0) update = update.remove(change.clear as never[]);
+        ops.push(update.where(({ updatedAt }, { eq }) => eq(updatedAt, current.updatedAt)).commit());
+        return ops;
+      })
+      .go(),
+  );
   if (!result.canceled) return 'ok';
-  const index = (result.data as { rejected: boolean }[]).findIndex((d) => d.rejected);
-  const kind = claims[index];
+  const kind = claims[failedCondition(result)];
   if (kind === 'slug') return 'slug_taken';
   if (kind === 'ref') return 'ref_taken';
   return 'stale';

@@ -3,8 +3,12 @@ import { Place } from './entities/place.ts';
 
 export type PlaceRecord = EntityItem<typeof Place>;
 
-export async function getPlace(code: string): Promise<PlaceRecord | undefined> {
-  const { data } = await Place.get({ code }).go();
+/** `consistent`: a strongly consistent read, for the admin's writes (a parent saved a moment ago). */
+export async function getPlace(
+  code: string,
+  options: { consistent?: boolean } = {},
+): Promise<PlaceRecord | undefined> {
+  const { data } = await Place.get({ code }).go({ consistent: options.consistent ?? false });
   return data ?? undefined;
 }
 

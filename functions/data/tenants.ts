@@ -4,11 +4,16 @@ import { Tenant } from './entities/tenant.ts';
 import { UniqueClaim } from './entities/unique-claim.ts';
 import { isConditionalFailure } from './errors.ts';
 import { tenantWrites } from './service.ts';
+import { writeTransaction } from './transactions.ts';
 
 export type TenantRecord = EntityItem<typeof Tenant>;
 
-export async function getTenant(tenantId: string): Promise<TenantRecord | undefined> {
-  const { data } = await Tenant.get({ tenantId }).go();
+/** `consistent`: a strongly consistent read, for a read of one's own write. */
+export async function getTenant(
+  tenantId: string,
+  options: { consistent?: boolean } = {},
+): Promise<TenantRecord | undefined> {
+  const { data } = await Tenant.get({ tenantId }).go({ consistent: options.consistent ?? false });
   return data ?? undefined;
 }
 
@@ -28,22 +33,24 @@ export type NewTenant = Omit<CreateEntityItem<typeof Tenant>, 'createdAt' | 'upd
 /** Creates the Tenant and claims its slug in one transaction: a taken slug → ConflictError. */
 export async function createTenant(tenant: NewTenant, now: string): Promise<TenantRecord> {
   const item = { ...tenant, createdAt: now, updatedAt: now };
-  const result = await tenantWrites()
-    .transaction.write(({ Tenant: t, UniqueClaim: c }) => [
-      c
-        .create({
-          scope: 'global',
-          kind: 'tenant-slug',
-          value: tenant.slug,
-          ownerId: tenant.tenantId,
-          createdAt: now,
-        })
-        .commit(),
-      t.create(item).commit(),
-    ])
-    .go();
+  const result = await writeTransaction(() =>
+    tenantWrites()
+      .transaction.write(({ Tenant: t, UniqueClaim: c }) => [
+        c
+          .create({
+            scope: 'global',
+            kind: 'tenant-slug',
+            value: tenant.slug,
+            ownerId: tenant.tenantId,
+            createdAt: now,
+          })
+          .commit(),
+        t.create(item).commit(),
+      ])
+      .go(),
+  );
   if (result.canceled) throw new ConflictError(`Tenant slug "${tenant.slug}" is already taken`);
-  return (await getTenant(tenant.tenantId)) as TenantRecord;
+  return (await getTenant(tenant.tenantId, { consistent: true })) as TenantRecord;
 }
 
 export type TenantChanges = Partial<

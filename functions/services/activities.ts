@@ -46,9 +46,10 @@ export async function addActivity(
 ): Promise<ActivityRecord> {
   const broken = checkNewActivity({ kind: input.kind, dueAt: input.due_at });
   if (broken) throw ruleBroken(broken);
+  // Strongly consistent: a Lead or listing the caller created a moment ago must be found.
   const [lead, property] = await Promise.all([
-    getLead(writer.tenantId, leadId),
-    input.property_id ? getListing(writer.tenantId, input.property_id) : undefined,
+    getLead(writer.tenantId, leadId, { consistent: true }),
+    input.property_id ? getListing(writer.tenantId, input.property_id, { consistent: true }) : undefined,
   ]);
   if (!lead) throw new NotFoundError('No lead with this id');
   if (input.property_id && !property) throw unknownListing();
@@ -97,13 +98,15 @@ export async function editActivity(
   let listingChecked = false;
   return withOptimisticRetry(
     async () => {
-      const current = await requireActivity(tenantId, id);
+      // Strongly consistent: the write is conditioned on this version, and a retry must see the newer one.
+      const current = await requireActivity(tenantId, id, { consistent: true });
       const now = nextTimestamp(current.updatedAt);
       const plan = planActivityUpdate(current, patch, now);
       if (!plan.ok) throw ruleBroken(plan.broken);
       const { change } = plan;
       if (change.set.propertyId !== undefined && !listingChecked) {
-        if (!(await getListing(tenantId, change.set.propertyId))) throw unknownListing();
+        if (!(await getListing(tenantId, change.set.propertyId, { consistent: true })))
+          throw unknownListing();
         listingChecked = true;
       }
       if (isEmptyChange(change)) return current;

@@ -57,9 +57,11 @@ async function allowanceOf(tenant: TenantRecord) {
  * retried with backoff, then failed.
  */
 export async function enrichListing(message: EnrichMessage): Promise<void> {
+  // Strongly consistent: the message follows at once the write that asked for it, which an
+  // eventually consistent read may not show yet (the request would be dropped as superseded).
   const [tenant, listing] = await Promise.all([
-    getTenant(message.tenantId),
-    getListing(message.tenantId, message.propertyId),
+    getTenant(message.tenantId, { consistent: true }),
+    getListing(message.tenantId, message.propertyId, { consistent: true }),
   ]);
   if (!tenant || !listing) return;
   if (listing.enrichmentRequestId !== message.requestId || listing.enrichmentStatus !== 'pending') return;
@@ -102,7 +104,10 @@ async function writeEnrichment(
 ): Promise<boolean> {
   return withOptimisticRetry(
     async (attempt) => {
-      const current = attempt === 1 ? listing : await getListing(message.tenantId, message.propertyId);
+      const current =
+        attempt === 1
+          ? listing
+          : await getListing(message.tenantId, message.propertyId, { consistent: true });
       if (current?.enrichmentRequestId !== message.requestId || current.enrichmentStatus !== 'pending')
         return false;
       const texts = mergeEnrichment(
@@ -153,7 +158,8 @@ async function retryOrFail(message: EnrichMessage, listing: ListingRecord, provi
  * switch is turned on, the ceiling is raised, or a new month starts.
  */
 export async function resumeHeldEnrichments(tenantId: string): Promise<{ resumed: number }> {
-  const tenant = await getTenant(tenantId);
+  // Strongly consistent: called right after the change of the Tenant's AI settings that allows it.
+  const tenant = await getTenant(tenantId, { consistent: true });
   if (!tenant) return { resumed: 0 };
   if (statusOnTrigger(await allowanceOf(tenant)) !== 'pending') return { resumed: 0 };
   let resumed = 0;

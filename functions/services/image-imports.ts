@@ -95,15 +95,15 @@ export async function requestImport(
         now,
       })
     ) {
-      const record = await requireImport(tenantId, propertyId, id);
+      const record = await requireImport(tenantId, propertyId, id, CONSISTENT);
       await enqueue(record);
       return { record, created: true };
     }
-    const existing = await requireImport(tenantId, propertyId, id);
+    const existing = await requireImport(tenantId, propertyId, id, CONSISTENT);
     if (existing.status === 'failed' || (await photoDeleted(existing))) {
       const retry = { isPrimary: input.is_primary, sortOrder: input.sort_order };
       if (!(await retryImageImport(existing, retry, now))) continue;
-      const record = await requireImport(tenantId, propertyId, id);
+      const record = await requireImport(tenantId, propertyId, id, CONSISTENT);
       await enqueue(record);
       return { record, created: true };
     }
@@ -125,8 +125,16 @@ async function photoDeleted(record: ImageImportRecord): Promise<boolean> {
   return !gallery.some((image) => image.id === record.imageId);
 }
 
-async function requireImport(tenantId: string, propertyId: string, id: string): Promise<ImageImportRecord> {
-  const record = await getImageImport(tenantId, propertyId, id);
+/** The request's reads follow its own writes at once: strongly consistent. */
+const CONSISTENT = { consistent: true } as const;
+
+async function requireImport(
+  tenantId: string,
+  propertyId: string,
+  id: string,
+  options: { consistent?: boolean } = {},
+): Promise<ImageImportRecord> {
+  const record = await getImageImport(tenantId, propertyId, id, options);
   if (!record) throw new NotFoundError('No import with this id on this listing');
   return record;
 }
@@ -146,7 +154,11 @@ export type ImportFetchSettings = Pick<FetchPublicFileOptions, 'dispatcher' | 'a
  * or table error throws (the message is retried).
  */
 export async function runImport(message: ImageImportMessage, settings: Partial<ImportFetchSettings> = {}) {
-  const record = await getImageImport(message.tenantId, message.propertyId, message.importId);
+  // Strongly consistent: the message was queued right after the write (an eventually consistent
+  // read could miss the import and drop the message).
+  const record = await getImageImport(message.tenantId, message.propertyId, message.importId, {
+    consistent: true,
+  });
   if (!record || record.status !== 'pending' || record.attempt !== message.attempt) return;
   const key = { tenantId: record.tenantId, propertyId: record.propertyId, id: record.id };
   const now = () => new Date().toISOString();

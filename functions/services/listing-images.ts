@@ -55,7 +55,8 @@ export async function changeGallery<R>(
   ) => { images: GalleryImage[]; result: R } | { unchanged: R },
 ): Promise<R> {
   for (let attempt = 1; attempt <= GALLERY_ATTEMPTS; attempt++) {
-    const property = await requireListing(tenantId, propertyId);
+    // Strongly consistent: the save is conditioned on this version, and a retry must see the newer one.
+    const property = await requireListing(tenantId, propertyId, { consistent: true });
     let decided: ReturnType<typeof change>;
     try {
       decided = change(galleryOf(property), property);
@@ -94,7 +95,8 @@ export async function mintUpload(
       'unsupported_type',
     );
   }
-  await requireListing(tenantId, propertyId);
+  // Strongly consistent: a listing created a moment ago must take photos at once.
+  await requireListing(tenantId, propertyId, { consistent: true });
   const objectKey = uploadKey(tenantId, propertyId, randomUUID(), input.size_bytes);
   const signed = await photoStore().presignPut(
     objectKey,
@@ -141,7 +143,7 @@ export async function confirmUpload(
   const stored = await store.head(input.object_key);
   if (!stored) {
     // A concurrent confirm of the same key may have moved it into the gallery meanwhile.
-    const fresh = galleryOf(await requireListing(tenantId, propertyId)).find(
+    const fresh = galleryOf(await requireListing(tenantId, propertyId, { consistent: true })).find(
       (i) => i.uploadKey === input.object_key,
     );
     if (fresh) return { image: fresh, created: false };
@@ -233,7 +235,10 @@ export async function addImportedImage(
   wishes: { isPrimary?: boolean | undefined; sortOrder?: number | undefined },
 ): Promise<GalleryImage> {
   const store = photoStore();
-  const existing = galleryOf(await requireListing(tenantId, propertyId)).find((i) => i.importId === importId);
+  // Strongly consistent: a redelivered import must see the image its first delivery saved.
+  const existing = galleryOf(await requireListing(tenantId, propertyId, { consistent: true })).find(
+    (i) => i.importId === importId,
+  );
   if (existing) return existing;
   const imageId = randomUUID();
   const key = imageKey(tenantId, propertyId, imageId, file.contentType);

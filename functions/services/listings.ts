@@ -190,7 +190,7 @@ export async function createListing(
 async function slugChange(tenantId: string, id: string, title: string, currentSlug: string, attempt: number) {
   const slug = slugFor(title, id, attempt);
   if (slug === currentSlug) return undefined;
-  const claim = await findListingClaim(tenantId, 'property-slug', slug);
+  const claim = await findListingClaim(tenantId, 'property-slug', slug, { consistent: true });
   return { value: slug, previous: currentSlug, reclaim: claim?.ownerId === id };
 }
 
@@ -205,7 +205,8 @@ export async function editListing(
   const requested = resolveLanguage(writer.tenant, lang);
   return withOptimisticRetry<WriteResult & { changed: boolean }>(
     async () => {
-      const current = await requireListing(tenantId, id);
+      // Strongly consistent: the write is conditioned on this version, and a retry must see the newer one.
+      const current = await requireListing(tenantId, id, { consistent: true });
       const language = requested ?? current.sourceLanguage;
       const now = nextTimestamp(current.updatedAt);
       const draft = await planWrite(writer, current, input, language, current.sourceLanguage, now);
@@ -237,7 +238,8 @@ export async function editListing(
       if (outcome === 'ref_taken') throw refTaken(change.newRef?.value);
       if (outcome !== 'ok') return RETRY;
       countMetric(BusinessMetric.ListingsWritten);
-      const record = await requireListing(tenantId, id);
+      // The listing as written (an eventually consistent read may still answer the old one).
+      const record = await requireListing(tenantId, id, { consistent: true });
       if (draft.placeChanged) await recomputeListing(tenantId, record);
       return { record, language, changed: true };
     },
@@ -265,7 +267,7 @@ export async function upsertListingByRef(
     );
   }
   for (let attempt = 1; attempt <= 3; attempt++) {
-    const claim = await findListingClaim(writer.tenant.tenantId, 'property-ref', ref);
+    const claim = await findListingClaim(writer.tenant.tenantId, 'property-ref', ref, { consistent: true });
     if (claim) {
       const { internal_ref: _ref, ...edit } = input;
       return { ...(await editListing(writer, claim.ownerId, edit, lang)), created: false };
@@ -288,7 +290,7 @@ export async function archiveListing(writer: ListingWriter, id: string): Promise
   const tenantId = writer.tenant.tenantId;
   await withOptimisticRetry<void>(
     async () => {
-      const current = await requireListing(tenantId, id);
+      const current = await requireListing(tenantId, id, { consistent: true });
       if (current.archivedAt) return;
       const now = nextTimestamp(current.updatedAt);
       const outcome = await applyListingChange(

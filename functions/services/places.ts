@@ -23,14 +23,14 @@ export async function savePlace(
   if (!input.name?.trim()) throw new AdminInputError(`Place ${input.code}: name must not be empty`);
   let parent: PlaceRecord | undefined;
   if (input.parent) {
-    parent = parents.get(input.parent) ?? (await getPlace(input.parent));
+    parent = parents.get(input.parent) ?? (await getPlace(input.parent, { consistent: true }));
     if (!parent) throw new AdminInputError(`Place ${input.code}: unknown parent "${input.parent}"`);
     if (parent.path.some((p) => p.code === input.code))
       throw new AdminInputError(`Place ${input.code}: a Place cannot be its own ancestor`);
   }
   const kind = input.kind?.trim() || (parent ? 'area' : 'country');
   const now = new Date().toISOString();
-  const existing = await getPlace(input.code);
+  const existing = await getPlace(input.code, { consistent: true });
   const record: PlaceRecord = {
     code: input.code,
     name: input.name.trim(),

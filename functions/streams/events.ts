@@ -53,7 +53,10 @@ const SUBJECTS: Record<SubjectKind, { entity: string; present: Presenter }> = {
 function areasReader(): AreasReader {
   let read: Promise<AreaMembershipRecord[]> | undefined;
   return (tenantId, propertyId) => {
-    read ??= getListingWithAreas(tenantId, propertyId).then((found) => found?.areas ?? []);
+    // Strongly consistent: the change was written a moment ago.
+    read ??= getListingWithAreas(tenantId, propertyId, { consistent: true }).then(
+      (found) => found?.areas ?? [],
+    );
     return read;
   };
 }
@@ -95,7 +98,10 @@ async function pendingEvents(change: TableChange): Promise<PendingEvents | undef
     if (!events.length) return undefined;
     let resource = after;
     if (kind === 'inquiry') {
-      const lead = await getLead(String(change.newImage.tenantId), String(after.lead_id));
+      // Strongly consistent: the Lead was written in the Inquiry's transaction, a moment ago.
+      const lead = await getLead(String(change.newImage.tenantId), String(after.lead_id), {
+        consistent: true,
+      });
       resource = { ...after, lead: lead ? toLeadOut(lead) : null };
     }
     return { tenantId: String(change.newImage.tenantId), events, resource };
@@ -105,7 +111,9 @@ async function pendingEvents(change: TableChange): Promise<PendingEvents | undef
   if (!part || !image || part.kind !== 'property') return undefined;
   // A part's change shows in the resource as it is now: read it whole, as GET does.
   const tenantId = String(image.tenantId);
-  const current = await getListingWithAreas(tenantId, String(image[part.ownerIdAttribute]));
+  const current = await getListingWithAreas(tenantId, String(image[part.ownerIdAttribute]), {
+    consistent: true,
+  });
   if (!current) return undefined;
   return {
     tenantId,

@@ -6,6 +6,7 @@ import type { TestProject } from 'vitest/node';
 import { LOCAL_PHOTO_BUCKET, LOCAL_S3_CORS } from '../../scripts/local/adapters/local-photo-store.ts';
 import { ensureTable, startDynamoLocal } from '../../scripts/local/dynamo-local.ts';
 import { clearAwsOperations } from './aws-operations.ts';
+import { describeDynamoFaults, dynamoFaultSettingsFromEnv } from './dynamodb-faults.ts';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -33,6 +34,8 @@ export default async function setup(project: TestProject) {
   if (!shared.__listingsDynamoLocal) {
     // This run records afresh what each function does on AWS (test/support/record-aws-operations.ts).
     clearAwsOperations();
+    // Once per run: the seed and rates a failure is reproduced with (test/support/dynamodb-faults-setup.ts).
+    console.log(describeDynamoFaults(dynamoFaultSettingsFromEnv()));
     shared.__listingsDynamoLocal = {
       users: 0,
       ready: startDynamoLocal().then(async (dynamo) => {
