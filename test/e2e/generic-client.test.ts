@@ -12,13 +12,18 @@ import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { Agent as HttpAgent, fetch as undiciFetch } from 'undici';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isPublishable, isWrite, type RouteDefinition } from '../../functions/api/route.ts';
-import { resetConfig } from '../../functions/kernel/config.ts';
 import { TURNSTILE_DUMMY_TOKEN } from '../../functions/kernel/ports/turnstile.ts';
 import { routes } from '../../functions/routes.ts';
 import { issueSiteKey } from '../../functions/services/site-keys.ts';
-import { createTestPlaces, createTestTenant, type TestTenant, unique } from '../support/factories.ts';
+import {
+  createTestPlaces,
+  createUnthrottledTenants,
+  restoreBudgets,
+  type TestTenant,
+  unique,
+} from '../support/factories.ts';
 import { operationsFrom } from '../support/fuzz.ts';
 import { createTenantObjects, requiredBodySample, type TenantObjects } from '../support/fuzz-fixtures.ts';
 import { startTestApi, type TestApi } from '../support/http.ts';
@@ -151,11 +156,8 @@ async function writeFixtures(key: string, tenantId: string): Promise<TenantObjec
 }
 
 beforeAll(async () => {
-  [a, b] = await Promise.all([createTestTenant(), createTestTenant()]);
   // A pass with limit 2 over every list, and every write three times: more than a minute's budget.
-  vi.stubEnv('RATE_LIMIT_KEY_PER_MINUTE', '100000');
-  resetConfig();
-  await Promise.all([a.update({ rateLimitPerMinute: 100_000 }), b.update({ rateLimitPerMinute: 100_000 })]);
+  [a, b] = (await createUnthrottledTenants(2)) as [TestTenant, TestTenant];
   api = await startTestApi(a.key);
   // Three of each of A's objects, so that every list takes more than one page of 2.
   walked = await createTenantObjects(api, a.key, a.tenantId);
@@ -173,8 +175,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await api?.close();
   await freshConnections.close();
-  vi.unstubAllEnvs();
-  resetConfig();
+  restoreBudgets();
 });
 
 const fill = (path: string, objects: TenantObjects) =>

@@ -6,10 +6,9 @@
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Agent } from '../../functions/data/entities/agent.ts';
 import { getDelivery } from '../../functions/data/webhooks.ts';
-import { resetConfig } from '../../functions/kernel/config.ts';
 import { TURNSTILE_DUMMY_TOKEN } from '../../functions/kernel/ports/turnstile.ts';
 import type { DeliveryMessage } from '../../functions/kernel/ports/webhook-ladder.ts';
 import { createArea } from '../../functions/services/areas.ts';
@@ -18,7 +17,8 @@ import { fanOutEvent, processDeliveryMessage } from '../../functions/services/we
 import {
   createTestAgent,
   createTestPlaces,
-  createTestTenant,
+  createUnthrottledTenants,
+  restoreBudgets,
   type TestTenant,
   unique,
 } from '../support/factories.ts';
@@ -31,16 +31,12 @@ let api: TestApi;
 let tenant: TestTenant;
 
 beforeAll(async () => {
-  tenant = await createTestTenant({ languages: ['en', 'es'] });
-  vi.stubEnv('RATE_LIMIT_KEY_PER_MINUTE', '100000');
-  resetConfig();
-  await tenant.update({ rateLimitPerMinute: 100_000 });
+  [tenant] = (await createUnthrottledTenants(1)) as [TestTenant];
   api = await startTestApi(tenant.key);
 });
 afterAll(async () => {
   await api?.close();
-  vi.unstubAllEnvs();
-  resetConfig();
+  restoreBudgets();
 });
 
 /** A webhook endpoint on a public IP literal: nothing is ever sent (no delivery worker runs here). */

@@ -8,11 +8,10 @@
  */
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isPublishable, type RouteDefinition } from '../../functions/api/route.ts';
-import { resetConfig } from '../../functions/kernel/config.ts';
 import { routes as allRoutes } from '../../functions/routes.ts';
-import { createTestTenant, type TestTenant } from '../support/factories.ts';
+import { createUnthrottledTenants, restoreBudgets, type TestTenant } from '../support/factories.ts';
 import { operationsFrom } from '../support/fuzz.ts';
 
 /**
@@ -66,12 +65,9 @@ let theirs: TenantObjects;
 let mine: TenantObjects;
 
 beforeAll(async () => {
-  [a, b] = await Promise.all([createTestTenant(), createTestTenant()]);
   // Every probe re-reads all of A's objects to prove nothing changed: far more requests a minute than
   // a key's or a Tenant's budget, which is not what this test is about.
-  vi.stubEnv('RATE_LIMIT_KEY_PER_MINUTE', '100000');
-  resetConfig();
-  await Promise.all([a.update({ rateLimitPerMinute: 100_000 }), b.update({ rateLimitPerMinute: 100_000 })]);
+  [a, b] = (await createUnthrottledTenants(2)) as [TestTenant, TestTenant];
   api = await startTestApi(a.key);
   [theirs, mine] = await Promise.all([
     createTenantObjects(api, a.key, a.tenantId),
@@ -80,8 +76,7 @@ beforeAll(async () => {
 }, 180_000); // each Tenant's fixture waits for the stream consumer to log its first event
 afterAll(async () => {
   await api?.close();
-  vi.unstubAllEnvs();
-  resetConfig();
+  restoreBudgets();
 });
 
 const paramsOf = (path: string) => [...path.matchAll(/\{(\w+)\}/g)].map((m) => m[1] as string);

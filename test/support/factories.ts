@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
+import { vi } from 'vitest';
 import { nextTimestamp, writeLead } from '../../functions/data/leads.ts';
 import { SCOPES, type Scope } from '../../functions/domain/scopes.ts';
+import { resetConfig } from '../../functions/kernel/config.ts';
 import { createAgent } from '../../functions/services/agents.ts';
 import { issueApiKey } from '../../functions/services/api-keys.ts';
 import { savePlace } from '../../functions/services/places.ts';
@@ -52,6 +54,24 @@ export async function createTestTenant(options: { languages?: string[] } = {}): 
     newKey,
     update: (changes) => updateTenantFromAdmin(slug, changes),
   };
+}
+
+/**
+ * Tenants whose keys a minute's budget never stops, for tests that send far more requests than that on
+ * purpose and are not about limits. The key budget is an environment setting: `restoreBudgets` after.
+ */
+export async function createUnthrottledTenants(count: number): Promise<TestTenant[]> {
+  const tenants = await Promise.all(Array.from({ length: count }, () => createTestTenant()));
+  vi.stubEnv('RATE_LIMIT_KEY_PER_MINUTE', '100000');
+  resetConfig();
+  await Promise.all(tenants.map((t) => t.update({ rateLimitPerMinute: 100_000 })));
+  return tenants;
+}
+
+/** Undoes {@link createUnthrottledTenants}'s budget setting. */
+export function restoreBudgets(): void {
+  vi.unstubAllEnvs();
+  resetConfig();
 }
 
 export async function createTestAgent(tenantId: string, name = 'Test Agent') {
