@@ -5,6 +5,7 @@ import { AwsSolutionsChecks, ServerlessChecks } from 'cdk-nag';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { buildApp, type ServiceApp } from '../../lib/app.ts';
 import { PHOTO_PREFIX_WILDCARD } from '../../lib/constructs/photo-store-access.ts';
+import { SES_IDENTITY_WILDCARD } from '../../lib/constructs/service-function.ts';
 import { DEPLOY_CONTEXT } from './deploy-context.ts';
 
 interface NagSuppression {
@@ -49,6 +50,7 @@ describe('cdk-nag AwsSolutions and Serverless', () => {
         'ListingsLeads-test-Api',
         'ListingsLeads-test-Async',
         'ListingsLeads-test-Data',
+        'ListingsLeads-test-PhotoCdn',
         'ListingsLeads-test-Site',
       ].sort(),
     );
@@ -96,8 +98,9 @@ describe('cdk-nag AwsSolutions and Serverless', () => {
       if (suppression.id === 'AwsSolutions-IAM5') {
         for (const allowed of suppression.applies_to ?? []) {
           if (typeof allowed === 'object') {
-            // Or one key prefix of the photo bucket (lib/constructs/photo-store-access.ts).
-            expect([SCHEDULE_GROUP_WILDCARD, PHOTO_PREFIX_WILDCARD]).toContain(
+            // Or one key prefix of the photo bucket (lib/constructs/photo-store-access.ts), or the
+            // account's SES identities with the service's sender only (ServiceFunction.bindEmailSender).
+            expect([SCHEDULE_GROUP_WILDCARD, PHOTO_PREFIX_WILDCARD, SES_IDENTITY_WILDCARD]).toContain(
               (allowed as { regex: string }).regex,
             );
             continue;
