@@ -55,7 +55,7 @@ describe('cdk-nag AwsSolutions and Serverless', () => {
       ].sort(),
     );
     expect(allStacks.some((s) => s.nested)).toBe(true);
-  });
+  }, 300_000); // reads the annotations of every stack; slow on a busy 2-core machine
 
   it('would see a finding inside a nested stack through the parent stack (the check above is not vacuous)', () => {
     // Prepare: a queue without SSL enforcement or DLQ, inside a nested stack.
