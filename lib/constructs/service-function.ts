@@ -47,9 +47,9 @@ const FOUNDATION_MODEL_ID = /^[a-z0-9-]+\.[A-Za-z0-9._:-]+$/;
 const INFERENCE_PROFILE_PREFIX = /^(us|us-gov|eu|apac|jp|au|ca|global)\./;
 /**
  * cdk-nag's finding for the SES grant on every identity of the account (bindEmailSender), however the
- * region and account are rendered: `Resource::arn:<AWS::Partition>:ses:<region>:<account>:identity/*`.
+ * partition, region and account are rendered (tokens, or literals in a stack bound to a region).
  */
-export const SES_IDENTITY_WILDCARD = '/^Resource::arn:<AWS::Partition>:ses:.+:identity\\/\\*$/g';
+export const SES_IDENTITY_WILDCARD = '/^Resource::arn:(<AWS::Partition>|aws[a-z-]*):ses:.+:identity\\/\\*$/g';
 
 /** An AWS region name (`eu-west-1`, `us-gov-west-1`). */
 export const REGION_NAME = /^[a-z]{2}(-[a-z]+)+-\d$/;

@@ -93,19 +93,19 @@ function assertUses(app: Synthesized, route: RouteDefinition, sender: { domain: 
 
   // Assess
   if (uses.has('aiQueue')) {
-    expect(app.resolve(environment.AI_QUEUE_URL), route.operationId).toEqual({ Ref: app.aiQueueId });
+    // An export of the async stack (strong cross-stack reference), named after the queue.
+    expect(JSON.stringify(app.resolve(environment.AI_QUEUE_URL)), route.operationId).toContain(app.aiQueueId);
     expect(sqs.flatMap(actionsOf), route.operationId).toEqual(['sqs:SendMessage']);
-    expect(sqs.flatMap(resourcesOf).map((r) => app.resolve(r))).toEqual([
-      { 'Fn::GetAtt': [app.aiQueueId, 'Arn'] },
-    ]);
+    const queueArns = sqs.flatMap(resourcesOf).map((r) => JSON.stringify(app.resolve(r)));
+    expect(queueArns).toEqual([expect.stringContaining(app.aiQueueId)]);
   } else {
     expect(environment.AI_QUEUE_URL, route.operationId).toBeUndefined();
     expect(sqs, route.operationId).toEqual([]);
   }
   if (uses.has('imageQueue')) {
-    expect(app.resolve(environment.IMAGE_IMPORT_QUEUE_URL), route.operationId).toEqual({
-      Ref: app.imageQueueId,
-    });
+    expect(JSON.stringify(app.resolve(environment.IMAGE_IMPORT_QUEUE_URL)), route.operationId).toContain(
+      app.imageQueueId,
+    );
     expect(imageSqs.flatMap(actionsOf), route.operationId).toEqual(['sqs:SendMessage']);
   } else {
     expect(environment.IMAGE_IMPORT_QUEUE_URL, route.operationId).toBeUndefined();
