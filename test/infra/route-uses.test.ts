@@ -83,9 +83,7 @@ function assertUses(app: Synthesized, route: RouteDefinition, sender: { domain: 
   const { environment, statements } = app.route(route.operationId);
   const sqsStatements = statements.filter((s) => actionsOf(s).some((a) => a.startsWith('sqs:')));
   const onQueue = (queueId: string) =>
-    sqsStatements.filter((s) =>
-      JSON.stringify(resourcesOf(s).map((r) => app.resolve(r))).includes(`"${queueId}"`),
-    );
+    sqsStatements.filter((s) => JSON.stringify(resourcesOf(s).map((r) => app.resolve(r))).includes(queueId));
   const sqs = onQueue(app.aiQueueId);
   const imageSqs = onQueue(app.imageQueueId);
   const ses = statements.filter((s) => actionsOf(s).some((a) => a.startsWith('ses:')));
