@@ -42,9 +42,8 @@ export interface BuildAppOptions {
   readonly stage?: string;
   /**
    * Account and region.
-   * @default - the region of context `region`, else CDK_DEFAULT_REGION (the CLI sets it from the AWS
-   * profile, us-east-1 without one), with the account of CDK_DEFAULT_ACCOUNT when the CLI has
-   * credentials; environment-agnostic without either region
+   * @default - CDK_DEFAULT_ACCOUNT and CDK_DEFAULT_REGION when the CLI has credentials, else the
+   * region of context `region` alone, else environment-agnostic
    */
   readonly env?: Environment;
   /**
@@ -373,15 +372,16 @@ function cdkJsonContext(): Record<string, unknown> {
 }
 
 /**
- * Where the stacks go: context `region`, else the CLI's CDK_DEFAULT_REGION (from the AWS profile, or
- * us-east-1 without one); with CDK_DEFAULT_ACCOUNT when the CLI has credentials (offline, the stacks
- * are bound to the region alone). Outside the CLI (tests) and without `region`: environment-agnostic.
+ * Where the stacks go: the CLI's account and region when it has credentials (CDK_DEFAULT_ACCOUNT and
+ * CDK_DEFAULT_REGION), or the region of context `region` alone. Otherwise environment-agnostic (an
+ * offline synth, tests): the default model's region is then the CLI's region (regionOf).
  */
 function deployEnv(app: App): Environment | undefined {
   const account = process.env.CDK_DEFAULT_ACCOUNT || undefined;
-  const region = contextString(app, 'region') ?? (process.env.CDK_DEFAULT_REGION || undefined);
-  if (region === undefined) return undefined;
-  return account ? { account, region } : { region };
+  const requested = contextString(app, 'region');
+  const region = requested ?? (process.env.CDK_DEFAULT_REGION || undefined);
+  if (account && region) return { account, region };
+  return requested ? { region: requested } : undefined;
 }
 
 /** The region the stacks are bound to, checked against context `region`; undefined when agnostic. */
@@ -394,5 +394,7 @@ function regionOf(app: App, env: Environment | undefined): string | undefined {
   if (requested !== undefined && bound !== undefined && requested !== bound) {
     throw new Error(`Context region=${requested} contradicts the environment's region ${bound}`);
   }
-  return bound ?? requested;
+  // An environment-agnostic stack goes where the CLI deploys it: the AWS profile's region, which the
+  // CLI passes as CDK_DEFAULT_REGION (us-east-1 without one).
+  return bound ?? requested ?? (process.env.CDK_DEFAULT_REGION || undefined);
 }

@@ -107,6 +107,16 @@ function errorName(error: unknown): string {
   return (error as { name?: string }).name ?? 'Error';
 }
 
+/** A read the credentials could not make: the check cannot tell, which blocks as much as a failure. */
+function callFailed(check: string, call: string, error: unknown, permission: string): CheckResult {
+  return {
+    verdict: 'FAIL',
+    check,
+    detail: `${call} failed (${errorName(error)})`,
+    action: `check that the credentials may call ${permission}`,
+  };
+}
+
 async function checkBootstrap(plan: DeployPlan): Promise<CheckResult> {
   const check = 'CDK bootstrap';
   const action = `npx cdk bootstrap aws://ACCOUNT_ID/${plan.region}`;
@@ -166,12 +176,7 @@ async function checkCloudFront(): Promise<CheckResult> {
         '(Account and billing); the Data stack stays deployed and `cdk deploy --all` resumes from PhotoCdn',
     };
   } catch (error) {
-    return {
-      verdict: 'FAIL',
-      check,
-      detail: `ListDistributions failed (${errorName(error)})`,
-      action: 'check that the deploying credentials may use CloudFront (cloudfront:*) in this account',
-    };
+    return callFailed(check, 'ListDistributions', error, 'cloudfront:ListDistributions');
   }
 }
 
@@ -187,12 +192,7 @@ async function checkSesSender(plan: DeployPlan): Promise<CheckResult> {
       }
     } catch (error) {
       if (errorName(error) !== 'NotFoundException') {
-        return {
-          verdict: 'FAIL',
-          check,
-          detail: `GetEmailIdentity failed (${errorName(error)})`,
-          action: 'check that the credentials may call ses:GetEmailIdentity',
-        };
+        return callFailed(check, 'GetEmailIdentity', error, 'ses:GetEmailIdentity');
       }
     }
   }
@@ -230,12 +230,7 @@ async function checkSesAccount(plan: DeployPlan): Promise<CheckResult> {
     }
     return { verdict: 'PASS', check, detail: `production access in ${plan.region}` };
   } catch (error) {
-    return {
-      verdict: 'FAIL',
-      check,
-      detail: `GetAccount failed (${errorName(error)})`,
-      action: 'check that the credentials may call ses:GetAccount',
-    };
+    return callFailed(check, 'GetAccount', error, 'ses:GetAccount');
   }
 }
 
@@ -372,12 +367,7 @@ async function checkLambdaConcurrency(plan: DeployPlan): Promise<CheckResult> {
     }
     return { verdict: 'PASS', check, detail: counts };
   } catch (error) {
-    return {
-      verdict: 'FAIL',
-      check,
-      detail: `GetAccountSettings failed (${errorName(error)})`,
-      action: 'check that the credentials may call lambda:GetAccountSettings',
-    };
+    return callFailed(check, 'GetAccountSettings', error, 'lambda:GetAccountSettings');
   }
 }
 

@@ -45,6 +45,12 @@ export const TABLE_WRITE: readonly TableAction[] = [
 const FOUNDATION_MODEL_ID = /^[a-z0-9-]+\.[A-Za-z0-9._:-]+$/;
 /** The geography prefixes of cross-region inference profile ids (`eu.amazon.nova-lite-v1:0`). */
 const INFERENCE_PROFILE_PREFIX = /^(us|us-gov|eu|apac|jp|au|ca|global)\./;
+/**
+ * cdk-nag's finding for the SES grant on every identity of the account (bindEmailSender), however the
+ * partition, region and account are rendered (tokens, or literals in a stack bound to a region).
+ */
+export const SES_IDENTITY_WILDCARD = '/^Resource::arn:(<AWS::Partition>|aws[a-z-]*):ses:.+:identity\\/\\*$/g';
+
 /** An AWS region name (`eu-west-1`, `us-gov-west-1`). */
 export const REGION_NAME = /^[a-z]{2}(-[a-z]+)+-\d$/;
 
@@ -378,7 +384,7 @@ export class ServiceFunction extends Construct {
             "In the SES sandbox SES authorizes ses:SendEmail against each recipient's identity as well, " +
             "and the recipients are the account's verified identities: any of them, but only with the " +
             `service's own sender (condition ses:FromAddress = ${from}).`,
-          appliesTo: [{ regex: '/^Resource::arn:<AWS::Partition>:ses:.+:identity\\/\\*$/g' }],
+          appliesTo: [{ regex: SES_IDENTITY_WILDCARD }],
         },
       ],
       true,
