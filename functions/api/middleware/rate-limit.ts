@@ -89,9 +89,10 @@ export function rateLimit(): MiddlewareObj<HttpEvent, unknown, Error, Context> {
   };
 }
 
-const RATE_LIMIT_HEADERS: Record<string, Omit<HeaderSpec, 'required'>> = {
+export const RATE_LIMIT_HEADERS: Record<string, Omit<HeaderSpec, 'required'>> = {
   RateLimit: {
-    description: 'IETF draft: the tightest budget, e.g. `"key-minute";r=57;t=42`',
+    description:
+      'IETF draft: the tightest budget, e.g. `"key-minute";r=57;t=42`. Site routes leave this header and the other budget headers off a successful GET: the edge caches that answer for every visitor, and the budget is one visitor\'s (they are on 429s and uncached answers)',
     schema: { type: 'string' },
   },
   'RateLimit-Policy': {
