@@ -169,6 +169,7 @@ export async function buildOpenApi(): Promise<Record<string, unknown>> {
       description:
         'Multi-tenant listings and leads for real-estate agencies. Every request acts inside the Tenant of its API key. ' +
         'RateLimit headers follow the IETF draft; X-RateLimit-Reset is seconds until the window resets (not a timestamp). ' +
+        "A successful site GET (cacheable at the edge) carries no RateLimit or X-RateLimit-* headers: they describe one visitor's budget. " +
         'Cursors are opaque and signed: pass next_cursor unchanged with the same filters.',
     },
     servers: [{ url: '{base_url}', variables: { base_url: { default: 'http://127.0.0.1:3000' } } }],

@@ -130,12 +130,15 @@ async function finish(state: RequestState, response: HttpResponse): Promise<void
     if (response.statusCode >= 500) await state.idempotency.release();
     else await state.idempotency.complete(response);
   }
-  Object.assign(response.headers, state.rateLimitHeaders, { 'X-Request-Id': state.requestId });
-  if (isPublishable(state.route)) {
-    Object.assign(response.headers, state.corsHeaders, {
-      Vary: 'Origin',
-      'Cache-Control': siteCacheControl(state.route, response.statusCode),
-    });
+  const cacheControl = isPublishable(state.route)
+    ? siteCacheControl(state.route, response.statusCode)
+    : undefined;
+  // A cacheable site answer is served from the edge to every visitor: one visitor's budget headers
+  // must not ride along (issue 23 row 12). 429s and uncached answers keep them.
+  const perVisitor = cacheControl === SITE_CACHE_CONTROL ? {} : state.rateLimitHeaders;
+  Object.assign(response.headers, perVisitor, { 'X-Request-Id': state.requestId });
+  if (cacheControl !== undefined) {
+    Object.assign(response.headers, state.corsHeaders, { Vary: 'Origin', 'Cache-Control': cacheControl });
   }
   logger.info('request', {
     requestId: state.requestId,

@@ -2,7 +2,7 @@ import * as z from 'zod/mini';
 import type { AgentRecord } from '../data/agents.ts';
 import type { ListingRecord } from '../data/listings.ts';
 import { AMENITY_CODES, type AmenityCode as AmenityCodeValue, amenityLabel } from '../domain/amenities.ts';
-import { roundCoordinate, SITE_SORTS, type SiteLocation } from '../domain/site-search.ts';
+import { publicLocation, SITE_SORTS, type SiteLocation } from '../domain/site-search.ts';
 import { coercedNumber } from '../kernel/zod.ts';
 import { PathEntryOut } from './places.ts';
 import {
@@ -114,8 +114,8 @@ export const SiteAmenityOut = z.object({ code: z.string(), label: z.string() });
 
 /**
  * A listing on the website: never the internal reference, the writing key, AI bookkeeping or
- * private fields. An approximate location's coordinates are rounded to 3 decimals; a hidden one has
- * none.
+ * private fields. Its location follows one rule ({@link publicLocation}): exact as given; approximate
+ * with coordinates rounded to 3 decimals and no address; hidden with neither.
  */
 export const SiteListingOut = z.object({
   id: Uuid,
@@ -124,9 +124,19 @@ export const SiteListingOut = z.object({
   language: z.string(),
   ...listingFactFields,
   amenities: z.array(SiteAmenityOut),
-  address: z.nullable(z.string()),
-  latitude: z.nullable(z.number()),
-  longitude: z.nullable(z.number()),
+  address: z
+    .nullable(z.string())
+    .check(
+      z.describe(
+        'The street address, only when location_precision is exact; null for approximate (the Place names the town) and hidden',
+      ),
+    ),
+  latitude: z
+    .nullable(z.number())
+    .check(z.describe('exact: as given; approximate: rounded to 3 decimals (about 100 m); hidden: null')),
+  longitude: z
+    .nullable(z.number())
+    .check(z.describe('exact: as given; approximate: rounded to 3 decimals (about 100 m); hidden: null')),
   location_precision: z.enum(LOCATION_PRECISIONS),
   ...listingMediaFields,
   images: z
@@ -164,8 +174,6 @@ export function toSiteListingOut(
 ): SiteListingOutput {
   const { untranslated: _shownAsIs, ...text } = toListingText(p, language);
   const precision = p.locationPrecision ?? 'exact';
-  const coordinate = (v: number | undefined) =>
-    v === undefined || precision === 'hidden' ? null : precision === 'approximate' ? roundCoordinate(v) : v;
   const agent = p.agentId ? agents.get(p.agentId) : undefined;
   return {
     id: p.id,
@@ -175,9 +183,7 @@ export function toSiteListingOut(
     amenities: (p.amenities ?? [])
       .filter((c): c is AmenityCodeValue => (AMENITY_CODES as string[]).includes(c))
       .map((code) => toSiteAmenityOut(code, language)),
-    address: p.address ?? null,
-    latitude: coordinate(p.latitude),
-    longitude: coordinate(p.longitude),
+    ...publicLocation(p),
     location_precision: precision,
     ...toListingMedia(p),
     images: toGalleryOut(p),

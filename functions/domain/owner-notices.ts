@@ -66,7 +66,7 @@ export function inquiryNotice(
     '',
     `Lead id: ${lead.id}`,
   ].join('\n');
-  return { subject: `New ${what} from ${lead.name}${about}`, text };
+  return { subject: headerSafe(`New ${what} from ${lead.name}${about}`), text };
 }
 
 /** Tells an Agent the service made them the Owner of a Lead (round-robin or listing rule). */
@@ -79,5 +79,17 @@ export function assignmentNotice(lead: NoticeLead): Notice {
     '',
     `Lead id: ${lead.id}`,
   ].join('\n');
-  return { subject: `New lead assigned to you: ${lead.name}`, text };
+  return { subject: headerSafe(`New lead assigned to you: ${lead.name}`), text };
+}
+
+/**
+ * Text that reaches an email subject or header, on one line: every control character (CR and LF
+ * above all, which could start another header) becomes a space, runs of spaces one. Lead names,
+ * listing titles and webhook URLs come from outside (issue 22 item 5).
+ */
+export function headerSafe(text: string): string {
+  return text
+    .replace(/\p{Cc}+/gu, ' ')
+    .replace(/ {2,}/g, ' ')
+    .trim();
 }

@@ -11,6 +11,7 @@ export interface SiteListing {
   title: string;
   description?: string | undefined;
   address?: string | undefined;
+  locationPrecision?: LocationPrecision | undefined;
   listingType?: 'sale' | 'rent' | undefined;
   price?: string | undefined;
   rentPrice?: string | undefined;
@@ -55,11 +56,15 @@ export function comparedPrice(l: SiteListing, listing: SiteFilters['listing']): 
   return listing === 'rent' ? l.rentPrice : l.price;
 }
 
-/** The words `q` searches: title and description (every language), address and Place names. */
+/**
+ * The words `q` searches: title and description (every language), the address where it is public
+ * ({@link publicLocation}) and Place names.
+ */
 export function searchableText(l: SiteListing): string {
   const texts = Object.values(l.texts ?? {}).flatMap((t) => [t.title ?? '', t.description ?? '']);
   const places = (l.placePath ?? []).map((p) => p.name);
-  return foldText([l.title, l.description ?? '', l.address ?? '', ...texts, ...places].join(' '));
+  const address = publicLocation(l).address ?? '';
+  return foldText([l.title, l.description ?? '', address, ...texts, ...places].join(' '));
 }
 
 /** True when the listing meets every filter given. `q`: every word appears somewhere. */
@@ -274,4 +279,31 @@ export function buildLocations(
 /** Rounds an approximate location's coordinate to 3 decimals (about 100 m). */
 export function roundCoordinate(value: number): number {
   return Math.round(value * 1000) / 1000;
+}
+
+/** How precisely a listing's location may be published (the listing's `location_precision`). */
+export type LocationPrecision = 'exact' | 'approximate' | 'hidden';
+
+/**
+ * The one location-privacy rule of every site answer (issue 22 item 3): `exact` publishes the
+ * address and coordinates as given; `approximate` the coordinates rounded to 3 decimals and no
+ * address (the street address locates the door; the listing's Place, shown beside it, names the
+ * town); `hidden` neither. The site search (`q`) follows it too, so a hidden address cannot be
+ * found by searching its words.
+ */
+export function publicLocation(l: {
+  address?: string | undefined;
+  latitude?: number | undefined;
+  longitude?: number | undefined;
+  locationPrecision?: LocationPrecision | undefined;
+}): { address: string | null; latitude: number | null; longitude: number | null } {
+  const precision = l.locationPrecision ?? 'exact';
+  if (precision === 'hidden') return { address: null, latitude: null, longitude: null };
+  const coordinate = (v: number | undefined) =>
+    v === undefined ? null : precision === 'approximate' ? roundCoordinate(v) : v;
+  return {
+    address: precision === 'exact' ? (l.address ?? null) : null,
+    latitude: coordinate(l.latitude),
+    longitude: coordinate(l.longitude),
+  };
 }

@@ -15,6 +15,7 @@ import {
   type WebhookDeliveryRecord,
   type WebhookEndpointRecord,
 } from '../data/webhooks.ts';
+import { headerSafe } from '../domain/owner-notices.ts';
 import {
   MAX_CONSECUTIVE_FAILURES,
   nextDelay,
@@ -293,7 +294,7 @@ async function emailTenantAdmins(endpoint: WebhookEndpointRecord, reason: Disabl
     await emails().send({
       tenantId: endpoint.tenantId,
       to: admin.email,
-      subject: `Webhook endpoint disabled: ${endpoint.url}`,
+      subject: headerSafe(`Webhook endpoint disabled: ${endpoint.url}`),
       text,
     });
   }

@@ -53,8 +53,13 @@ export interface NewEndpointInput {
 export function validateEndpointInput(input: Pick<NewEndpointInput, 'url' | 'events' | 'loc'>): string[] {
   const loc = input.loc ?? { url: ['body', 'url'], events: ['body', 'events'] };
   const issues: ValidationIssue[] = [];
-  const urlProblem = checkPublicUrl(input.url, { allowPrivate: privateUrlsAllowed() });
-  if (urlProblem) issues.push({ loc: loc.url, msg: urlProblem, type: 'url_not_allowed' });
+  // A raw CR or LF (any control character) would be stored as sent and reach email subjects.
+  if (/\p{Cc}/u.test(input.url)) {
+    issues.push({ loc: loc.url, msg: 'Must not contain control characters', type: 'url_not_allowed' });
+  } else {
+    const urlProblem = checkPublicUrl(input.url, { allowPrivate: privateUrlsAllowed() });
+    if (urlProblem) issues.push({ loc: loc.url, msg: urlProblem, type: 'url_not_allowed' });
+  }
   if (input.url.length > 2048)
     issues.push({ loc: loc.url, msg: 'At most 2048 characters', type: 'too_long' });
   if (input.events.length === 0) {
@@ -105,7 +110,8 @@ export async function createEndpoint(input: NewEndpointInput): Promise<WebhookEn
   const record: WebhookEndpointRecord = {
     tenantId: input.tenantId,
     id: randomUUID(),
-    url: input.url,
+    // Stored as the URL parser spells it (lower-case host, default port dropped, spaces encoded).
+    url: new URL(input.url).href,
     events,
     enabled: true,
     secret: generateWebhookSecret(),

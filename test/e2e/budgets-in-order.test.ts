@@ -74,9 +74,8 @@ describe('site budgets', () => {
     expect(statuses.filter((s) => s === 200)).toHaveLength(5);
     expect(statuses.filter((s) => s === 429)).toHaveLength(35);
     expect(other.status).toBe(200);
-    // Its own budget is the tightest: 4 left of 5; the site's 30 were spent only by the 5 + 1 admitted.
-    expect(other.headers.ratelimit).toMatch(/^ip-minute;r=4;t=\d+$/);
-    expect(other.headers['ratelimit-policy']).toBe('ip-minute;q=5;w=60, site-minute;q=30;w=60');
+    // A cacheable answer: no per-visitor budget headers (issue 23 row 12).
+    expect(other.headers.ratelimit).toBeUndefined();
   }, 120_000);
 
   it('POST /v1/site/leads without a valid Turnstile token is 403 even with an invalid body', async () => {
@@ -123,6 +122,42 @@ describe('site budgets', () => {
     expect(taken.map((r) => r.status)).toEqual([201, 201]);
     expect(taken[1]?.headers.get('ratelimit')).toMatch(/^inquiry-minute;r=0;t=\d+$/);
     expect(third.status, third.text).toBe(429);
+  });
+});
+
+describe('budget headers and the edge cache (issue 23 row 12)', () => {
+  it('a successful site GET (cacheable) carries no per-visitor budget headers; a POST, a no-store error and a 429 do', async () => {
+    // Prepare
+    const { key } = await siteTenant();
+    const budgetHeaders = (headers: Headers) =>
+      [
+        'ratelimit',
+        'ratelimit-policy',
+        'x-ratelimit-limit',
+        'x-ratelimit-remaining',
+        'x-ratelimit-reset',
+      ].filter((name) => headers.has(name));
+    // Act
+    const cached = await api.call('GET', sitePath(key, '/v1/site/amenities'), { key: null });
+    const missing = await api.call('GET', sitePath(key, '/v1/site/properties/by-slug/no-such-listing'), {
+      key: null,
+    });
+    const posted = await api.call('POST', sitePath(key, '/v1/site/leads'), { key: null, body: {} });
+    const answers = [];
+    for (let i = 0; i < 5; i++)
+      answers.push(await api.call('GET', `${sitePath(key, '/v1/site/amenities')}&i=${i}`, { key: null }));
+    const refused = answers.at(-1);
+    // Assess
+    expect(cached.status).toBe(200);
+    expect(cached.headers.get('cache-control')).toMatch(/s-maxage/);
+    expect(budgetHeaders(cached.headers)).toEqual([]);
+    expect(missing.status).toBe(404);
+    expect(missing.headers.get('cache-control')).toBe('no-store');
+    expect(budgetHeaders(missing.headers)).toHaveLength(5);
+    expect(posted.status).toBe(403);
+    expect(budgetHeaders(posted.headers)).toHaveLength(5);
+    expect(refused?.status).toBe(429);
+    expect(budgetHeaders(refused?.headers as Headers)).toHaveLength(5);
   });
 });
 

@@ -486,7 +486,9 @@ describe('budgets (§8)', { timeout: 150_000 }, () => {
     // 121 calls must land in one fixed window: start at least 50 s before it ends and send them in
     // parallel batches, so that a slow machine does not roll the window over mid-test.
     await freshWindow(50);
-    const first = await site('GET', '/v1/site/amenities', { key });
+    // An uncached answer (404, no-store): a cacheable 200 carries no per-visitor budget headers.
+    const first = await site('GET', '/v1/site/properties/by-slug/no-such-home', { key });
+    expect(first.status).toBe(404);
     expect(first.headers.get('ratelimit-policy')).toBe('ip-minute;q=120;w=60, site-minute;q=3000;w=60');
     expect(first.headers.get('ratelimit')).toMatch(/^ip-minute;r=119;t=\d+$/);
     const statuses: number[] = [];

@@ -30,7 +30,8 @@ export function clearAuthCache(): void {
 
 async function lookUp(keyHash: string): Promise<CacheEntry | undefined> {
   const apiKey = await findApiKeyByHash(keyHash);
-  if (!apiKey || apiKey.revokedAt) return undefined;
+  // The stored kind, not only the prefix: a publishable key's item never authenticates a secret call.
+  if (!apiKey || apiKey.revokedAt || apiKey.kind !== 'secret') return undefined;
   const tenant = await getTenant(apiKey.tenantId);
   if (!tenant) return undefined;
   const { id, name, scopes, tenantId } = apiKey;

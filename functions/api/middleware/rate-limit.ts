@@ -101,9 +101,10 @@ const EXAMPLE = judge(
   18,
 ).headers;
 
-const RATE_LIMIT_HEADERS: Record<string, Omit<HeaderSpec, 'required'>> = {
+export const RATE_LIMIT_HEADERS: Record<string, Omit<HeaderSpec, 'required'>> = {
   RateLimit: {
-    description: `IETF draft: the tightest budget, e.g. \`${EXAMPLE.RateLimit}\``,
+    description:
+      `IETF draft: the tightest budget, e.g. \`${EXAMPLE.RateLimit}\`. Site routes leave this header and the other budget headers off a successful GET: the edge caches that answer for every visitor, and the budget is one visitor's (they are on 429s and uncached answers)`,
     schema: { type: 'string' },
   },
   'RateLimit-Policy': {

@@ -8,8 +8,8 @@ import { requireInquiryToken } from '../../services/site-writes.ts';
 import type { PipelineStep } from '../answers.ts';
 import type { HttpEvent } from '../http.ts';
 import { callerOf, type RequestState, stateOf } from '../request-state.ts';
-import type { RouteDefinition } from '../route.ts';
-import { rateLimitStep } from './rate-limit.ts';
+import { isWrite, type RouteDefinition } from '../route.ts';
+import { RATE_LIMIT_HEADERS, rateLimitStep } from './rate-limit.ts';
 
 const WINDOW_SECONDS = 60;
 
@@ -124,5 +124,21 @@ export function siteRateLimit(): MiddlewareObj<HttpEvent, unknown, Error, Contex
   };
 }
 
-/** What the site budgets answer: as the secret API's step (429 and the budget headers). */
-export const siteRateLimitStep: PipelineStep = { ...rateLimitStep, name: 'siteRateLimit' };
+/**
+ * What the site budgets answer: as the secret API's step (429 and the budget headers), except that a
+ * site GET's successful answer is cached at the edge for every visitor, so it carries no budget
+ * headers (they describe one visitor's budget): on GETs they are documented as on some answers only.
+ */
+export const siteRateLimitStep: PipelineStep = {
+  ...rateLimitStep,
+  name: 'siteRateLimit',
+  everyAnswerHeaders: ({ route }) =>
+    isWrite(route)
+      ? RATE_LIMIT_HEADERS
+      : Object.fromEntries(
+          Object.entries(RATE_LIMIT_HEADERS).map(([name, header]) => [
+            name,
+            { ...header, onlySometimes: true },
+          ]),
+        ),
+};

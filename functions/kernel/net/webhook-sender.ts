@@ -95,9 +95,12 @@ export async function sendWebhook(
     const e = error as Error & { code?: string; cause?: Error & { code?: string } };
     const root = e.cause ?? e;
     const timedOut = e.name === 'TimeoutError' || e.name === 'AbortError' || root.name === 'TimeoutError';
+    // A refused address names the refusal only: what a receiver's name resolves to stays ours.
     const message = timedOut
       ? `timeout: no answer within ${timeoutMs / 1000} s`
-      : `${root.code ?? root.name}: ${root.message}`;
+      : root.code === 'EBLOCKEDADDRESS'
+        ? 'EBLOCKEDADDRESS: the host is not reachable at a public address only, so nothing was sent'
+        : `${root.code ?? root.name}: ${root.message}`;
     return { statusCode: null, error: message, durationMs: elapsed(), responseBody: null };
   }
 }
