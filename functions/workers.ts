@@ -43,8 +43,23 @@ export type WorkerQueue = 'ai' | 'webhooks' | 'images';
 
 /** What invokes a worker. */
 export type WorkerTrigger =
-  /** The table's stream, filtered to the entities of functions/data/stream-entities.ts. */
-  | { readonly kind: 'stream' }
+  /**
+   * The table's stream, filtered to the entities of functions/data/stream-entities.ts, with its
+   * event source mapping's settings (read from the start of each shard, one batch at a time per shard).
+   */
+  | {
+      readonly kind: 'stream';
+      /** Records per invocation. */
+      readonly batchSize: number;
+      /** The handler reports failed records; Lambda retries from the lowest one (the checkpoint). */
+      readonly reportBatchItemFailures: boolean;
+      /** A batch whose invocation fails (throws, times out) is split in two and each half retried. */
+      readonly bisectBatchOnError: boolean;
+      /** Retries of a failing batch before it is sent to the on-failure destination and skipped. */
+      readonly retryAttempts: number;
+      /** Older records are not processed but sent to the on-failure destination. */
+      readonly maxRecordAgeSeconds: number;
+    }
   /** A queue; the worker reports the messages that failed (partial batch responses). */
   | {
       readonly kind: 'queue';
@@ -53,6 +68,8 @@ export type WorkerTrigger =
       readonly batchSize: number;
       /** Most invocations at once (the event source mapping's `maxConcurrency`). */
       readonly maxConcurrency: number;
+      /** Receives of a message before the queue's redrive policy moves it to its dead-letter queue. */
+      readonly maxReceiveCount: number;
       /**
        * How often the local stack polls the queue when it is empty.
        * @default the local poller's default
@@ -104,7 +121,14 @@ export const workers = [
     name: 'streamConsumer',
     entry: 'functions/streams/consumer.ts',
     description: 'DynamoDB stream consumer: records events, fans webhooks out, reacts (emails, AI work)',
-    trigger: { kind: 'stream' },
+    trigger: {
+      kind: 'stream',
+      batchSize: 100,
+      reportBatchItemFailures: true,
+      bisectBatchOnError: true,
+      retryAttempts: 10,
+      maxRecordAgeSeconds: 6 * 3600,
+    },
     // Reads what a change refers to; puts events and webhook deliveries; disables (UpdateItem) an
     // endpoint whose subscribing key is revoked or expired when an event would fan out to it.
     table: { actions: [...READ, 'dynamodb:PutItem', 'dynamodb:UpdateItem'], indexes: 'all' },
@@ -121,7 +145,7 @@ export const workers = [
     // a minute), so a slow or throttled call can only time out its own message, never put a batch of
     // finished ones back on the queue to be charged and run again. At most 10 at once caps parallel
     // Bedrock calls (and the burst a bulk import can cause against the model's quota and the bill).
-    trigger: { kind: 'queue', queue: 'ai', batchSize: 1, maxConcurrency: 10 },
+    trigger: { kind: 'queue', queue: 'ai', batchSize: 1, maxConcurrency: 10, maxReceiveCount: 5 },
     // Key reads (Tenant, listing, the month's AI spend) and updates (the listing, conditioned on its
     // request id; the spend counter). Queries for Lead scoring: the Lead with its criteria, inquiries
     // and activities (gsi1, gsi2). A score is written in the Lead's transaction: the Lead put, its
@@ -163,7 +187,14 @@ export const workers = [
     entry: 'functions/workers/webhook-delivery.ts',
     description: 'Webhook delivery worker: signed POSTs to receivers, retry ladder',
     // Messages of a batch are attempted side by side, each within the receivers' 10 s.
-    trigger: { kind: 'queue', queue: 'webhooks', batchSize: 10, maxConcurrency: 20, localPollMs: 100 },
+    trigger: {
+      kind: 'queue',
+      queue: 'webhooks',
+      batchSize: 10,
+      maxConcurrency: 20,
+      maxReceiveCount: 5,
+      localPollMs: 100,
+    },
     // Reads the delivery and endpoint (GetItem), the Tenant Admins (Query on gsi1), and logs attempts
     // and failure counts (UpdateItem). No PutItem: it never creates items.
     table: { actions: ['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:UpdateItem'], indexes: ['gsi1'] },
@@ -179,7 +210,14 @@ export const workers = [
     description: 'Photo import worker: fetches photo URLs (SSRF-safe), stores them, adds them to galleries',
     // One import per invocation (a fetch may take its whole 30 s); at most 10 at once caps how many
     // outside servers are fetched from in parallel.
-    trigger: { kind: 'queue', queue: 'images', batchSize: 1, maxConcurrency: 10, localPollMs: 200 },
+    trigger: {
+      kind: 'queue',
+      queue: 'images',
+      batchSize: 1,
+      maxConcurrency: 10,
+      maxReceiveCount: 5,
+      localPollMs: 200,
+    },
     // Reads the import and the listing; updates both (the import's state, the listing's gallery).
     table: { actions: ['dynamodb:GetItem', 'dynamodb:UpdateItem'], indexes: [] },
     uses: ['photoImport'],
@@ -194,6 +232,15 @@ export function workerFor(name: WorkerName): WorkerDefinition {
   const worker = workers.find((w) => w.name === name);
   if (!worker) throw new Error(`No worker ${name} in functions/workers.ts`);
   return worker;
+}
+
+/**
+ * The visibility timeout of the queue feeding `row`: AWS's advice for Lambda consumers, six times the
+ * function timeout, so that a message is not handed out again while a throttled or retried
+ * invocation still holds it.
+ */
+export function visibilityTimeoutSeconds(row: WorkerDefinition): number {
+  return row.timeoutSeconds * 6;
 }
 
 /** Worker memory when its row does not say. */

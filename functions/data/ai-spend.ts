@@ -1,8 +1,8 @@
-import { Service } from 'electrodb';
+import { type Entity, Service, type TransactWriteEntity } from 'electrodb';
 import { BusinessMetric, countMetric } from '../kernel/metrics.ts';
 import { AiCharge } from './entities/ai-charge.ts';
 import { AiSpend } from './entities/ai-spend.ts';
-import { failedCondition, writeTransaction } from './transactions.ts';
+import { CONTENDED_ATTEMPTS, RETRY, withOptimisticRetry } from './optimistic.ts';
 
 export async function spentThisMonthUsd(tenantId: string, month: string): Promise<number> {
   const { data } = await AiSpend.get({ tenantId, month }).go();
@@ -28,6 +28,69 @@ export async function chargeSpend(tenantId: string, month: string, costUsd: numb
 /** Receipts outlive any redelivery: SQS keeps a message 14 days at most. */
 const RECEIPT_DAYS = 35;
 
+/** An entity as a transaction's callback gets it (its writes `commit` into the transaction). */
+type InTransaction<E> =
+  E extends Entity<infer A, infer F, infer C, infer S> ? TransactWriteEntity<A, F, C, S> : never;
+
+/** What `chargeWrites` writes with: any Service's transaction that holds AiCharge and AiSpend. */
+export interface ChargeEntities {
+  AiCharge: InTransaction<typeof AiCharge>;
+  AiSpend: InTransaction<typeof AiSpend>;
+}
+
+/** One AI run to charge, keyed by the work it paid for (`enrich#<requestId>`, `score#<leadId>#<requestedAt>`). */
+export interface AiRunCharge {
+  tenantId: string;
+  chargeId: string;
+  month: string;
+  costUsd: number;
+  usage: Usage;
+}
+
+/**
+ * The transaction items that charge a run once: its receipt, created only if absent (always the
+ * first item, so a cancellation's reasons say whether the run was already charged), then the
+ * month's spend. `withSpend: false` writes the receipt alone (a run that used no model, whose
+ * receipt still marks its work done).
+ */
+export function chargeWrites(
+  entities: ChargeEntities,
+  charge: AiRunCharge,
+  options: { withSpend: boolean } = { withSpend: true },
+) {
+  const now = new Date();
+  const added = spendAdded(charge.costUsd, charge.usage);
+  const receipt = entities.AiCharge.create({
+    tenantId: charge.tenantId,
+    chargeId: charge.chargeId,
+    month: charge.month,
+    costMicroUsd: options.withSpend ? added.costMicroUsd : 0,
+    chargedAt: now.toISOString(),
+    ttl: Math.floor(now.getTime() / 1000) + RECEIPT_DAYS * 86_400,
+  }).commit();
+  if (!options.withSpend) return [receipt];
+  return [
+    receipt,
+    entities.AiSpend.update({ tenantId: charge.tenantId, month: charge.month }).add(added).commit(),
+  ];
+}
+
+/** Counted where it is charged, so the metric is the sum Tenants are billed, whichever worker ran. */
+export function countCharged(charge: AiRunCharge): void {
+  countMetric(BusinessMetric.AiSpendUsd, charge.costUsd);
+}
+
+/** How a charge transaction's cancellation reads: the reasons are in the order of `chargeWrites`. */
+type CancellationReason = { rejected: boolean; code: string };
+
+/**
+ * Two workers charging the same month at once cancel one transaction with `TransactionConflict`
+ * (DynamoDB serialises writes to the one AiSpend item). That is no failure of the charge: it is
+ * tried again. Thrown away, it would leave the run uncharged for good, because the redelivered
+ * message finds the listing already enriched and returns (issue 24, F3).
+ */
+const isConflict = (reasons: CancellationReason[]) => reasons.some((r) => r.code === 'TransactionConflict');
+
 let charges: ReturnType<typeof buildChargeService> | undefined;
 function buildChargeService() {
   return new Service({ AiCharge, AiSpend });
@@ -36,7 +99,8 @@ function buildChargeService() {
 /**
  * Charges one AI run to the month at most once per `chargeId` (the work it paid for): the receipt
  * is created only if absent, in the same transaction as the spend. Returns false when `chargeId`
- * was already charged (a redelivered message), leaving the spend as it was.
+ * was already charged (a redelivered message), leaving the spend as it was. A transaction cancelled
+ * by a concurrent charge of the same month is retried.
  */
 export async function chargeSpendOnce(
   tenantId: string,
@@ -46,34 +110,27 @@ export async function chargeSpendOnce(
   usage: Usage,
 ): Promise<boolean> {
   charges ??= buildChargeService();
-  const now = new Date();
-  const added = spendAdded(costUsd, usage);
+  const charge: AiRunCharge = { tenantId, chargeId, month, costUsd, usage };
   const service = charges;
-  const result = await writeTransaction(() =>
-    service.transaction
-      .write(({ AiCharge: receipt, AiSpend: spend }) => [
-        receipt
-          .create({
-            tenantId,
-            chargeId,
-            month,
-            costMicroUsd: added.costMicroUsd,
-            chargedAt: now.toISOString(),
-            ttl: Math.floor(now.getTime() / 1000) + RECEIPT_DAYS * 86_400,
-          })
-          .commit(),
-        spend.update({ tenantId, month }).add(added).commit(),
-      ])
-      .go(),
+  return withOptimisticRetry(
+    async () => {
+      const result = await service.transaction.write((entities) => chargeWrites(entities, charge)).go();
+      if (!result.canceled) {
+        countCharged(charge);
+        return true;
+      }
+      const reasons = result.data as CancellationReason[];
+      if (reasons[0]?.code === 'ConditionalCheckFailed') return false;
+      if (isConflict(reasons)) return RETRY;
+      throw new Error(`Charging AI spend failed: ${JSON.stringify(reasons)}`);
+    },
+    {
+      attempts: CONTENDED_ATTEMPTS,
+      exhausted: () => {
+        throw new Error(`Charging AI spend kept conflicting: ${chargeId}`);
+      },
+    },
   );
-  if (!result.canceled) {
-    // Counted where it is charged, so the metric is the sum Tenants are billed, whichever worker ran.
-    countMetric(BusinessMetric.AiSpendUsd, costUsd);
-    return true;
-  }
-  // The receipt (member 0) already exists: this work was charged before.
-  if (failedCondition(result) === 0) return false;
-  throw new Error(`Charging AI spend failed: ${JSON.stringify(result.data)}`);
 }
 
 /** True when `chargeId` was already charged: its work is done, a redelivery has nothing to do. */

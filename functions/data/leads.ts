@@ -1,6 +1,7 @@
 import type { EntityItem } from 'electrodb';
 import { ConflictError, NotFoundError } from '../kernel/errors.ts';
 import type { ActivityRecord } from './activities.ts';
+import { type AiRunCharge, chargeWrites, countCharged } from './ai-spend.ts';
 import { withoutUndefined } from './defined.ts';
 import { AssignmentCounter } from './entities/assignment-counter.ts';
 import { Lead } from './entities/lead.ts';
@@ -82,9 +83,14 @@ export interface LeadWrite {
   inquiry?: InquiryRecord | undefined;
   /** An Activity recorded together with the Lead (an ingested note). */
   activity?: ActivityRecord | undefined;
+  /**
+   * The AI run whose result this write is (a score): its receipt is created only if absent, with
+   * its spend, so that one run is written and charged once (outcome `duplicate` otherwise).
+   */
+  charge?: { run: AiRunCharge; withSpend: boolean } | undefined;
 }
 
-export type LeadWriteOutcome = 'ok' | 'stale' | 'claim_taken';
+export type LeadWriteOutcome = 'ok' | 'stale' | 'claim_taken' | 'duplicate';
 
 /** The UniqueClaim a Lead holds on one of its emails or phones, as writeLead creates it. */
 export function leadClaimOf(
@@ -106,7 +112,8 @@ export function leadClaimOf(
  * Inquiry or Activity, and its search tokens (the previous version's deleted, the new one's put). A new Lead is
  * created only if its id is free; an existing one is replaced only if its updatedAt is still the one
  * read, so concurrent edits cannot interleave. Either all of it lands or none does.
- * At most 2 claims + Lead + Inquiry + Activity + 46 deletes + 46 puts = 97 actions (the limit is 100).
+ * At most 2 claims + Lead + Inquiry + Activity + 46 deletes + 46 puts = 97 actions, or a score's
+ * Lead + receipt + spend + 92 tokens = 95 (the limit is 100).
  */
 export async function writeLead(write: LeadWrite): Promise<{ outcome: LeadWriteOutcome; lead: LeadRecord }> {
   const next = withDerivedKeys(write.next);
@@ -114,7 +121,7 @@ export async function writeLead(write: LeadWrite): Promise<{ outcome: LeadWriteO
   if (previous && next.updatedAt <= previous.updatedAt) {
     throw new Error('writeLead: updatedAt must advance (use nextTimestamp)');
   }
-  const kinds: ('claim' | 'lead' | 'other')[] = [];
+  const kinds: ('claim' | 'lead' | 'receipt' | 'other')[] = [];
   const result = await writeTransaction(() =>
     leadWrites()
       .transaction.write(
@@ -124,10 +131,17 @@ export async function writeLead(write: LeadWrite): Promise<{ outcome: LeadWriteO
           LeadSearchToken: token,
           Inquiry: inquiry,
           Activity: activity,
+          AiCharge,
+          AiSpend,
         }) => {
           // Built afresh by each attempt of the transaction.
           kinds.length = 0;
           const ops = [];
+          if (write.charge) {
+            const charged = chargeWrites({ AiCharge, AiSpend }, write.charge.run, write.charge);
+            kinds.push('receipt', ...charged.slice(1).map(() => 'other' as const));
+            ops.push(...charged);
+          }
           for (const c of write.claims ?? []) {
             kinds.push('claim');
             ops.push(claim.create(leadClaimOf(next, c)).commit());
@@ -171,8 +185,15 @@ export async function writeLead(write: LeadWrite): Promise<{ outcome: LeadWriteO
       )
       .go(),
   );
-  if (!result.canceled) return { outcome: 'ok', lead: next };
-  return { outcome: kinds[failedCondition(result)] === 'claim' ? 'claim_taken' : 'stale', lead: next };
+  if (!result.canceled) {
+    if (write.charge?.withSpend) countCharged(write.charge.run);
+    return { outcome: 'ok', lead: next };
+  }
+  // Only a failed condition is left once writeTransaction has retried conflicts. The run's receipt
+  // first: an earlier delivery wrote this result (whatever else changed since).
+  const failed = kinds[failedCondition(result)];
+  if (failed === 'receipt') return { outcome: 'duplicate', lead: next };
+  return { outcome: failed === 'claim' ? 'claim_taken' : 'stale', lead: next };
 }
 
 /**

@@ -1,6 +1,8 @@
 import { Service } from 'electrodb';
 import { Activity } from './entities/activity.ts';
 import { Agent } from './entities/agent.ts';
+import { AiCharge } from './entities/ai-charge.ts';
+import { AiSpend } from './entities/ai-spend.ts';
 import { Inquiry } from './entities/inquiry.ts';
 import { Lead } from './entities/lead.ts';
 import { LeadSearchToken } from './entities/lead-search-token.ts';
@@ -17,10 +19,14 @@ import { UniqueClaim } from './entities/unique-claim.ts';
  * function builds the few its own transaction names.
  */
 
-const buildLeadWrites = () => new Service({ UniqueClaim, Lead, LeadSearchToken, Inquiry, Activity });
+const buildLeadWrites = () =>
+  new Service({ UniqueClaim, Lead, LeadSearchToken, Inquiry, Activity, AiCharge, AiSpend });
 let leadService: ReturnType<typeof buildLeadWrites> | undefined;
 
-/** A Lead's writes: the Lead, its email/phone claims, search tokens, and an Inquiry or Activity. */
+/**
+ * A Lead's writes: the Lead, its email/phone claims, search tokens, and an Inquiry or Activity; for
+ * a score, the AI run's receipt and spend (one run is written and charged once).
+ */
 export function leadWrites(): ReturnType<typeof buildLeadWrites> {
   leadService ??= buildLeadWrites();
   return leadService;

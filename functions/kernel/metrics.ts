@@ -18,6 +18,8 @@ export const BusinessMetric = {
   AiSpendUsd: 'AiSpendUsd',
   /** A webhook endpoint disabled by 20 failures in a row or a 410 (an alarm watches it). */
   WebhookEndpointsDisabled: 'WebhookEndpointsDisabled',
+  /** An Owner notice SES refused for good (sandbox, sending paused, rejected): logged, not retried. */
+  OwnerNoticesParked: 'OwnerNoticesParked',
 } as const;
 export type BusinessMetric = (typeof BusinessMetric)[keyof typeof BusinessMetric];
 

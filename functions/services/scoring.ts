@@ -1,8 +1,8 @@
 import { queryActivities } from '../data/activities.ts';
-import { alreadyCharged, chargeSpendOnce, spentThisMonthUsd } from '../data/ai-spend.ts';
+import { type AiRunCharge, alreadyCharged, spentThisMonthUsd } from '../data/ai-spend.ts';
 import { listLeadInquiries } from '../data/inquiries.ts';
 import { getLeadCriteria } from '../data/lead-criteria.ts';
-import { getLead, type LeadRecord, writeLead } from '../data/leads.ts';
+import { getLead, type LeadRecord, type LeadWrite, writeLead } from '../data/leads.ts';
 import { getListing } from '../data/listings.ts';
 import { EDIT_ATTEMPTS, RETRY, withOptimisticRetry } from '../data/optimistic.ts';
 import { getTenant, type TenantRecord } from '../data/tenants.ts';
@@ -79,10 +79,12 @@ async function aiAllowed(tenant: TenantRecord): Promise<boolean> {
 
 /**
  * (Re)scores a Lead: the provider's score, tier (§2.2 thresholds), buyer type, recommended action and
- * reasons are written on the Lead; once written, the usage is charged to the Tenant's AI spend, at
- * most once per request (a redelivered message is neither scored nor charged again). A Tenant with
- * AI switched off, or at its AI Spend Ceiling, is scored by the local rules (no spend), so every
- * Lead still gets a score.
+ * reasons are written on the Lead, in one transaction with the run's receipt (created only if
+ * absent: the guard of the request) and its charge to the Tenant's AI spend. So a request is
+ * written, and so emits `lead.scored`, once and is charged once, however often it is delivered
+ * (issue 24, F4); a redelivery that finds the receipt neither calls the provider nor writes. A
+ * Tenant with AI switched off, or at its AI Spend Ceiling, is scored by the local rules (no spend),
+ * so every Lead still gets a score.
  */
 export async function scoreLead(message: ScoreMessage): Promise<void> {
   const chargeId = `score#${message.leadId}#${message.requestedAt}`;
@@ -94,24 +96,29 @@ export async function scoreLead(message: ScoreMessage): Promise<void> {
   if (await alreadyCharged(tenant.tenantId, chargeId)) return;
   const provider = (await aiAllowed(tenant)) ? scoringProvider() : new LocalScoringProvider();
   const { score, usage } = await provider.score(await scoringInputOf(first));
-  if (!(await writeScore(message, first, score))) return;
-  if (usage.inputTokens + usage.outputTokens > 0) {
-    const { AI_PRICE_INPUT_PER_1K_USD: input, AI_PRICE_OUTPUT_PER_1K_USD: output } = config();
-    await chargeSpendOnce(
-      tenant.tenantId,
-      chargeId,
-      spendMonth(new Date()),
-      costUsd(usage, { input, output }),
-      usage,
-    );
-  }
+  const { AI_PRICE_INPUT_PER_1K_USD: input, AI_PRICE_OUTPUT_PER_1K_USD: output } = config();
+  const run: AiRunCharge = {
+    tenantId: tenant.tenantId,
+    chargeId,
+    month: spendMonth(new Date()),
+    costUsd: costUsd(usage, { input, output }),
+    usage,
+  };
+  // The local rules use no model: their receipt guards the request, and nothing is spent.
+  await writeScore(message, first, score, { run, withSpend: usage.inputTokens + usage.outputTokens > 0 });
 }
 
 /**
- * Writes the score on the latest Lead (re-read when a concurrent write moved it); false if the Lead
- * is gone or never settled (a later request scores it again).
+ * Writes the score on the latest Lead (re-read when a concurrent write moved it) with the run's
+ * charge; false if the Lead is gone, this request was already written (a concurrent delivery got
+ * there first), or the Lead never settled (a later request scores it again).
  */
-async function writeScore(message: ScoreMessage, first: LeadRecord, score: Score): Promise<boolean> {
+async function writeScore(
+  message: ScoreMessage,
+  first: LeadRecord,
+  score: Score,
+  charge: NonNullable<LeadWrite['charge']>,
+): Promise<boolean> {
   return withOptimisticRetry(
     async (attempt) => {
       const lead =
@@ -130,8 +137,10 @@ async function writeScore(message: ScoreMessage, first: LeadRecord, score: Score
           scoredAt: now,
           updatedAt: now,
         },
+        charge,
       });
-      return outcome === 'ok' ? true : RETRY;
+      if (outcome === 'ok') return true;
+      return outcome === 'duplicate' ? false : RETRY;
     },
     {
       attempts: EDIT_ATTEMPTS,

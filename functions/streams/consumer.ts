@@ -3,6 +3,7 @@ import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
 import { isStreamIgnored } from '../data/stream-entities.ts';
 import { logger } from '../kernel/logger.ts';
+import { withMetrics } from '../kernel/metrics.ts';
 import { recordEvents } from './events.ts';
 import { enrichmentRequest } from './reactions/enrichment-request.ts';
 import { ownerNotification } from './reactions/owner-notification.ts';
@@ -52,13 +53,24 @@ const processors: ChangeProcessor[] = [
 ];
 
 /**
- * The DynamoDB Streams consumer. Records are processed in order; the first failure and everything
- * after it are reported as batch item failures so that Lambda retries from there (and nothing
- * later is processed ahead of it). A record that can never succeed is retried a bounded number of
- * times, then handed to the failure destination and skipped (the event source's `retryAttempts`,
- * `bisectBatchOnError` and `onFailure` in AWS; scripts/local/stream-poller.ts parks it locally).
+ * The DynamoDB Streams consumer. Records are processed in order; nothing later is processed ahead
+ * of a failed record. What it answers follows the event source mapping's documented semantics
+ * (functions/workers.ts: reportBatchItemFailures and bisectBatchOnError on): Lambda checkpoints
+ * before the lowest reported record and retries from it *with every record after it*, whatever the
+ * handler lists, and after `retryAttempts` discards that whole retried batch to the on-failure
+ * destination. So a record that can never succeed would take the records after it down with it
+ * (issue 24, F2). Hence:
+ * - a failure after the batch's first record is reported (it and everything after it): the
+ *   records before it are checkpointed, and the retry starts at the failed record;
+ * - a failure of the batch's first record in a batch of several throws: Lambda splits the batch in
+ *   two and retries each half, again and again, until the failing record is alone in its batch;
+ *   only then do its retries run out, so only it is discarded (with its sequence number on the
+ *   on-failure destination, to replay it), and the records after it are processed;
+ * - permanent failures of a side effect (SES refusing an email for good) do not fail a record at
+ *   all: the reaction parks them (functions/streams/reactions/owner-notification.ts).
+ * Records processed before a split are processed again: every processor is safe to run twice.
  */
-export async function handler(event: DynamoDBStreamEvent): Promise<DynamoDBBatchResponse> {
+async function consumeStream(event: DynamoDBStreamEvent): Promise<DynamoDBBatchResponse> {
   const records = event.Records;
   for (let i = 0; i < records.length; i++) {
     const record = records[i] as DynamoDBRecord;
@@ -70,6 +82,9 @@ export async function handler(event: DynamoDBStreamEvent): Promise<DynamoDBBatch
       for (const process of processors) await process(change);
     } catch (error) {
       logger.error('stream record failed', { eventId: record.eventID, error: error as Error });
+      if (i === 0 && records.length > 1) {
+        throw new StreamBatchSplit(record.eventID, records.length, error);
+      }
       return {
         batchItemFailures: records
           .slice(i)
@@ -78,4 +93,15 @@ export async function handler(event: DynamoDBStreamEvent): Promise<DynamoDBBatch
     }
   }
   return { batchItemFailures: [] };
+}
+
+/** The parked side effects it counts (OwnerNoticesParked) are published when each invocation ends. */
+export const handler = withMetrics(consumeStream);
+
+/** Thrown to have Lambda split the batch (bisectBatchOnError): its first record failed. */
+export class StreamBatchSplit extends Error {
+  constructor(eventId: string | undefined, size: number, cause: unknown) {
+    super(`stream record ${eventId} failed at the head of a batch of ${size}: split the batch`, { cause });
+    this.name = 'StreamBatchSplit';
+  }
 }

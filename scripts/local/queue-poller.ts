@@ -2,6 +2,7 @@ import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { LocalQueueMessage } from '../../functions/data/entities/local-queue-message.ts';
 import { isConditionalFailure } from '../../functions/data/errors.ts';
 import type { QueueName } from '../../functions/kernel/ports/queue.ts';
+import { workers } from '../../functions/workers.ts';
 import { visibleAtKey } from './adapters/local-queue.ts';
 
 /** A local queue's name: the service's queues, and the webhook delivery queue. */
@@ -11,7 +12,20 @@ type SqsHandler = (event: SQSEvent) => Promise<SQSBatchResponse | undefined>;
 
 /** How long a message that failed waits before it is delivered again, and how often. */
 const REDELIVERY_DELAY_MS = 5_000;
-const MAX_RECEIVES = 5;
+
+/** Receives before a message moves to the dead-letter queue: the worker table's row of the queue. */
+function maxReceiveCountOf(queue: LocalQueueName): number {
+  const row = workers.find((w) => w.trigger.kind === 'queue' && w.trigger.queue === queue);
+  return row?.trigger.kind === 'queue' ? row.trigger.maxReceiveCount : 5;
+}
+
+/**
+ * The local dead-letter queue of `queue` (the redrive policy's target in AWS): messages that failed
+ * `maxReceiveCount` receives wait there, with their receive count, for an operator to look at.
+ */
+export function deadLetterQueueOf(queue: LocalQueueName): string {
+  return `${queue}-dlq`;
+}
 /**
  * Like SQS's visibility timeout: a claimed message stays in the table, invisible this long, until
  * its handler finishes. A process stopped mid-handler therefore loses nothing: the message shows
@@ -23,7 +37,8 @@ const LEASE_MS = 60_000;
  * Delivers the messages that are due, in the SQS event shape the Lambda worker expects. A message
  * is claimed by writing a leased copy (visible after LEASE_MS) and deleting the original
  * conditionally, so two pollers never deliver it twice and a crash mid-handler does not lose it;
- * a reported failure puts it back with a delay until MAX_RECEIVES.
+ * a reported failure puts it back with a delay, and after the row's maxReceiveCount receives on
+ * the queue's local dead-letter queue.
  */
 export async function deliverDue(queue: LocalQueueName, handler: SqsHandler, limit = 10): Promise<number> {
   const { data } = await LocalQueueMessage.query
@@ -71,15 +86,20 @@ export async function deliverDue(queue: LocalQueueName, handler: SqsHandler, lim
     failed = new Set(claimed.map((m) => m.id));
   }
   for (const message of claimed) {
+    const receives = message.receiveCount + 1;
+    if (failed.has(message.id)) {
+      // The retry (or the dead-letter copy) is written before the leased copy goes: a crash between
+      // the two leaves the message twice (at least once), never not at all.
+      const redriven = receives >= maxReceiveCountOf(queue);
+      await LocalQueueMessage.create({
+        queue: redriven ? deadLetterQueueOf(queue) : queue,
+        visibleAt: visibleAtKey(Date.now() + (redriven ? 0 : REDELIVERY_DELAY_MS)),
+        id: message.id,
+        body: message.body,
+        receiveCount: receives,
+      }).go();
+    }
     await LocalQueueMessage.delete({ queue, visibleAt: message.leasedUntil, id: message.id }).go();
-    if (!failed.has(message.id) || message.receiveCount + 1 >= MAX_RECEIVES) continue;
-    await LocalQueueMessage.create({
-      queue,
-      visibleAt: visibleAtKey(Date.now() + REDELIVERY_DELAY_MS),
-      id: message.id,
-      body: message.body,
-      receiveCount: message.receiveCount + 1,
-    }).go();
   }
   return claimed.length;
 }

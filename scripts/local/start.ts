@@ -79,7 +79,7 @@ const { server, url } = await startApiServer({
 // Every row of the worker table (functions/workers.ts) on its local trigger: the stream poller, a
 // local queue's poller, or a timer for a schedule.
 const { startWorkers } = await import('./workers.ts');
-const runningWorkers = await startWorkers({ endpoint: dynamo.endpoint, tableName });
+const runningWorkers = await startWorkers({ endpoint: dynamo.endpoint, tableName, dataDir: dir });
 
 writeStackInfo(dir, {
   pid: process.pid,

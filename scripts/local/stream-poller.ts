@@ -1,3 +1,5 @@
+import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { type AttributeValue, DescribeTableCommand, PutItemCommand } from '@aws-sdk/client-dynamodb';
 import {
   DescribeStreamCommand,
@@ -7,24 +9,76 @@ import {
   type _Record as StreamRecord,
 } from '@aws-sdk/client-dynamodb-streams';
 import type { DynamoDBStreamEvent } from 'aws-lambda';
+import { type WorkerDefinition, type WorkerTrigger, workerFor } from '../../functions/workers.ts';
 import { localClient } from './dynamo-local.ts';
 
 type StreamHandler = (
   event: DynamoDBStreamEvent,
 ) => Promise<{ batchItemFailures: { itemIdentifier: string }[] }>;
 
-/** A record that failed every attempt and was set aside so that the records after it could flow. */
+/**
+ * A record the event source gave up on and sent to the on-failure destination: its batch failed
+ * every retry, or the record grew older than the maximum record age.
+ */
 export interface ParkedRecord {
   shardId: string;
   sequenceNumber: string;
   eventId: string;
+  /** Failed invocations of the record's batch (0 when it was discarded for its age). */
   attempts: number;
+  reason: DiscardReason;
   /** The item's keys, to find it again. */
   keys: Record<string, unknown> | undefined;
 }
 
-/** Where parked records are written in the table: `pk = global#stream-parked`, `sk = <parkedAt>#<sequenceNumber>`. */
+/** Why records were discarded (the `condition` Lambda writes into an on-failure record). */
+export type DiscardReason = 'RetryAttemptsExhausted' | 'RecordAgeExceeded';
+
+/**
+ * The local on-failure destination, in the table: `pk = global#stream-parked`,
+ * `sk = <parkedAt>#<sequenceNumber>`, one item per discarded record with what Lambda's SQS
+ * destination holds (shard, sequence numbers, condition) and the whole record besides (AWS keeps
+ * only the metadata; the stream keeps the record 24 h).
+ */
 export const PARKED_PARTITION = 'global#stream-parked';
+
+/** The event source mapping's settings: the stream row of the worker table. */
+export type StreamMapping = Omit<Extract<WorkerTrigger, { kind: 'stream' }>, 'kind'> & {
+  /** The function's timeout: an invocation that takes longer has failed. */
+  timeoutSeconds: number;
+};
+
+/** The stream consumer's row of functions/workers.ts as the poller applies it. */
+export function streamMappingOf(row: WorkerDefinition): StreamMapping {
+  if (row.trigger.kind !== 'stream') throw new Error(`${row.name} is not triggered by the stream`);
+  const { kind: _, ...mapping } = row.trigger;
+  return { ...mapping, timeoutSeconds: row.timeoutSeconds };
+}
+
+/** Where each shard was left: after `sequenceNumber`, or read to its end. Kept in a JSON file. */
+type Checkpoints = Record<string, { sequenceNumber?: string; ended?: true }>;
+
+function readCheckpoints(file: string | undefined): Checkpoints | undefined {
+  if (!file || !existsSync(file)) return undefined;
+  return JSON.parse(readFileSync(file, 'utf8')) as Checkpoints;
+}
+
+/** Written whole to a temporary file and renamed over the old one: a crash leaves one or the other. */
+function writeCheckpoints(file: string, checkpoints: Checkpoints): void {
+  mkdirSync(dirname(file), { recursive: true });
+  const temporary = `${file}.${process.pid}.tmp`;
+  writeFileSync(temporary, JSON.stringify(checkpoints));
+  renameSync(temporary, file);
+}
+
+/** The stand-in's verdict on one invocation. */
+type Outcome = { kind: 'ok' } | { kind: 'partial'; from: number } | { kind: 'error' };
+
+/** The records of one shard waiting to be (re)delivered, and how often they have failed. */
+interface PendingBatch {
+  records: StreamRecord[];
+  attempts: number;
+}
 
 /**
  * DynamoDB Local 3.x leaves the type out of an empty map in stream images (`{}` instead of
@@ -47,34 +101,55 @@ function restoreValue(value: unknown): unknown {
 }
 
 /**
- * Plays Lambda's part for the stream consumer locally: polls every shard of the table's stream on
- * DynamoDB Local and hands the records, in order, to the same handler module Lambda runs.
+ * Plays Lambda's event source mapping for the stream consumer locally, with the mapping's settings
+ * (`mapping`, by default the streamConsumer row of functions/workers.ts): polls every shard of the
+ * table's stream on DynamoDB Local and hands the records, in order, to the same handler module
+ * Lambda runs, one batch at a time per shard; a child shard waits until its parent is read to its end.
  *
- * Failures behave as on Lambda's event source (reportBatchItemFailures, bounded retries, a failure
- * destination): the first failed record and those after it are delivered again, up to
- * `maxAttempts` times; then the record is parked (written under PARKED_PARTITION and passed to
- * `onParked`) and the records after it flow on.
+ * - Checkpoints: each shard's position is kept in `checkpointFile` (under DATA_DIR for `npm start`)
+ *   once a batch succeeded, so a restart resumes where it was and a crash mid-batch delivers that
+ *   batch again (duplicates, never losses). A shard not in the file is read from its start (a new
+ *   shard, a child of a closed one); only on the very first start, with no file, does
+ *   `initialPosition` apply (`LATEST` for tests that share a table with others).
+ * - Failures: a partial batch response checkpoints before the lowest failed record and retries from
+ *   it (everything after it included, as Lambda does); an invocation that throws or outlives the
+ *   function timeout is split in two (`bisectBatchOnError`) and each half retried; a batch of one
+ *   that failed, or any batch that failed `retryAttempts` retries, is discarded to the on-failure
+ *   destination (PARKED_PARTITION, `onParked`) and the shard moves on. Records older than
+ *   `maxRecordAgeSeconds` are discarded there without being delivered.
  */
 export function startStreamPoller(options: {
   endpoint: string;
   tableName: string;
   handler: StreamHandler;
   intervalMs?: number;
-  /** Deliveries of a failing record before it is parked. @default 3 */
-  maxAttempts?: number;
+  /** The mapping's settings. @default the streamConsumer row of functions/workers.ts */
+  mapping?: Partial<StreamMapping>;
+  /** Where shard checkpoints are kept; without one they live in memory only. */
+  checkpointFile?: string;
+  /** Where shards start on the first start (no checkpoints yet). @default 'TRIM_HORIZON' */
+  initialPosition?: 'TRIM_HORIZON' | 'LATEST';
+  /** The clock records' ages are measured with (tests move it). */
+  now?: () => number;
   onError?: (error: unknown) => void;
   onParked?: (parked: ParkedRecord) => void;
-}): { stop: () => void; ready: Promise<void> } {
-  const maxAttempts = options.maxAttempts ?? 3;
+}): { stop: () => Promise<void>; ready: Promise<void> } {
+  const mapping: StreamMapping = { ...streamMappingOf(workerFor('streamConsumer')), ...options.mapping };
+  const now = options.now ?? Date.now;
   const streams = new DynamoDBStreamsClient({
     endpoint: options.endpoint,
     region: 'us-east-1',
     credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
   });
   const dynamo = localClient(options.endpoint);
+  const saved = readCheckpoints(options.checkpointFile);
+  const firstStart = saved === undefined;
+  const checkpoints: Checkpoints = saved ?? {};
+  /** The next read of each open shard (undefined: read to its end). */
   const iterators = new Map<string, string | undefined>();
-  /** Failed deliveries of a shard's first failing record, by sequence number. */
-  const attempts = new Map<string, number>();
+  const parents = new Map<string, string | undefined>();
+  const pending = new Map<string, PendingBatch[]>();
+  let discovered = false;
   let stopped = false;
   let timer: NodeJS.Timeout | undefined;
   let markReady: () => void = () => undefined;
@@ -83,10 +158,15 @@ export function startStreamPoller(options: {
     markReady = resolve;
   });
 
+  function checkpoint(shardId: string, position: { sequenceNumber?: string; ended?: true }): void {
+    checkpoints[shardId] = { ...checkpoints[shardId], ...position };
+    if (options.checkpointFile) writeCheckpoints(options.checkpointFile, checkpoints);
+  }
+
   async function iteratorAt(
     streamArn: string,
     shardId: string,
-    type: 'LATEST' | 'AT_SEQUENCE_NUMBER' | 'AFTER_SEQUENCE_NUMBER',
+    type: 'LATEST' | 'TRIM_HORIZON' | 'AFTER_SEQUENCE_NUMBER',
     sequenceNumber?: string,
   ): Promise<string | undefined> {
     const { ShardIterator } = await streams.send(
@@ -103,66 +183,175 @@ export function startStreamPoller(options: {
   async function discoverShards(streamArn: string): Promise<void> {
     const { StreamDescription } = await streams.send(new DescribeStreamCommand({ StreamArn: streamArn }));
     for (const shard of StreamDescription?.Shards ?? []) {
-      if (!shard.ShardId || iterators.has(shard.ShardId)) continue;
-      iterators.set(shard.ShardId, await iteratorAt(streamArn, shard.ShardId, 'LATEST'));
+      const shardId = shard.ShardId;
+      if (!shardId || iterators.has(shardId)) continue;
+      parents.set(shardId, shard.ParentShardId);
+      const at = checkpoints[shardId];
+      if (at?.ended) {
+        iterators.set(shardId, undefined);
+        continue;
+      }
+      const iterator = at?.sequenceNumber
+        ? await iteratorAt(streamArn, shardId, 'AFTER_SEQUENCE_NUMBER', at.sequenceNumber)
+        : await iteratorAt(
+            streamArn,
+            shardId,
+            // Only shards there at the very first start may begin at LATEST; any later one is new.
+            firstStart && !discovered ? (options.initialPosition ?? 'TRIM_HORIZON') : 'TRIM_HORIZON',
+          );
+      iterators.set(shardId, iterator);
+      // Known from now on: a restart reads it from its start rather than from "now".
+      if (!at) checkpoint(shardId, {});
     }
+    discovered = true;
   }
 
-  async function park(shardId: string, record: StreamRecord, count: number): Promise<void> {
-    const sequenceNumber = record.dynamodb?.SequenceNumber ?? '';
-    const parkedAt = new Date().toISOString();
-    await dynamo.send(
-      new PutItemCommand({
-        TableName: options.tableName,
-        Item: {
-          pk: { S: PARKED_PARTITION },
-          sk: { S: `${parkedAt}#${sequenceNumber}` },
-          shardId: { S: shardId },
-          sequenceNumber: { S: sequenceNumber },
-          attempts: { N: String(count) },
-          record: { S: JSON.stringify(record) },
-          parkedAt: { S: parkedAt },
-        } satisfies Record<string, AttributeValue>,
-      }),
-    );
-    options.onParked?.({
-      shardId,
-      sequenceNumber,
-      eventId: record.eventID ?? '',
-      attempts: count,
-      keys: record.dynamodb?.Keys as Record<string, unknown> | undefined,
-    });
-  }
-
-  /** Delivers a batch; returns where the shard's next read starts. */
-  async function deliver(
-    streamArn: string,
-    shardId: string,
-    records: StreamRecord[],
-    next: string | undefined,
-  ): Promise<string | undefined> {
+  async function park(shardId: string, records: StreamRecord[], attempts: number, reason: DiscardReason) {
     for (const record of records) {
-      restoreEmptyMaps(record.dynamodb?.NewImage as Record<string, unknown> | undefined);
-      restoreEmptyMaps(record.dynamodb?.OldImage as Record<string, unknown> | undefined);
-    }
-    let failed: string | undefined;
-    try {
-      const result = await options.handler({
-        Records: records.map((r) => ({ ...r, eventSourceARN: streamArn })) as DynamoDBStreamEvent['Records'],
+      const sequenceNumber = record.dynamodb?.SequenceNumber ?? '';
+      const parkedAt = new Date().toISOString();
+      await dynamo.send(
+        new PutItemCommand({
+          TableName: options.tableName,
+          Item: {
+            pk: { S: PARKED_PARTITION },
+            sk: { S: `${parkedAt}#${sequenceNumber}` },
+            shardId: { S: shardId },
+            sequenceNumber: { S: sequenceNumber },
+            startSequenceNumber: { S: records[0]?.dynamodb?.SequenceNumber ?? '' },
+            endSequenceNumber: { S: records.at(-1)?.dynamodb?.SequenceNumber ?? '' },
+            batchSize: { N: String(records.length) },
+            condition: { S: reason },
+            attempts: { N: String(attempts) },
+            record: { S: JSON.stringify(record) },
+            parkedAt: { S: parkedAt },
+          } satisfies Record<string, AttributeValue>,
+        }),
+      );
+      options.onParked?.({
+        shardId,
+        sequenceNumber,
+        eventId: record.eventID ?? '',
+        attempts,
+        reason,
+        keys: record.dynamodb?.Keys as Record<string, unknown> | undefined,
       });
-      failed = result.batchItemFailures[0]?.itemIdentifier;
+    }
+  }
+
+  /** One invocation, bounded by the function timeout: a timed-out invocation has failed. */
+  async function invoke(streamArn: string, records: StreamRecord[]): Promise<Outcome> {
+    let timeout: NodeJS.Timeout | undefined;
+    const timedOut = new Promise<'timeout'>((resolve) => {
+      timeout = setTimeout(() => resolve('timeout'), mapping.timeoutSeconds * 1000);
+      timeout.unref();
+    });
+    try {
+      const result = await Promise.race([
+        options.handler({
+          Records: records.map((r) => ({
+            ...r,
+            eventSourceARN: streamArn,
+          })) as DynamoDBStreamEvent['Records'],
+        }),
+        timedOut,
+      ]);
+      if (result === 'timeout') {
+        options.onError?.(new Error(`the stream handler timed out after ${mapping.timeoutSeconds} s`));
+        return { kind: 'error' };
+      }
+      const failed = new Set(result.batchItemFailures.map((f) => f.itemIdentifier));
+      if (failed.size === 0 || !mapping.reportBatchItemFailures) return { kind: 'ok' };
+      const from = records.findIndex((r) => failed.has(r.dynamodb?.SequenceNumber ?? ''));
+      // An identifier that names no record of the batch fails the whole batch, as on Lambda.
+      return from < 0 ? { kind: 'error' } : { kind: 'partial', from };
     } catch (error) {
       options.onError?.(error);
-      failed = records[0]?.dynamodb?.SequenceNumber;
+      return { kind: 'error' };
+    } finally {
+      clearTimeout(timeout);
     }
-    if (failed === undefined) return next;
-    const count = (attempts.get(failed) ?? 0) + 1;
-    attempts.set(failed, count);
-    if (count < maxAttempts) return iteratorAt(streamArn, shardId, 'AT_SEQUENCE_NUMBER', failed);
-    attempts.delete(failed);
-    const poison = records.find((r) => r.dynamodb?.SequenceNumber === failed);
-    if (poison) await park(shardId, poison, count);
-    return iteratorAt(streamArn, shardId, 'AFTER_SEQUENCE_NUMBER', failed);
+  }
+
+  /** Delivers the shard's first pending batch once; what is left to deliver stays pending. */
+  async function deliverPending(streamArn: string, shardId: string, queue: PendingBatch[]): Promise<void> {
+    const batch = queue[0] as PendingBatch;
+    const tooOld = (r: StreamRecord) => {
+      const created = r.dynamodb?.ApproximateCreationDateTime;
+      return (
+        created !== undefined && now() - new Date(created).getTime() > mapping.maxRecordAgeSeconds * 1000
+      );
+    };
+    const expired = batch.records.filter(tooOld);
+    if (expired.length) {
+      await park(shardId, expired, batch.attempts, 'RecordAgeExceeded');
+      batch.records = batch.records.filter((r) => !tooOld(r));
+    }
+    const outcome = batch.records.length ? await invoke(streamArn, batch.records) : ({ kind: 'ok' } as const);
+    /** The last record of the shard that is done with (processed or discarded): its checkpoint. */
+    let doneWith: StreamRecord | undefined;
+    if (outcome.kind === 'ok') {
+      doneWith = batch.records.at(-1);
+      queue.shift();
+    } else if (outcome.kind === 'partial') {
+      // Checkpointed before the lowest failed record; the retry starts there, with all after it.
+      doneWith = batch.records[outcome.from - 1];
+      batch.records = batch.records.slice(outcome.from);
+      batch.attempts += 1;
+    } else if (mapping.bisectBatchOnError && batch.records.length > 1) {
+      const half = Math.ceil(batch.records.length / 2);
+      const attempts = batch.attempts + 1;
+      queue.splice(
+        0,
+        1,
+        { records: batch.records.slice(0, half), attempts },
+        { records: batch.records.slice(half), attempts },
+      );
+    } else {
+      batch.attempts += 1;
+    }
+    const head = queue[0];
+    if (head && head.attempts > mapping.retryAttempts) {
+      await park(shardId, head.records, head.attempts, 'RetryAttemptsExhausted');
+      doneWith = head.records.at(-1);
+      queue.shift();
+    }
+    const sequenceNumber = doneWith?.dynamodb?.SequenceNumber;
+    if (sequenceNumber) checkpoint(shardId, { sequenceNumber });
+  }
+
+  async function pollShard(streamArn: string, shardId: string): Promise<void> {
+    const queue = pending.get(shardId) ?? [];
+    pending.set(shardId, queue);
+    if (queue.length) {
+      await deliverPending(streamArn, shardId, queue);
+      return;
+    }
+    const iterator = iterators.get(shardId);
+    if (!iterator) return;
+    const { Records, NextShardIterator } = await streams.send(
+      new GetRecordsCommand({ ShardIterator: iterator, Limit: mapping.batchSize }),
+    );
+    iterators.set(shardId, NextShardIterator);
+    // The local destination's own items are no change of the service (AWS's is a queue, not the table).
+    const records = (Records ?? []).filter((r) => r.dynamodb?.Keys?.pk?.S !== PARKED_PARTITION);
+    const last = Records?.at(-1)?.dynamodb?.SequenceNumber;
+    if (records.length === 0 && last && !queue.length) checkpoint(shardId, { sequenceNumber: last });
+    if (records.length) {
+      for (const record of records) {
+        restoreEmptyMaps(record.dynamodb?.NewImage as Record<string, unknown> | undefined);
+        restoreEmptyMaps(record.dynamodb?.OldImage as Record<string, unknown> | undefined);
+      }
+      queue.push({ records, attempts: 0 });
+      await deliverPending(streamArn, shardId, queue);
+    }
+    if (!NextShardIterator && queue.length === 0) checkpoint(shardId, { ended: true });
+  }
+
+  /** A child shard is read once its parent is read to its end (or no longer in the stream). */
+  function parentOpen(shardId: string): boolean {
+    const parent = parents.get(shardId);
+    return parent !== undefined && iterators.has(parent) && !checkpoints[parent]?.ended;
   }
 
   async function poll(): Promise<void> {
@@ -171,33 +360,28 @@ export function startStreamPoller(options: {
     if (!streamArn) return;
     await discoverShards(streamArn);
     markReady();
-    for (const [shardId, iterator] of iterators) {
-      if (!iterator || stopped) continue;
-      const { Records, NextShardIterator } = await streams.send(
-        new GetRecordsCommand({ ShardIterator: iterator, Limit: 100 }),
-      );
-      iterators.set(
-        shardId,
-        Records?.length ? await deliver(streamArn, shardId, Records, NextShardIterator) : NextShardIterator,
-      );
+    for (const shardId of iterators.keys()) {
+      if (stopped) return;
+      if (!parentOpen(shardId)) await pollShard(streamArn, shardId);
     }
   }
 
+  /** The poll under way, if any: `stop` waits for it (a batch is delivered whole or not at all). */
+  let running: Promise<void> | undefined;
   const loop = async () => {
     if (stopped) return;
-    try {
-      await poll();
-    } catch (error) {
-      options.onError?.(error);
-    }
+    running = poll().catch((error: unknown) => options.onError?.(error));
+    await running;
+    running = undefined;
     if (!stopped) timer = setTimeout(loop, options.intervalMs ?? 500);
   };
   void loop();
   return {
     ready,
-    stop: () => {
+    stop: async () => {
       stopped = true;
       if (timer) clearTimeout(timer);
+      await running;
     },
   };
 }

@@ -2,7 +2,8 @@
  * The worker table (functions/workers.ts) run locally: each row's handler on the local stand-in of
  * its trigger. The table's stream is polled (scripts/local/stream-poller.ts), a queue is the
  * table-backed local queue (scripts/local/queue-poller.ts), and a schedule runs at start and then
- * every `localEveryMs`. Lambda's failure destination for the stream is the parked partition here.
+ * every `localEveryMs`. Lambda's failure destination for the stream is the parked partition here;
+ * the stream's shard checkpoints are kept in DATA_DIR, so a restart resumes where it stopped.
  */
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -22,25 +23,31 @@ async function handlerOf<H>(row: WorkerDefinition): Promise<H> {
   return module.handler;
 }
 
-async function startWorker(
-  row: WorkerDefinition,
-  stack: { endpoint: string; tableName: string },
-): Promise<Running> {
+/** The local stack the workers run against; `dataDir` keeps what must survive a restart. */
+interface LocalStack {
+  endpoint: string;
+  tableName: string;
+  dataDir?: string;
+}
+
+async function startWorker(row: WorkerDefinition, stack: LocalStack): Promise<Running> {
   const onError = (error: unknown) => console.error(`${row.name}:`, (error as Error).message);
   const trigger = row.trigger;
   switch (trigger.kind) {
     case 'stream': {
-      const { startStreamPoller, PARKED_PARTITION } = await import('./stream-poller.ts');
+      const { startStreamPoller, streamMappingOf, PARKED_PARTITION } = await import('./stream-poller.ts');
       return startStreamPoller({
         endpoint: stack.endpoint,
         tableName: stack.tableName,
         handler: await handlerOf(row),
+        mapping: streamMappingOf(row),
+        ...(stack.dataDir ? { checkpointFile: resolve(stack.dataDir, 'stream-checkpoints.json') } : {}),
         onError,
-        // What Lambda's failure destination is in AWS: a record that failed every retry, set aside.
+        // What Lambda's on-failure destination is in AWS: records discarded after their retries or age.
         onParked: (parked) =>
           console.error(
-            `${row.name}: PARKED record ${parked.sequenceNumber} (event ${parked.eventId}) after ` +
-              `${parked.attempts} failed attempts; later records flow on. Kept in the table under pk=${PARKED_PARTITION}.`,
+            `${row.name}: DISCARDED record ${parked.sequenceNumber} (event ${parked.eventId}, ${parked.reason}, ` +
+              `${parked.attempts} failed attempts). Kept in the table under pk=${PARKED_PARTITION}.`,
           ),
       });
     }
@@ -66,7 +73,7 @@ async function startWorker(
 }
 
 /** Starts every worker of the table against the local stack; `stop` stops them all. */
-export async function startWorkers(stack: { endpoint: string; tableName: string }): Promise<Running> {
+export async function startWorkers(stack: LocalStack): Promise<Running> {
   const running: Running[] = [];
   for (const row of workers) running.push(await startWorker(row, stack));
   return {

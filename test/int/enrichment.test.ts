@@ -3,6 +3,7 @@ import type { DynamoDBRecord, DynamoDBStreamEvent, SQSEvent } from 'aws-lambda';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { PropertyCreateInput } from '../../functions/contract/properties.ts';
 import { chargeSpend, spentThisMonthUsd } from '../../functions/data/ai-spend.ts';
+import { dynamo } from '../../functions/data/client.ts';
 import { getListing, type ListingRecord } from '../../functions/data/listings.ts';
 import { getTenant, type TenantChanges } from '../../functions/data/tenants.ts';
 import { costUsd, spendMonth } from '../../functions/domain/enrichment.ts';
@@ -89,6 +90,11 @@ const messageFor = (p: ListingRecord, attempt = 1): EnrichMessage => ({
   propertyId: p.id,
   requestId: p.enrichmentRequestId as string,
   attempt,
+});
+
+/** The SQS event of one message, as the AI worker's event source delivers it. */
+const sqsEvent = (message: EnrichMessage): SQSEvent => ({
+  Records: [{ messageId: 'm1', body: JSON.stringify(message) } as SQSEvent['Records'][number]],
 });
 
 const texts = (p: ListingRecord) => (p.texts ?? {}) as ListingTexts;
@@ -396,6 +402,55 @@ describe('enrichment: off and paused', () => {
     await enrichListing(message);
     // Assess: two model calls, one result, one charge; the third delivery found the request done
     expect(runs).toBe(2);
+    expect((await reread(created)).enrichmentStatus).toBe('enriched');
+    expect(await spentThisMonthUsd(agency.tenantId, spendMonth(new Date()))).toBeCloseTo(
+      costUsd(usage, { input, output }),
+      6,
+    );
+  });
+
+  it('charges a run whose charge a concurrent charge of the month cancelled (TransactionConflict; issue 24, F3)', async () => {
+    // Prepare
+    const agency = await newAgency();
+    const created = await create(agency, villa);
+    const usage = { inputTokens: 1500, outputTokens: 400 };
+    const local = new LocalEnrichmentProvider();
+    setEnrichmentProvider({
+      name: 'metered',
+      enrich: async (request) => ({ output: (await local.enrich(request)).output, usage }),
+    });
+    // The first transaction on this Tenant's AiSpend item is cancelled as DynamoDB cancels the loser of
+    // two concurrent writers: the receipt fine, the spend item in conflict.
+    const spendKey = `t#${agency.tenantId}#ai-spend#`;
+    let conflicts = 0;
+    dynamo().middlewareStack.add(
+      (next) => async (args) => {
+        if (conflicts === 0 && 'TransactItems' in (args.input as object)) {
+          if (JSON.stringify(args.input).includes(spendKey)) {
+            conflicts++;
+            throw Object.assign(new Error('Transaction cancelled, please refer cancellation reasons'), {
+              name: 'TransactionCanceledException',
+              CancellationReasons: [
+                { Code: 'None' },
+                { Code: 'TransactionConflict', Message: 'Transaction is ongoing for the item' },
+              ],
+            });
+          }
+        }
+        return next(args);
+      },
+      { step: 'initialize', name: 'injectChargeConflict' },
+    );
+    const { AI_PRICE_INPUT_PER_1K_USD: input, AI_PRICE_OUTPUT_PER_1K_USD: output } = config();
+    // Act: the worker runs the message; a failed message is delivered again, as SQS would
+    try {
+      const first = await aiWorker(sqsEvent(messageFor(created)));
+      if (first.batchItemFailures.length) await aiWorker(sqsEvent(messageFor(created)));
+    } finally {
+      dynamo().middlewareStack.remove('injectChargeConflict');
+    }
+    // Assess
+    expect(conflicts).toBe(1);
     expect((await reread(created)).enrichmentStatus).toBe('enriched');
     expect(await spentThisMonthUsd(agency.tenantId, spendMonth(new Date()))).toBeCloseTo(
       costUsd(usage, { input, output }),

@@ -23,9 +23,15 @@ let consumer: TestStreamConsumer;
 const outbox = new OutboxEmailPort();
 const attempts: Email[] = [];
 let failures = 0;
+/** Sends SES refuses for good (the sandbox's answer for an unverified recipient). */
+let refusals = 0;
 setEmails({
   send: async (email) => {
     attempts.push(email);
+    if (refusals > 0) {
+      refusals--;
+      throw Object.assign(new Error('Email address is not verified (test)'), { name: 'MessageRejected' });
+    }
     if (failures > 0) {
       failures--;
       throw new Error('SES is unavailable (test)');
@@ -89,6 +95,19 @@ describe('owner notification: a stream reaction, retried by the consumer, sent o
     const sent = (await listOutbox(tenant.tenantId)).filter((m) => m.text.includes(leadId));
     expect(sent).toHaveLength(1);
     expect(sent[0]).toMatchObject({ to: agent.email, subject: 'New inquiry from Retry Rosa' });
+    expect(consumer.parked).toEqual([]);
+  });
+
+  it('parks an email SES refuses for good instead of failing the record, which goes on (issue 24, F2)', async () => {
+    // Prepare: the next email is refused (SES sandbox, an unverified recipient)
+    refusals = 1;
+    // Act
+    const leadId = await ingestInquiry('Sandbox Sara');
+    await scoredOnce(leadId);
+    // Assess: tried once, not retried, nothing in the outbox; the record's next reaction ran, nothing discarded
+    expect(attempts.filter((a) => a.text.includes(leadId))).toHaveLength(1);
+    expect((await listOutbox(tenant.tenantId)).filter((m) => m.text.includes(leadId))).toEqual([]);
+    expect(scores.filter((s) => s.leadId === leadId)).toHaveLength(1);
     expect(consumer.parked).toEqual([]);
   });
 

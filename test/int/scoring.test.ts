@@ -539,3 +539,84 @@ describe('scoring: AI spend', () => {
     expect(await spentThisMonthUsd(agency.tenantId, month())).toBeGreaterThan(1);
   });
 });
+
+describe('scoring: one request, one result (issue 24, F4)', () => {
+  const answer: Omit<Score, 'tier'> = {
+    score: 71,
+    buyer_type: 'relocation',
+    recommended_action: 'call_immediately',
+    reasons: ['Asked for a viewing'],
+  };
+
+  /**
+   * The Lead's `lead.scored` events once the consumer has caught up with the Lead: a last edit of
+   * the Lead is written after every score, so its event comes after theirs on the item's shard.
+   */
+  async function scoredEvents(leadId: string, key: string): Promise<{ id: string }[]> {
+    const marker = unique('caught-up');
+    const patched = await api.call('PATCH', `/v1/leads/${leadId}`, { key, body: { notes: marker } });
+    expect(patched.status, patched.text).toBe(200);
+    const events = async () => {
+      const res = await api.call('GET', '/v1/events?limit=200', { key });
+      expect(res.status, res.text).toBe(200);
+      return res.body.data as { id: string; type: string; data: { id: string; notes?: string } }[];
+    };
+    await vi.waitFor(
+      async () =>
+        expect((await events()).some((e) => e.data.id === leadId && e.data.notes === marker)).toBe(true),
+      { timeout: 20_000, interval: 100 },
+    );
+    return (await events()).filter((e) => e.type === 'lead.scored' && e.data.id === leadId);
+  }
+
+  it('writes a request delivered twice at once once: one lead.scored, one charge', async () => {
+    // Prepare
+    const agency = await followedTenant();
+    const ingested = await ingest(
+      { source: 'web', type: 'inquiry', person: { name: 'Kim', email: email() } },
+      agency.key,
+    );
+    const message = recorder.scores()[0]!;
+    const fixed = new FixedProvider(answer, { inputTokens: 800, outputTokens: 80 });
+    let duplicate: Promise<unknown> | undefined;
+    // The first delivery's model call lasts while a duplicate delivery runs to its end.
+    setScoringProvider({
+      name: 'slow',
+      score: async (scoring) => {
+        if (!duplicate) {
+          duplicate = scoreLead(message);
+          await duplicate;
+        }
+        return fixed.score(scoring);
+      },
+    });
+    const { AI_PRICE_INPUT_PER_1K_USD: input, AI_PRICE_OUTPUT_PER_1K_USD: output } = config();
+    // Act
+    await scoreLead(message);
+    // Assess
+    expect(await scoredEvents(ingested.lead.id, agency.key)).toHaveLength(1);
+    expect(await spentThisMonthUsd(agency.tenantId, month())).toBeCloseTo(
+      costUsd({ inputTokens: 800, outputTokens: 80 }, { input, output }),
+      6,
+    );
+  });
+
+  it('scores a request by the local rules once, however often it is delivered', async () => {
+    // Prepare
+    const agency = await followedTenant();
+    const ingested = await ingest(
+      { source: 'web', type: 'inquiry', person: { name: 'Lev', email: email() } },
+      agency.key,
+    );
+    const message = recorder.scores()[0];
+    // Act: the same message delivered again after the first run (SQS at-least-once)
+    const first = await aiWorker(sqsEvent(message));
+    const scoredAt = (await lead(ingested.lead.id, agency.key)).scored_at;
+    const again = await aiWorker(sqsEvent(message));
+    // Assess
+    expect([first.batchItemFailures, again.batchItemFailures]).toEqual([[], []]);
+    expect((await lead(ingested.lead.id, agency.key)).scored_at).toBe(scoredAt);
+    expect(await scoredEvents(ingested.lead.id, agency.key)).toHaveLength(1);
+    expect(await spentThisMonthUsd(agency.tenantId, month())).toBe(0);
+  });
+});

@@ -5,7 +5,7 @@ import { describe, expect, inject, it } from 'vitest';
 import { Lead } from '../../functions/data/entities/lead.ts';
 import { getLead } from '../../functions/data/leads.ts';
 import { eventId } from '../../functions/domain/events.ts';
-import { handler as streamConsumer } from '../../functions/streams/consumer.ts';
+import { StreamBatchSplit, handler as streamConsumer } from '../../functions/streams/consumer.ts';
 import { localClient } from '../../scripts/local/dynamo-local.ts';
 import { restoreEmptyMaps } from '../../scripts/local/stream-poller.ts';
 import { createTestLead, createTestTenant } from '../support/factories.ts';
@@ -52,6 +52,25 @@ describe('the stream consumer and undecodable records', () => {
     });
     // Assess
     expect(result.batchItemFailures).toEqual([{ itemIdentifier: '2' }, { itemIdentifier: '3' }]);
+  });
+
+  it('throws when the first record of a batch of several fails, so that Lambda splits the batch (F2)', async () => {
+    // Act
+    const outcome = streamConsumer({
+      Records: [
+        recordWithUntypedEmptyMap('1', undefined),
+        recordWithUntypedEmptyMap('2', 'idempotencyRecord'),
+      ],
+    });
+    // Assess
+    await expect(outcome).rejects.toThrow(StreamBatchSplit);
+  });
+
+  it('reports the failing record of a batch of one (its retries, then the on-failure destination)', async () => {
+    // Act
+    const result = await streamConsumer({ Records: [recordWithUntypedEmptyMap('1', undefined)] });
+    // Assess
+    expect(result.batchItemFailures).toEqual([{ itemIdentifier: '1' }]);
   });
 
   it('decodes the same record once the local poller has restored the empty map', async () => {

@@ -27,7 +27,9 @@ export async function startFollowingStreamConsumer(): Promise<FollowingStreamCon
     endpoint: inject('dynamoEndpoint'),
     tableName: inject('tableName'),
     intervalMs: 100,
-    maxAttempts: 3,
+    // Three failed deliveries of a record, then the on-failure destination (AWS: 10 retries).
+    mapping: { retryAttempts: 2 },
+    initialPosition: 'LATEST',
     handler: (event: DynamoDBStreamEvent) => streamConsumer({ Records: event.Records.filter(mine) }),
     onParked: (record) => parked.push(record),
   });

@@ -27,7 +27,9 @@ export async function startTestStreamConsumer(tenantIds: string[]): Promise<Test
     endpoint: inject('dynamoEndpoint'),
     tableName: inject('tableName'),
     intervalMs: 100,
-    maxAttempts: 3,
+    // Three failed deliveries of a record, then the on-failure destination (AWS: 10 retries).
+    mapping: { retryAttempts: 2 },
+    initialPosition: 'LATEST',
     handler: async (event: DynamoDBStreamEvent) => {
       const records = event.Records.filter(mine);
       delivered.push(...records);

@@ -43,6 +43,25 @@ export class SesEmail implements EmailPort {
   }
 }
 
+/**
+ * SES (v2) errors that no retry of the same email can fix: the message or a recipient refused
+ * (`MessageRejected`, which is also the sandbox's answer for an unverified recipient), sending
+ * paused or the account suspended, the sender's domain not verified, a bad request. A caller parks
+ * such an email instead of failing its work over and over; throttling and outages stay retryable.
+ */
+const PERMANENT_EMAIL_FAILURES: ReadonlySet<string> = new Set([
+  'MessageRejected',
+  'SendingPausedException',
+  'AccountSuspendedException',
+  'MailFromDomainNotVerifiedException',
+  'NotFoundException',
+  'BadRequestException',
+]);
+
+export function isPermanentEmailFailure(error: unknown): boolean {
+  return PERMANENT_EMAIL_FAILURES.has((error as { name?: string } | undefined)?.name ?? '');
+}
+
 const port = definePort<EmailPort>('email');
 
 /** The bound email adapter: SES in Lambda, the outbox locally, a test's recorder. */

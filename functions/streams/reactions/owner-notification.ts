@@ -5,7 +5,9 @@ import { getLead } from '../../data/leads.ts';
 import { getListing } from '../../data/listings.ts';
 import { onceByReceipt } from '../../data/reaction-receipts.ts';
 import { assignmentNotice, inquiryNotice, type Notice } from '../../domain/owner-notices.ts';
-import { emails } from '../../kernel/ports/email.ts';
+import { logger } from '../../kernel/logger.ts';
+import { BusinessMetric, countMetric } from '../../kernel/metrics.ts';
+import { emails, isPermanentEmailFailure } from '../../kernel/ports/email.ts';
 import type { TableChange } from '../table-change.ts';
 
 /** A notice to send: to which Agent, about what (its receipt key), and its text. */
@@ -56,8 +58,11 @@ function assignmentNoticeOf(change: TableChange): PendingNotice | undefined {
 
 /**
  * The owner-notification reaction: emails the Owner of a Lead about a new Inquiry, or about a Lead
- * the rule gave them. At most once per notice (a receipt once sent); a failed email fails the record,
- * so the consumer retries it rather than losing the email.
+ * the rule gave them. At most once per notice (a receipt once sent); an email that failed for now
+ * (throttled, an outage) fails the record, so the consumer retries it rather than losing the email.
+ * An email SES refuses for good (sandbox, sending paused, rejected) is parked: logged as an error
+ * with the notice and counted (OwnerNoticesParked, which an operator alarms on), and the record
+ * goes on; failing it would only retry it until the event source discards it (issue 24, F2).
  */
 export async function ownerNotification(change: TableChange): Promise<void> {
   const pending =
@@ -72,6 +77,18 @@ export async function ownerNotification(change: TableChange): Promise<void> {
     const agent = await getAgent(tenantId, agentId);
     if (!agent) return;
     const { subject, text } = await pending.notice();
-    await emails().send({ tenantId, to: agent.email, subject, text });
+    try {
+      await emails().send({ tenantId, to: agent.email, subject, text });
+    } catch (error) {
+      if (!isPermanentEmailFailure(error)) throw error;
+      logger.error('owner notice parked: the email service refuses it for good', {
+        tenantId,
+        agentId,
+        receiptKey,
+        subject,
+        error: error as Error,
+      });
+      countMetric(BusinessMetric.OwnerNoticesParked);
+    }
   });
 }
