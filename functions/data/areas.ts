@@ -1,5 +1,6 @@
 import type { EntityItem } from 'electrodb';
 import type { AreaVia } from '../domain/areas.ts';
+import { itemsOfKeys, untilProcessed } from './batch.ts';
 import { Area } from './entities/area.ts';
 import { AreaMembership } from './entities/area-membership.ts';
 
@@ -59,8 +60,12 @@ export async function removeMemberships(
   propertyId: string,
   areaIds: string[],
 ): Promise<void> {
-  if (areaIds.length === 0) return;
-  await AreaMembership.delete(areaIds.map((areaId) => ({ tenantId, propertyId, areaId }))).go();
+  await untilProcessed('removeMemberships', areaIds, async (pending) => {
+    const { unprocessed } = await AreaMembership.delete(
+      pending.map((areaId) => ({ tenantId, propertyId, areaId })),
+    ).go();
+    return unprocessed.map((k) => k.areaId);
+  });
 }
 
 export async function addRuleMemberships(
@@ -68,17 +73,19 @@ export async function addRuleMemberships(
   propertyId: string,
   areas: AreaLabel[],
 ): Promise<void> {
-  if (areas.length === 0) return;
   const updatedAt = new Date().toISOString();
-  await AreaMembership.put(
-    areas.map((a) => ({
-      tenantId,
-      propertyId,
-      areaId: a.id,
-      areaKind: a.kind,
-      areaName: a.name,
-      via: 'rule' as const,
-      updatedAt,
-    })),
-  ).go();
+  await untilProcessed('addRuleMemberships', areas, async (pending) => {
+    const { unprocessed } = await AreaMembership.put(
+      pending.map((a) => ({
+        tenantId,
+        propertyId,
+        areaId: a.id,
+        areaKind: a.kind,
+        areaName: a.name,
+        via: 'rule' as const,
+        updatedAt,
+      })),
+    ).go();
+    return itemsOfKeys(pending, unprocessed, (a, k) => a.id === k.areaId);
+  });
 }

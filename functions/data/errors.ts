@@ -11,6 +11,20 @@ export function isConditionalFailure(error: unknown): boolean {
 }
 
 /**
+ * True when DynamoDB refused a call for capacity (after the SDK's own retries): the item's
+ * partition is over its throughput, a state that passes, unlike a fault.
+ */
+export function isThrottled(error: unknown): boolean {
+  let current: unknown = error;
+  for (let depth = 0; current && depth < 5; depth++) {
+    const name = (current as { name?: string }).name;
+    if (name === 'ProvisionedThroughputExceededException' || name === 'ThrottlingException') return true;
+    current = (current as { cause?: unknown }).cause;
+  }
+  return false;
+}
+
+/**
  * ElectroDB `go()` option for the reads of the hot paths: a failed call rejects with the AWS SDK's
  * own error instead of an ElectroError. ElectroDB otherwise builds that ElectroError, stack trace
  * and all, before every call in case one fails: about 3% of a Lead request's CPU (issue 14). A read

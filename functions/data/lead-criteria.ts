@@ -1,4 +1,5 @@
 import type { EntityItem } from 'electrodb';
+import { untilProcessed } from './batch.ts';
 import { LeadCriteria } from './entities/lead-criteria.ts';
 import { Place } from './entities/place.ts';
 import type { PlaceRecord } from './places.ts';
@@ -20,20 +21,17 @@ export async function putLeadCriteria(record: LeadCriteriaRecord): Promise<LeadC
   return record;
 }
 
-/** BatchGetItem may leave keys unprocessed under throttling; they are asked for again a few times. */
-const BATCH_ATTEMPTS = 4;
-
 /**
  * The Places among `codes` that exist, in one BatchGetItem (criteria hold at most 50 codes, under
- * its 100-key limit). Unknown codes are simply absent from the answer.
+ * its 100-key limit). Unknown codes are simply absent from the answer; keys DynamoDB left unread
+ * are asked for again (untilProcessed), never taken for unknown Places.
  */
 export async function getPlaces(codes: readonly string[]): Promise<Map<string, PlaceRecord>> {
   const found = new Map<string, PlaceRecord>();
-  let pending = [...new Set(codes)].map((code) => ({ code }));
-  for (let attempt = 0; pending.length > 0 && attempt < BATCH_ATTEMPTS; attempt++) {
-    const { data, unprocessed } = await Place.get(pending).go();
+  await untilProcessed('getPlaces', [...new Set(codes)], async (pending) => {
+    const { data, unprocessed } = await Place.get(pending.map((code) => ({ code }))).go();
     for (const place of data) found.set(place.code, place);
-    pending = unprocessed.map((k) => ({ code: k.code }));
-  }
+    return unprocessed.map((k) => k.code);
+  });
   return found;
 }

@@ -1,5 +1,6 @@
 import type { EntityItem } from 'electrodb';
 import type { LeadListingRole } from '../domain/activities.ts';
+import { untilProcessed } from './batch.ts';
 import { LeadListing } from './entities/lead-listing.ts';
 import { Listing } from './entities/listing.ts';
 import { isConditionalFailure } from './errors.ts';
@@ -69,13 +70,12 @@ export async function getListingTitles(
   ids: readonly string[],
 ): Promise<Map<string, string>> {
   const titles = new Map<string, string>();
-  let keys = [...new Set(ids)].map((id) => ({ tenantId, id }));
-  for (let attempt = 0; keys.length > 0 && attempt < 5; attempt++) {
-    const { data, unprocessed } = await Listing.get(keys).go({ attributes: ['id', 'title'] });
+  await untilProcessed('getListingTitles', [...new Set(ids)], async (pending) => {
+    const { data, unprocessed } = await Listing.get(pending.map((id) => ({ tenantId, id }))).go({
+      attributes: ['id', 'title'],
+    });
     for (const item of data) titles.set(item.id, item.title);
-    keys = unprocessed.map((k) => ({ tenantId, id: k.id }));
-    if (keys.length > 0) await new Promise((r) => setTimeout(r, 20 * 2 ** attempt));
-  }
-  if (keys.length > 0) throw new Error(`Listing titles still unprocessed after retries (${keys.length})`);
+    return unprocessed.map((k) => k.id);
+  });
   return titles;
 }

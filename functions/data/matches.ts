@@ -1,4 +1,5 @@
 import type { EntityItem } from 'electrodb';
+import { untilProcessed } from './batch.ts';
 import { AreaMembership } from './entities/area-membership.ts';
 import { Listing } from './entities/listing.ts';
 import { MatchSent } from './entities/match-sent.ts';
@@ -85,12 +86,43 @@ export async function recordSent(
   propertyIds: readonly string[],
   sentAt: string,
 ): Promise<void> {
-  let pending = [...propertyIds];
-  for (let attempt = 0; pending.length > 0 && attempt < 4; attempt++) {
+  await untilProcessed('recordSent', propertyIds, async (pending) => {
     const { unprocessed } = await MatchSent.put(
       pending.map((propertyId) => ({ tenantId, leadId, propertyId, sentAt })),
     ).go();
-    pending = unprocessed.map((k) => k.propertyId);
-  }
-  if (pending.length > 0) throw new Error(`Could not record the send of ${pending.length} listing(s)`);
+    return unprocessed.map((k) => k.propertyId);
+  });
+}
+
+/**
+ * Puts the Lead's sends of these listings back as they were before a recordSent whose email then
+ * failed: the previous sentAt where there was one, no record where there was none.
+ */
+export async function restoreSent(
+  tenantId: string,
+  leadId: string,
+  propertyIds: readonly string[],
+  previous: ReadonlyMap<string, string>,
+): Promise<void> {
+  const resent = propertyIds.filter((id) => previous.has(id));
+  const first = propertyIds.filter((id) => !previous.has(id));
+  await Promise.all([
+    untilProcessed('restoreSent', resent, async (pending) => {
+      const { unprocessed } = await MatchSent.put(
+        pending.map((propertyId) => ({
+          tenantId,
+          leadId,
+          propertyId,
+          sentAt: previous.get(propertyId) ?? '',
+        })),
+      ).go();
+      return unprocessed.map((k) => k.propertyId);
+    }),
+    untilProcessed('restoreSent', first, async (pending) => {
+      const { unprocessed } = await MatchSent.delete(
+        pending.map((propertyId) => ({ tenantId, leadId, propertyId })),
+      ).go();
+      return unprocessed.map((k) => k.propertyId);
+    }),
+  ]);
 }

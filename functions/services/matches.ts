@@ -6,6 +6,7 @@ import {
   membersOfAreas,
   queryLiveListings,
   recordSent,
+  restoreSent,
   sentAtByListing,
 } from '../data/matches.ts';
 import type { TenantRecord } from '../data/tenants.ts';
@@ -107,8 +108,9 @@ function composeEmail(tenant: TenantRecord, leadName: string, listings: ListingR
  * needs an email (422 at body), and each listing must be the Tenant's and a current match (422 at
  * body.property_ids[i], one issue per listing). Then one email lists the listings, sent_at is
  * recorded per (Lead, listing), and each listing is linked to the Lead (source match, role
- * interested; an existing link is left as it is). The email goes first: a failure to send records
- * nothing, so a retry cannot claim a send that never happened.
+ * interested; an existing link is left as it is). The send is recorded before the email goes, so
+ * a failure to record answers 5xx with no email sent, and a client's retry cannot email twice; an
+ * email that fails puts the records back as they were, so no send is claimed that never happened.
  */
 export async function sendLeadMatches(
   tenant: TenantRecord,
@@ -153,10 +155,16 @@ export async function sendLeadMatches(
   });
   if (issues.length > 0) throw new RequestValidationError(issues);
 
-  await emails().send({ tenantId, to: lead.email, ...composeEmail(tenant, lead.name, listings) });
   const sentAt = new Date().toISOString();
   const ids = listings.map((l) => l.id);
+  const previous = await sentAtByListing(tenantId, leadId);
   await recordSent(tenantId, leadId, ids, sentAt);
+  try {
+    await emails().send({ tenantId, to: lead.email, ...composeEmail(tenant, lead.name, listings) });
+  } catch (error) {
+    await restoreSent(tenantId, leadId, ids, previous);
+    throw error;
+  }
   await Promise.all(
     ids.map((propertyId) =>
       linkLeadListing({ tenantId, leadId, propertyId, role: 'interested', source: 'match' }),

@@ -6,6 +6,7 @@ import { listOutbox } from '../../scripts/local/adapters/outbox-email.ts';
 import { locs, type Output } from '../support/api-client.ts';
 import { createTestLead, createTestPlaces, createTestTenant, type TestTenant } from '../support/factories.ts';
 import { startTestApi, type TestApi } from '../support/http.ts';
+import { injectUnprocessedBatches } from '../support/unprocessed-batches.ts';
 
 type Places = Awaited<ReturnType<typeof createTestPlaces>>;
 /** The listing as GET /v1/properties/{id} answers it. */
@@ -350,6 +351,22 @@ describe('POST /v1/leads/{lead_id}/matches:send', () => {
     expect((await listOutbox(tenant.tenantId)).filter((m) => m.to === email)).toEqual([]);
     expect((await matches(leadId)).every((m) => m.sent_at === null)).toBe(true);
     expect(await getLeadListingLink(tenant.tenantId, leadId, L.A!.id)).toBeUndefined();
+  });
+
+  it('records the send before emailing: a send it cannot record answers 503 and emails nothing, so a retry emails once', async () => {
+    // Prepare
+    const email = `throttled-${randomUUID().slice(0, 8)}@example.com`;
+    const leadId = await leadWithCriteria({ listing_type: 'sale' }, email);
+    const injection = injectUnprocessedBatches({ calls: 1000, keep: 0 });
+    // Act
+    const refused = await send(leadId, { property_ids: [L.A!.id] }).finally(() => injection.remove());
+    const mailsAfterRefusal = (await listOutbox(tenant.tenantId)).filter((m) => m.to === email);
+    const retried = await send(leadId, { property_ids: [L.A!.id] });
+    // Assess
+    expect(refused.status, refused.text).toBe(503);
+    expect(mailsAfterRefusal).toEqual([]);
+    expect(retried.status, retried.text).toBe(200);
+    expect((await listOutbox(tenant.tenantId)).filter((m) => m.to === email)).toHaveLength(1);
   });
 
   it('refuses a Lead without email at body', async () => {

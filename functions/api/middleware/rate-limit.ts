@@ -1,6 +1,7 @@
 import type { MiddlewareObj } from '@middy/core';
 import type { Context } from 'aws-lambda';
 import { ErrorOut } from '../../contract/errors.ts';
+import { isThrottled } from '../../data/errors.ts';
 import { countRequest } from '../../data/rate-limits.ts';
 import { judge, windowStart } from '../../domain/rate-limit.ts';
 import { config } from '../../kernel/config.ts';
@@ -26,7 +27,15 @@ async function countAndJudge(state: RequestState): Promise<void> {
     tenant: tenant.rateLimitPerMinute ?? RATE_LIMIT_TENANT_PER_MINUTE,
   };
   // Counted only when both budgets have room: a refused request spends neither.
-  const counts = await countRequest(tenant.tenantId, apiKey.id, start, WINDOW_SECONDS, quotas);
+  const counts = await countRequest(tenant.tenantId, apiKey.id, start, WINDOW_SECONDS, quotas).catch(
+    (error: unknown) => {
+      // A counter throttled even after the SDK's retries means the Tenant's window item takes more
+      // requests than its partition can count: that is a flood, answered as the Tenant's budget
+      // spent (429, retry once the window resets), never a 500 for the whole Tenant.
+      if (isThrottled(error)) return { keyCount: 0, tenantCount: quotas.tenant + 1 };
+      throw error;
+    },
+  );
   const verdict = judge(
     [
       { name: 'key-minute', quota: quotas.key, windowSeconds: WINDOW_SECONDS, used: counts.keyCount },
@@ -60,7 +69,8 @@ function takePending(state: RequestState): Promise<void> | undefined {
  * A read starts the count and goes on at once, so its own round trip runs beside the counter's:
  * the answer then waits for the verdict (`after`, or `onError` when the read failed), and a read over
  * budget still answers 429, its result dropped. Every request is counted once either way, so the
- * budget counts the same; a failed count answers 500, as it did when it ran first.
+ * budget counts the same; a failed count answers 500, as it did when it ran first, except a throttled
+ * counter, which answers 429 (the Tenant's budget taken as spent for the window).
  */
 export function rateLimit(): MiddlewareObj<HttpEvent, unknown, Error, Context> {
   return {
