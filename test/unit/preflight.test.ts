@@ -171,9 +171,16 @@ describe('the workers maximum concurrency', () => {
     // Prepare
     const row = (trigger: WorkerDefinition['trigger']) => ({ trigger }) as WorkerDefinition;
     const rows = [
-      row({ kind: 'stream' }),
-      row({ kind: 'queue', queue: 'ai', batchSize: 1, maxConcurrency: 10 }),
-      row({ kind: 'queue', queue: 'webhooks', batchSize: 10, maxConcurrency: 20 }),
+      row({
+        kind: 'stream',
+        batchSize: 100,
+        reportBatchItemFailures: true,
+        bisectBatchOnError: true,
+        retryAttempts: 10,
+        maxRecordAgeSeconds: 21_600,
+      }),
+      row({ kind: 'queue', queue: 'ai', batchSize: 1, maxConcurrency: 10, maxReceiveCount: 5 }),
+      row({ kind: 'queue', queue: 'webhooks', batchSize: 10, maxConcurrency: 20, maxReceiveCount: 5 }),
       row({ kind: 'schedule', cron: { minute: '0', hour: '3' }, summary: 'daily', localEveryMs: 1 }),
     ];
 

@@ -113,8 +113,7 @@ const EXAMPLE = judge(
 
 export const RATE_LIMIT_HEADERS: Record<string, Omit<HeaderSpec, 'required'>> = {
   RateLimit: {
-    description:
-      `IETF draft: the tightest budget, e.g. \`${EXAMPLE.RateLimit}\`. Site routes leave this header and the other budget headers off a successful GET: the edge caches that answer for every visitor, and the budget is one visitor's (they are on 429s and uncached answers)`,
+    description: `IETF draft: the tightest budget, e.g. \`${EXAMPLE.RateLimit}\`. Site routes leave this header and the other budget headers off a successful GET: the edge caches that answer for every visitor, and the budget is one visitor's (they are on 429s and uncached answers)`,
     schema: { type: 'string' },
   },
   'RateLimit-Policy': {
