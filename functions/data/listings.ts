@@ -18,7 +18,8 @@ export async function getListing(
   id: string,
   options: { consistent?: boolean } = {},
 ): Promise<ListingRecord | undefined> {
-  const { data } = await Listing.get({ tenantId, id }).go({ consistent: options.consistent ?? false });
+  // Strongly consistent unless a caller opts out: read-your-writes for a by-id read (see getLead).
+  const { data } = await Listing.get({ tenantId, id }).go({ consistent: options.consistent ?? true });
   return data ?? undefined;
 }
 

@@ -21,7 +21,10 @@ export async function insertEndpoint(record: WebhookEndpointRecord): Promise<voi
 
 /** The endpoint, unsubscribed ones included (callers decide what a deleted one means). */
 export async function getEndpoint(tenantId: string, id: string): Promise<WebhookEndpointRecord | undefined> {
-  const { data } = await WebhookEndpoint.get({ tenantId, id }).go();
+  // Strongly consistent: an integrator subscribes and at once sends a test, enables or rotates the
+  // secret; an eventually consistent read could answer 404 for the endpoint it has just created, or
+  // judge a send by a state an edit has already replaced. One item: 1 read unit instead of 0.5.
+  const { data } = await WebhookEndpoint.get({ tenantId, id }).go({ consistent: true });
   return data ?? undefined;
 }
 

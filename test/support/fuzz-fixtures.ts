@@ -4,10 +4,14 @@
  * that addresses it. Shared by the fuzz and isolation tests.
  */
 import fc from 'fast-check';
+import { Agent, fetch as undiciFetch } from 'undici';
+import { LOCAL_S3_CREDENTIALS } from '../../scripts/local/adapters/local-photo-store.ts';
 import { createTestAgent } from './factories.ts';
 import { arbitraryFor, type JsonSchema } from './fuzz-schema.ts';
 import type { TestApi } from './http.ts';
+import { pngFile } from './image-files.ts';
 import { startTestStreamConsumer } from './stream.ts';
+import { strictS3Put } from './strict-s3.ts';
 
 /** How long the fixture waits for the stream consumer to log the Tenant's first event. */
 const EVENT_WAIT_MS = 60_000;
@@ -24,7 +28,7 @@ async function created(api: TestApi, key: string, method: string, path: string, 
 }
 
 /**
- * Makes a Property (with an internal_ref), an Agent, a Lead (with an Inquiry, an Activity, a linked
+ * Makes a Property (with an internal_ref, a gallery photo and a pending photo import), an Agent, a Lead (with an Inquiry, an Activity, a linked
  * Property and criteria), a webhook endpoint and its test delivery for the Tenant whose full-scope key is
  * `key`, and an event: an event exists only once the stream consumer has read a change, so the real
  * consumer runs behind the local stream poller (for this Tenant's records only) until the Tenant's
@@ -56,6 +60,36 @@ async function firstEventId(api: TestApi, key: string): Promise<string> {
   }
 }
 
+/** A fresh connection per PUT: s3rver closes idle keep-alive connections on its own timer. */
+const freshConnections = new Agent({ pipelining: 0 });
+const putToS3 = strictS3Put(
+  LOCAL_S3_CREDENTIALS,
+  (url, init) => undiciFetch(url, { ...init, dispatcher: freshConnections }) as unknown as Promise<Response>,
+);
+
+/**
+ * A gallery photo of the listing, by the upload route (mint, PUT to the local S3 as S3 would take it,
+ * confirm), and a pending photo import (a public IP literal: no import worker runs in these tests).
+ */
+async function createPhotos(api: TestApi, key: string, propertyId: string, tag: string) {
+  const png = pngFile(8, 6);
+  const minted = await created(api, key, 'POST', `/v1/properties/${propertyId}/images/uploads`, {
+    content_type: 'image/png',
+    size_bytes: png.length,
+  });
+  const put = await putToS3(minted.url, { method: 'PUT', headers: minted.headers, body: png });
+  if (put.status !== 200) throw new Error(`fixture upload PUT → ${put.status} ${await put.text()}`);
+  const image = await created(api, key, 'POST', `/v1/properties/${propertyId}/images`, {
+    object_key: minted.object_key,
+  });
+  const imported = await api.call('POST', `/v1/properties/${propertyId}/images:import`, {
+    key,
+    body: { url: `https://93.184.216.34/photos/${tag}.jpg` },
+  });
+  if (imported.status !== 202) throw new Error(`fixture import → ${imported.status} ${imported.text}`);
+  return { image_id: image.id as string, import_id: imported.body.id as string };
+}
+
 async function createObjects(api: TestApi, key: string, tenantId: string): Promise<TenantObjects> {
   const tag = Math.random().toString(36).slice(2, 10);
   const agent = await createTestAgent(tenantId, `Fixture Agent ${tag}`);
@@ -67,6 +101,7 @@ async function createObjects(api: TestApi, key: string, tenantId: string): Promi
     listing_type: 'sale',
     bedrooms: 2,
   });
+  const photos = await createPhotos(api, key, property.id, tag);
   const ingested = await created(api, key, 'POST', '/v1/leads:ingest', {
     source: 'fixture',
     type: 'inquiry',
@@ -104,6 +139,7 @@ async function createObjects(api: TestApi, key: string, tenantId: string): Promi
     agent_id: agent.id,
     endpoint_id: endpoint.id,
     delivery_id: delivery.body.id,
+    ...photos,
   };
 }
 
