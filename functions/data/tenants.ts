@@ -13,7 +13,9 @@ export async function getTenant(
   tenantId: string,
   options: { consistent?: boolean } = {},
 ): Promise<TenantRecord | undefined> {
-  const { data } = await Tenant.get({ tenantId }).go({ consistent: options.consistent ?? false });
+  // Strongly consistent unless a caller opts out, like every by-id read (see getLead): a Tenant
+  // created, suspended or switched to read-only a moment ago is judged as it is now.
+  const { data } = await Tenant.get({ tenantId }).go({ consistent: options.consistent ?? true });
   return data ?? undefined;
 }
 
