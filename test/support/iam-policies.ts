@@ -218,6 +218,22 @@ export class SynthesizedApp {
         const outputs = (this.template(source).Outputs ?? {}) as Record<string, { Value: unknown }>;
         return this.resolve(source, outputs[OutputName]?.Value);
       }
+      case 'Fn::ImportValue': {
+        // A strong cross-stack reference: the value of the output some stack exports under that name.
+        const name = str(argument);
+        for (const source of this.stacks.filter((s) => !s.nested)) {
+          const outputs = (this.template(source).Outputs ?? {}) as Record<
+            string,
+            { Value: unknown; Export?: { Name?: unknown } }
+          >;
+          for (const output of Object.values(outputs)) {
+            if (output.Export?.Name !== undefined && str(this.resolve(source, output.Export.Name)) === name) {
+              return this.resolve(source, output.Value);
+            }
+          }
+        }
+        throw new Error(`No stack exports ${name}`);
+      }
       default:
         throw new Error(`Cannot resolve ${fn} in ${stack.node.path}: ${JSON.stringify(argument)}`);
     }
