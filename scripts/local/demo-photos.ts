@@ -11,7 +11,7 @@ export const PHOTO_HEIGHT = 427;
 type Rgb = [number, number, number];
 
 /** A small deterministic PRNG (mulberry32): photos differ per listing, never per run. */
-function random(seed: number): () => number {
+export function seededRandom(seed: number): () => number {
   let state = seed >>> 0;
   return () => {
     state = (state + 0x6d2b79f5) >>> 0;
@@ -56,7 +56,7 @@ export function demoPhoto(options: {
   floors: number;
 }): Buffer {
   const { listing, view, seaside } = options;
-  const rand = random(listing * 7919 + ['facade', 'garden', 'view'].indexOf(view) * 104729 + 1);
+  const rand = seededRandom(listing * 7919 + ['facade', 'garden', 'view'].indexOf(view) * 104729 + 1);
   const w = PHOTO_WIDTH;
   const h = PHOTO_HEIGHT;
   const data = Buffer.alloc(w * h * 4);

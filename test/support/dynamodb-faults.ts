@@ -7,6 +7,7 @@ import {
 } from '@aws-sdk/client-dynamodb';
 import { BatchGetCommand, DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { HandlerExecutionContext, MiddlewareStack } from '@smithy/types';
+import { seededRandom } from '../../scripts/local/demo-photos.ts';
 
 /**
  * A DynamoDB as strict as DynamoDB for the tests and the bench: an AWS SDK v3 middleware that makes
@@ -179,17 +180,8 @@ export function withDynamoFaults<T>(overrides: DynamoFaultOverrides, work: () =>
   );
 }
 
-/** mulberry32: a small seeded generator, enough to draw reproducible decisions. */
-function generator(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** mulberry32, the demo photos' seeded generator: enough to draw reproducible decisions. */
+const generator = seededRandom;
 
 const monotonicMs = () => Number(process.hrtime.bigint() / 1_000_000n);
 
