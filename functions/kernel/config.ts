@@ -57,6 +57,8 @@ const ConfigSchema = z.object({
   EMAIL_FROM: z.optional(z.email()),
   /** Multiplies the webhook retry ladder's waits (local stack: 0.001 turns a minute into 60 ms). */
   RETRY_DELAY_SCALE: z._default(coercedNumber().check(z.gt(0)), 1),
+  // How old an event must be before GET /v1/events lists it (services/events.ts, listEvents).
+  EVENTS_SETTLE_SECONDS: z._default(coercedNumber().check(z.gte(0), z.lte(60)), 5),
   LOG_LEVEL: z._default(z.enum(['DEBUG', 'INFO', 'WARN', 'ERROR', 'SILENT']), 'INFO'),
 });
 

@@ -10,6 +10,7 @@ import {
   groupsCoveredBy,
   normalizeEventTime,
 } from '../domain/events.ts';
+import { config } from '../kernel/config.ts';
 import { ForbiddenError, NotFoundError, RequestValidationError } from '../kernel/errors.ts';
 import { pageFrom, readCursor } from './paging.ts';
 
@@ -41,6 +42,18 @@ async function visibleEvent(reader: EventReader, groups: EventGroup[], id: strin
     return undefined;
   }
   return record;
+}
+
+/**
+ * The newest `created_at` the list serves. An event's time is set by the stream consumer before its
+ * write, and the write (its SDK retries after a throttle) and the index it is listed by (a GSI,
+ * eventually consistent) can make it visible after a later event: a reader that had paged past that
+ * later event (`cursor`, `since`) would never see it. Listing only events older than a few seconds,
+ * longer than such a write and the index lag take, makes every later read an append: a reader
+ * following `since` skips nothing. GET /v1/events/{id} answers at once.
+ */
+function settledHorizon(): string {
+  return formatEventTime((Date.now() - config().EVENTS_SETTLE_SECONDS * 1000) * 1000);
 }
 
 const envelopeOf = (record: { envelope: string }) => JSON.parse(record.envelope) as EventEnvelope;
@@ -82,7 +95,8 @@ async function startOf(
 /**
  * GET /v1/events: the last 30 days, oldest first by (created_at, id). Each group the key covers is
  * its own partition (gsi1), and `type` one type's (gsi2): a key never reads kinds it may not see.
- * Pages from several groups are merged; the cursor is the last event returned.
+ * Pages from several groups are merged; the cursor is the last event returned. Events younger than
+ * the settle horizon are left for a later read (a short or empty page, `next_cursor` null).
  */
 export async function listEvents(reader: EventReader, q: EventListInput) {
   const groups = readableGroups(reader);
@@ -102,8 +116,10 @@ export async function listEvents(reader: EventReader, q: EventListInput) {
       queryEvents({ tenantId: reader.tenantId, partition, after: start.after, from, limit: q.limit + 1 }),
     ),
   );
+  const horizon = settledHorizon();
   const merged = pages
     .flat()
+    .filter((r) => r.createdAt <= horizon)
     .sort(byLogOrder)
     .slice(0, q.limit + 1)
     .map((r) => ({ updatedAt: r.createdAt, id: r.id, envelope: r.envelope }));

@@ -17,6 +17,9 @@ Object.assign(process.env, {
   AUTH_CACHE_TTL_SECONDS: '0',
   LOG_LEVEL: 'SILENT',
   POWERTOOLS_TRACE_ENABLED: 'false',
+  // The events list serves an event once it is this old (5 s deployed): time for a write the
+  // injected faults delayed, without waiting 5 s at every step of the tests.
+  EVENTS_SETTLE_SECONDS: '2',
 });
 
 // Imported only now, with the environment set.

@@ -11,7 +11,8 @@ export const eventRoutes = [
     path: '/v1/events',
     scope: ['leads:read', 'activities:read', 'properties:read'],
     entry: 'events/list-events.ts',
-    summary: 'Catch up on events of the last 30 days, oldest first (the kinds the key may read)',
+    summary:
+      'Catch up on events of the last 30 days, oldest first (the kinds the key may read); an event is listed once a few seconds old, so a later page only ever appends',
     tag: 'Events',
   },
   {
