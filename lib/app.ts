@@ -152,7 +152,8 @@ export function buildApp(options: BuildAppOptions = {}): ServiceApp {
       ? { webAclArn: Fn.getStackOutput(edgeFirewall.stackName, WEB_ACL_ARN_OUTPUT, CLOUDFRONT_WAF_REGION) }
       : {}),
   });
-  if (edgeFirewall) site.addDependency(edgeFirewall);
+  if (edgeFirewall)
+    site.addStackDependency(edgeFirewall, 'the site distribution references the edge web ACL');
   return { app, data, photoCdn, api, async, site, ...(edgeFirewall ? { edgeFirewall } : {}) };
 }
 
