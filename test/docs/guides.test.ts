@@ -34,8 +34,15 @@ function readPages(): Page[] {
   return ['README.md', 'SECURITY.md', ...docs].map((path) => ({ path, text: readFileSync(path, 'utf8') }));
 }
 
-/** The page's lines outside fenced code blocks, and the fenced blocks with their language. */
-function split(text: string): { prose: string[]; blocks: { lang: string; lines: string[] }[] } {
+/**
+ * The page's lines outside fenced code blocks, the fenced blocks with their language, and whether a
+ * fence is left open (which would turn the rest of the page into code, hiding it from the checks).
+ */
+function split(text: string): {
+  prose: string[];
+  blocks: { lang: string; lines: string[] }[];
+  unclosed: boolean;
+} {
   const prose: string[] = [];
   const blocks: { lang: string; lines: string[] }[] = [];
   let block: { lang: string; lines: string[] } | undefined;
@@ -54,7 +61,7 @@ function split(text: string): { prose: string[]; blocks: { lang: string; lines: 
       prose.push(line);
     }
   }
-  return { prose, blocks };
+  return { prose, blocks, unclosed: block !== undefined };
 }
 
 /** GitHub's anchor of a heading: lowercased, punctuation but `-` and `_` dropped, spaces as `-`. */
@@ -229,6 +236,17 @@ describe('links of README.md and docs/*.md', () => {
     expect([
       ...anchorsOf('# What `cdk deploy --all` creates\n## Try it: the receiver\n## Notes\n## Notes\n'),
     ]).toEqual(['what-cdk-deploy---all-creates', 'try-it-the-receiver', 'notes', 'notes-1']);
+  });
+});
+
+describe('code fences of README.md and docs/*.md', () => {
+  it('a fence left open is seen', () => {
+    expect(split('# A\n```bash\nnpm start\n```\n').unclosed).toBe(false);
+    expect(split('# A\n```bash\nnpm start\n\n## B\n').unclosed).toBe(true);
+  });
+
+  it('every fenced block is closed', () => {
+    expect(pages.filter((p) => split(p.text).unclosed).map((p) => p.path)).toEqual([]);
   });
 });
 
