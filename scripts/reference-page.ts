@@ -24,13 +24,45 @@ function redocBundle(): string {
   return bundle;
 }
 
+/** The guides of docs/, by audience: the reference page links each, `npm start` serves them. */
+export const GUIDES = [
+  { file: 'getting-started.md', title: 'Getting started', audience: 'integrators' },
+  { file: 'listings.md', title: 'Listings', audience: 'integrators' },
+  { file: 'photos.md', title: 'Photos', audience: 'integrators' },
+  { file: 'leads.md', title: 'Leads', audience: 'integrators' },
+  { file: 'events-and-webhooks.md', title: 'Events and webhooks', audience: 'integrators' },
+  { file: 'site-api.md', title: 'Site API', audience: 'integrators' },
+  { file: 'deploy.md', title: 'Deploy', audience: 'operators' },
+  { file: 'operations.md', title: 'Operations', audience: 'operators' },
+  { file: 'configuration.md', title: 'Configuration', audience: 'operators' },
+  { file: 'architecture.md', title: 'Architecture', audience: 'contributors' },
+  { file: 'testing.md', title: 'Testing', audience: 'contributors' },
+  { file: 'bench.md', title: 'Bench', audience: 'contributors' },
+] as const;
+
+/** A bar of links to the guides, each `guidesBase` + its file name, grouped by audience. */
+function guidesNav(guidesBase: string): string {
+  const audiences = [...new Set(GUIDES.map((g) => g.audience))];
+  const groups = audiences.map((audience) => {
+    const links = GUIDES.filter((g) => g.audience === audience)
+      .map((g) => `<a href="${guidesBase}${g.file}">${g.title}</a>`)
+      .join(' · ');
+    return `<span><b>${audience}</b>: ${links}</span>`;
+  });
+  return `<nav class="guides" aria-label="Guides">Guides for ${groups.join(' ')}</nav>`;
+}
+
 /** JSON that cannot end the script element it sits in (`<` as a JSON escape). */
 function inlineJson(value: unknown): string {
   return JSON.stringify(value).replaceAll('<', '\\u003c');
 }
 
-/** The reference page of `openapi` (deterministic: the same document gives the same page). */
-export function referencePageHtml(openapi: Record<string, unknown>): string {
+/**
+ * The reference page of `openapi` (deterministic: the same document gives the same page). Its guide
+ * links are relative by default, right for docs/reference.html beside the guides; `npm start`
+ * serves the guides under `guidesBase`.
+ */
+export function referencePageHtml(openapi: Record<string, unknown>, { guidesBase = '' } = {}): string {
   const title = String((openapi.info as { title?: string } | undefined)?.title ?? 'API reference');
   const options = {
     // System fonts: Redoc's defaults name web fonts that would be fetched from elsewhere.
@@ -51,9 +83,13 @@ export function referencePageHtml(openapi: Record<string, unknown>): string {
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${title.replace(/[<&]/g, '')} reference</title>
-<style>body { margin: 0; padding: 0; }</style>
+<style>
+body { margin: 0; padding: 0; }
+nav.guides { font: 14px system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; padding: 8px 16px; border-bottom: 1px solid #ddd; display: flex; flex-wrap: wrap; gap: 4px 16px; }
+</style>
 </head>
 <body>
+${guidesNav(guidesBase)}
 <div id="redoc"></div>
 <script id="openapi" type="application/json">${inlineJson(openapi)}</script>
 <script>${redocBundle()}</script>

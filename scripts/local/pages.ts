@@ -1,15 +1,19 @@
 /**
- * What `npm start` serves besides the API: the API reference at /docs (Redoc, inlined, offline) and
- * the example website at /site/ (the files of examples/site as they are, with a config.js that
- * names this stack's API and the demo tenant's publishable key).
+ * What `npm start` serves besides the API: the API reference at /docs (Redoc, inlined, offline), the
+ * guides of docs/ as text at /docs/guides/ (the reference page links them), and the example website
+ * at /site/ (the files of examples/site as they are, with a config.js that names this stack's API and
+ * the demo tenant's publishable key).
  */
 import { readFileSync, statSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { extname, resolve, sep } from 'node:path';
-import { referencePageHtml } from '../reference-page.ts';
+import { GUIDES, referencePageHtml } from '../reference-page.ts';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const SITE_DIR = resolve(ROOT, 'examples/site');
+const DOCS_DIR = resolve(ROOT, 'docs');
+/** Where `npm start` serves the guides (the pages of docs/, as they are). */
+export const GUIDES_PATH = '/docs/guides/';
 
 const TYPES: Record<string, string> = {
   '.html': 'text/html; charset=utf-8',
@@ -52,6 +56,24 @@ function siteFile(path: string): string | undefined {
   }
 }
 
+/** A Markdown page of docs/ (a guide or a page a guide links), or undefined for any other name. */
+function guideFile(path: string): string | undefined {
+  const name = path.slice(GUIDES_PATH.length);
+  if (!/^[a-z][a-z0-9-]*\.md$/.test(name)) return undefined;
+  const file = resolve(DOCS_DIR, name);
+  try {
+    return statSync(file).isFile() ? file : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The index of the guides: one link each, by audience. */
+function guidesIndexHtml(): string {
+  const items = GUIDES.map((g) => `<li>${g.audience}: <a href="${g.file}">${g.title}</a></li>`).join('\n');
+  return `<!doctype html>\n<html lang="en">\n<head><meta charset="utf-8"><title>Guides</title></head>\n<body>\n<h1>Guides</h1>\n<p><a href="/docs">API reference</a></p>\n<ul>\n${items}\n</ul>\n</body>\n</html>\n`;
+}
+
 /**
  * The page handler for `startApiServer({ pages })`. `site()` is asked on every config.js request,
  * so the page always carries the stack's current key.
@@ -62,11 +84,24 @@ export function localPages(options: { site: () => SiteConfig }) {
     if (req.method !== 'GET' && req.method !== 'HEAD') return false;
     const path = url.pathname;
     if (path === '/docs' || path === '/docs/') {
-      reference ??= referencePageHtml(JSON.parse(readFileSync(resolve(ROOT, 'docs/openapi.json'), 'utf8')));
+      reference ??= referencePageHtml(JSON.parse(readFileSync(resolve(ROOT, 'docs/openapi.json'), 'utf8')), {
+        guidesBase: GUIDES_PATH,
+      });
       return send(res, 200, TYPES['.html'] as string, reference);
     }
     if (path === '/docs/openapi.json') {
       return send(res, 200, 'application/json', readFileSync(resolve(ROOT, 'docs/openapi.json')));
+    }
+    if (path === '/docs/guides') {
+      res.writeHead(301, { Location: GUIDES_PATH }).end();
+      return true;
+    }
+    if (path === GUIDES_PATH) return send(res, 200, TYPES['.html'] as string, guidesIndexHtml());
+    if (path.startsWith(GUIDES_PATH)) {
+      const file = guideFile(path);
+      // Markdown shown as text: a browser displays it instead of offering a download.
+      if (file) return send(res, 200, 'text/plain; charset=utf-8', readFileSync(file));
+      return send(res, 404, 'text/plain; charset=utf-8', 'Not found');
     }
     if (path === '/site') {
       res.writeHead(301, { Location: '/site/' }).end();

@@ -112,6 +112,7 @@ if (!demo.keys) {
 log('');
 log(`Example website: ${url.replace('127.0.0.1', 'localhost')}/site/`);
 log(`API reference:   ${url}/docs`);
+log(`Guides:          ${url}/docs/guides/ (docs/*.md; start with docs/getting-started.md)`);
 log(`API ready on ${url}`);
 
 if (demo.writeCatalogue) {

@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { routes } from '../../functions/routes.ts';
-import { buildOpenApi, readmeWithRoutes } from '../../scripts/openapi.ts';
+import { buildOpenApi, GENERATED_TABLES_PAGE, withGeneratedTables } from '../../scripts/openapi.ts';
 
 describe('generated docs', () => {
   it('docs/openapi.json is what the route table and schemas generate (run npm run openapi)', async () => {
@@ -21,9 +21,9 @@ describe('generated docs', () => {
     expect(documented.sort()).toEqual(routes.map((r) => `${r.method} ${r.path}`).sort());
   });
 
-  it('the README route table is current', () => {
-    const readme = readFileSync('README.md', 'utf8');
-    expect(readmeWithRoutes(readme)).toBe(readme);
+  it(`the route and worker tables of ${GENERATED_TABLES_PAGE} are current (run npm run openapi)`, () => {
+    const page = readFileSync(GENERATED_TABLES_PAGE, 'utf8');
+    expect(withGeneratedTables(page)).toBe(page);
   });
 
   it("passes Redocly's recommended rules with no error and no warning (license included)", async () => {

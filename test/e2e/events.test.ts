@@ -109,6 +109,10 @@ afterAll(async () => {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+// Each step waits for the stream consumer and for the event to settle (EVENTS_SETTLE_SECONDS) before
+// the list shows it: several steps in a row outlast the default 30 s on a loaded machine.
+vi.setConfig({ testTimeout: 90_000 });
+
 /** Every event the key may read, oldest first, following next_cursor to the end. */
 async function allEvents(key = tenant.key, query = ''): Promise<Envelope[]> {
   const events: Envelope[] = [];
@@ -127,7 +131,8 @@ async function allEvents(key = tenant.key, query = ''): Promise<Envelope[]> {
 /** Waits until the log holds an event of `type` about `resourceId` (the consumer runs on its own). */
 async function eventFor(type: string, resourceId: string, match: (e: Envelope) => boolean = () => true) {
   for (let i = 0; i < 200; i++) {
-    const found = (await allEvents()).find((e) => e.type === type && e.data.id === resourceId && match(e));
+    const ofType = await allEvents(tenant.key, `&type=${type}`);
+    const found = ofType.find((e) => e.data.id === resourceId && match(e));
     if (found) return found;
     await sleep(100);
   }
