@@ -59,13 +59,14 @@ export async function insertActivity(record: ActivityRecord): Promise<void> {
   await Activity.create(record).go();
 }
 
-/** `consistent`: a strongly consistent read, for read-modify-write (it sees the latest write). */
+/** Strongly consistent unless `consistent: false`: it sees the latest write. */
 export async function getActivity(
   tenantId: string,
   id: string,
   options: { consistent?: boolean } = {},
 ): Promise<ActivityRecord | undefined> {
-  const { data } = await Activity.get({ tenantId, id }).go({ consistent: options.consistent ?? false });
+  // Consistent unless a caller opts out: read-your-writes for a by-id read (see getLead).
+  const { data } = await Activity.get({ tenantId, id }).go({ consistent: options.consistent ?? true });
   return data ?? undefined;
 }
 

@@ -1,18 +1,31 @@
 import type { EntityItem } from 'electrodb';
 import { Agent } from './entities/agent.ts';
+import { UniqueClaim } from './entities/unique-claim.ts';
 import { agentWrites } from './service.ts';
 import { failedCondition, writeTransaction } from './transactions.ts';
 
 export type AgentRecord = EntityItem<typeof Agent>;
 
+/** An Agent by id, strongly consistent: a listing or Lead may name an Agent made a moment ago. */
 export async function getAgent(tenantId: string, id: string): Promise<AgentRecord | undefined> {
-  const { data } = await Agent.get({ tenantId, id }).go();
+  const { data } = await Agent.get({ tenantId, id }).go({ consistent: true });
   return data ?? undefined;
 }
 
+/**
+ * An Agent by email. The email index (gsi2) is never consistent, so the Agent is found through its
+ * email claim (same key, read consistently), as an API key is through its hash: an Agent made a
+ * moment ago is found by the write that names it.
+ */
 export async function findAgentByEmail(tenantId: string, email: string): Promise<AgentRecord | undefined> {
-  const { data } = await Agent.query.byEmail({ tenantId, email }).go({ limit: 1 });
-  return data[0];
+  const { data: claim } = await UniqueClaim.get({
+    scope: `t#${tenantId}`,
+    kind: 'agent-email',
+    value: email,
+  }).go({
+    consistent: true,
+  });
+  return claim ? getAgent(tenantId, claim.ownerId) : undefined;
 }
 
 /** Inserts the Agent with claims on its email and slug; returns which claim was refused, if any. */

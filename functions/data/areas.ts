@@ -12,9 +12,26 @@ export async function insertArea(record: AreaRecord): Promise<AreaRecord> {
   return record;
 }
 
+/** An Area by id, strongly consistent (see getLead). */
 export async function getArea(tenantId: string, id: string): Promise<AreaRecord | undefined> {
-  const { data } = await Area.get({ tenantId, id }).go();
+  const { data } = await Area.get({ tenantId, id }).go({ consistent: true });
   return data ?? undefined;
+}
+
+/**
+ * The Areas of the Tenant among `ids`, by id: one consistent BatchGetItem (criteria name at most 50),
+ * so an Area made a moment ago is known to the write that names it; the Tenant index is not read.
+ */
+export async function getAreas(tenantId: string, ids: readonly string[]): Promise<Map<string, AreaRecord>> {
+  const found = new Map<string, AreaRecord>();
+  await untilProcessed('getAreas', [...new Set(ids)], async (pending) => {
+    const { data, unprocessed } = await Area.get(pending.map((id) => ({ tenantId, id }))).go({
+      consistent: true,
+    });
+    for (const area of data) found.set(area.id, area);
+    return unprocessed.map((k) => k.id);
+  });
+  return found;
 }
 
 /** Every Area of a Tenant (a Tenant has tens, not thousands: one or two pages). */

@@ -29,7 +29,8 @@ export async function putLeadCriteria(record: LeadCriteriaRecord): Promise<LeadC
 export async function getPlaces(codes: readonly string[]): Promise<Map<string, PlaceRecord>> {
   const found = new Map<string, PlaceRecord>();
   await untilProcessed('getPlaces', [...new Set(codes)], async (pending) => {
-    const { data, unprocessed } = await Place.get(pending.map((code) => ({ code }))).go();
+    // Consistent, as getPlace: a Place saved a moment ago labels the criteria that name it.
+    const { data, unprocessed } = await Place.get(pending.map((code) => ({ code }))).go({ consistent: true });
     for (const place of data) found.set(place.code, place);
     return unprocessed.map((k) => k.code);
   });

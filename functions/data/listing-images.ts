@@ -33,7 +33,7 @@ export async function saveGallery(
   }
 }
 
-/** `consistent`: a strongly consistent read, for the writes and the worker that follows one at once. */
+/** Strongly consistent unless `consistent: false`: the worker follows the write that queued it at once. */
 export async function getImageImport(
   tenantId: string,
   propertyId: string,
@@ -41,7 +41,7 @@ export async function getImageImport(
   options: { consistent?: boolean } = {},
 ) {
   const { data } = await ImageImport.get({ tenantId, propertyId, id }).go({
-    consistent: options.consistent ?? false,
+    consistent: options.consistent ?? true,
   });
   return data ?? undefined;
 }

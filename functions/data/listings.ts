@@ -73,7 +73,8 @@ export async function getListingWithAreas(
       TableName: tableName(),
       KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
       ExpressionAttributeValues: { ':pk': Key.pk, ':prefix': 'property' },
-      ConsistentRead: options.consistent ?? false,
+      // Consistent unless a caller opts out: the by-id read of GET /v1/properties/{id} (see getLead).
+      ConsistentRead: options.consistent ?? true,
     }),
   );
   const propertyItem = Items.find((i) => i.__edb_e__ === 'property');
@@ -90,8 +91,8 @@ export async function getListingWithAreas(
 export type ClaimKind = 'property-slug' | 'property-ref';
 
 /**
- * Who holds a slug or internal_ref of a Tenant (a retired slug still names its listing).
- * `consistent` where a write is decided on the answer (a claim made a moment ago must be seen).
+ * Who holds a slug or internal_ref of a Tenant (a retired slug still names its listing). Consistent
+ * by default: a claim made a moment ago must be seen by the write or the lookup that follows it.
  */
 export async function findListingClaim(
   tenantId: string,
@@ -100,7 +101,7 @@ export async function findListingClaim(
   options: { consistent?: boolean } = {},
 ) {
   const { data } = await UniqueClaim.get({ scope: `t#${tenantId}`, kind, value }).go({
-    consistent: options.consistent ?? false,
+    consistent: options.consistent ?? true,
   });
   return data ? { ownerId: data.ownerId, retired: data.retired ?? false } : undefined;
 }

@@ -3,12 +3,15 @@ import { Place } from './entities/place.ts';
 
 export type PlaceRecord = EntityItem<typeof Place>;
 
-/** `consistent`: a strongly consistent read, for the admin's writes (a parent saved a moment ago). */
+/**
+ * A Place by code. Consistent unless a caller opts out, like every by-key read: a listing may name a
+ * Place ops saved a moment ago, and the write it gates must see it.
+ */
 export async function getPlace(
   code: string,
   options: { consistent?: boolean } = {},
 ): Promise<PlaceRecord | undefined> {
-  const { data } = await Place.get({ code }).go({ consistent: options.consistent ?? false });
+  const { data } = await Place.get({ code }).go({ consistent: options.consistent ?? true });
   return data ?? undefined;
 }
 

@@ -1,5 +1,5 @@
 import type { LeadCriteriaInput } from '../contract/lead-criteria.ts';
-import { type AreaRecord, listAreas } from '../data/areas.ts';
+import { type AreaRecord, getAreas } from '../data/areas.ts';
 import { withoutUndefined } from '../data/defined.ts';
 import {
   getLeadCriteria,
@@ -19,20 +19,15 @@ export interface CriteriaView {
 }
 
 /**
- * The Places and Areas the criteria name, for their labels: one BatchGetItem for the Places (at
- * most 50) and one Query of the Tenant's Areas (tens). Ones no longer known are simply absent.
+ * The Places and Areas the criteria name, for their labels: one BatchGetItem each (at most 50 of
+ * each). Ones no longer known are simply absent.
  */
 async function labelsOf(tenantId: string, c: LeadCriteriaRecord | undefined): Promise<CriteriaView> {
   const [places, areas] = await Promise.all([
     c?.placeCodes.length ? getPlaces(c.placeCodes) : new Map<string, PlaceRecord>(),
-    c?.areaIds.length ? listAreas(tenantId) : [],
+    c?.areaIds.length ? getAreas(tenantId, c.areaIds) : new Map<string, AreaRecord>(),
   ]);
-  const wanted = new Set(c?.areaIds ?? []);
-  return {
-    criteria: c,
-    places,
-    areas: new Map(areas.filter((a) => wanted.has(a.id)).map((a) => [a.id, a])),
-  };
+  return { criteria: c, places, areas };
 }
 
 /** GET /v1/leads/{lead_id}/criteria: an unknown Lead (or another Tenant's) → 404. */
@@ -72,7 +67,7 @@ function toRecord(
  */
 async function requireOwnAreas(tenantId: string, areaIds: readonly string[]): Promise<void> {
   if (areaIds.length === 0) return;
-  const own = new Set((await listAreas(tenantId)).map((a) => a.id));
+  const own = await getAreas(tenantId, areaIds);
   const issues = areaIds.flatMap((id, index) =>
     own.has(id)
       ? []
