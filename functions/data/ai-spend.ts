@@ -5,7 +5,8 @@ import { AiSpend } from './entities/ai-spend.ts';
 import { CONTENDED_ATTEMPTS, RETRY, withOptimisticRetry } from './optimistic.ts';
 
 export async function spentThisMonthUsd(tenantId: string, month: string): Promise<number> {
-  const { data } = await AiSpend.get({ tenantId, month }).go();
+  // Consistent: it decides whether a run may spend, and a run a moment ago must count.
+  const { data } = await AiSpend.get({ tenantId, month }).go({ consistent: true });
   return (data?.costMicroUsd ?? 0) / 1_000_000;
 }
 
@@ -135,6 +136,7 @@ export async function chargeSpendOnce(
 
 /** True when `chargeId` was already charged: its work is done, a redelivery has nothing to do. */
 export async function alreadyCharged(tenantId: string, chargeId: string): Promise<boolean> {
-  const { data } = await AiCharge.get({ tenantId, chargeId }).go();
+  // Consistent: a charge written a moment ago by another delivery of the request must be seen.
+  const { data } = await AiCharge.get({ tenantId, chargeId }).go({ consistent: true });
   return data !== null;
 }

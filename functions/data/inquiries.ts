@@ -5,7 +5,8 @@ import { Inquiry } from './entities/inquiry.ts';
 export type InquiryRecord = EntityItem<typeof Inquiry>;
 
 export async function getInquiry(tenantId: string, id: string): Promise<InquiryRecord | undefined> {
-  const { data } = await Inquiry.get({ tenantId, id }).go();
+  // Consistent, like every by-id read (see getLead): the scoring an Inquiry asks for reads it at once.
+  const { data } = await Inquiry.get({ tenantId, id }).go({ consistent: true });
   return data ?? undefined;
 }
 

@@ -11,7 +11,8 @@ export async function getLeadCriteria(
   tenantId: string,
   leadId: string,
 ): Promise<LeadCriteriaRecord | undefined> {
-  const { data } = await LeadCriteria.get({ tenantId, leadId }).go();
+  // Consistent, like every by-key read: the scoring a criteria write asks for reads it at once.
+  const { data } = await LeadCriteria.get({ tenantId, leadId }).go({ consistent: true });
   return data ?? undefined;
 }
 

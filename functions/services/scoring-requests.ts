@@ -7,6 +7,6 @@ import { queue } from '../kernel/ports/queue.ts';
  * (functions/workers/ai.ts), never on the request path. `requestedAt` is the time of the change
  * that asks for it, so a retried stream record sends the very same request (charged once).
  */
-export async function requestScoring(tenantId: string, leadId: string, requestedAt: string): Promise<void> {
-  await queue().send('ai', { type: 'score', tenantId, leadId, requestedAt } satisfies ScoreMessage);
+export async function requestScoring(request: Omit<ScoreMessage, 'type'>): Promise<void> {
+  await queue().send('ai', { type: 'score', ...request } satisfies ScoreMessage);
 }

@@ -1,6 +1,6 @@
 import { queryActivities } from '../data/activities.ts';
 import { type AiRunCharge, alreadyCharged, spentThisMonthUsd } from '../data/ai-spend.ts';
-import { listLeadInquiries } from '../data/inquiries.ts';
+import { getInquiry, listLeadInquiries } from '../data/inquiries.ts';
 import { getLeadCriteria } from '../data/lead-criteria.ts';
 import { getLead, type LeadRecord, type LeadWrite, writeLead } from '../data/leads.ts';
 import { getListing } from '../data/listings.ts';
@@ -15,12 +15,15 @@ import type { ScoreMessage } from '../kernel/messages/ai-queue.ts';
 import { LocalScoringProvider, scoringProvider } from '../kernel/ports/scoring.ts';
 
 /** What the scorer sees of a Lead: contact, inquiries (with the asked listings' prices), activity, criteria. */
-async function scoringInputOf(lead: LeadRecord): Promise<ScoringInput> {
-  const [inquiries, activities, criteria] = await Promise.all([
+async function scoringInputOf(lead: LeadRecord, askedBy: string | undefined): Promise<ScoringInput> {
+  const [listed, activities, criteria, asking] = await Promise.all([
     listLeadInquiries(lead.tenantId, lead.id, 20),
     queryActivities({ tenantId: lead.tenantId, leadId: lead.id, limit: 20 }),
     getLeadCriteria(lead.tenantId, lead.id),
+    askedBy ? getInquiry(lead.tenantId, askedBy) : undefined,
   ]);
+  // The index may not list the Inquiry that asked yet (a GSI lags its write): it is read by id.
+  const inquiries = asking && !listed.some((i) => i.id === asking.id) ? [asking, ...listed] : listed;
   const propertyIds = [...new Set(inquiries.map((i) => i.propertyId).filter((p): p is string => !!p))].slice(
     0,
     10,
@@ -95,7 +98,7 @@ export async function scoreLead(message: ScoreMessage): Promise<void> {
   if (!tenant || !first) return;
   if (await alreadyCharged(tenant.tenantId, chargeId)) return;
   const provider = (await aiAllowed(tenant)) ? scoringProvider() : new LocalScoringProvider();
-  const { score, usage } = await provider.score(await scoringInputOf(first));
+  const { score, usage } = await provider.score(await scoringInputOf(first, message.inquiryId));
   const { AI_PRICE_INPUT_PER_1K_USD: input, AI_PRICE_OUTPUT_PER_1K_USD: output } = config();
   const run: AiRunCharge = {
     tenantId: tenant.tenantId,

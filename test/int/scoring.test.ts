@@ -184,9 +184,16 @@ describe('scoring: queued on the request path, run by the AI worker', () => {
     });
     const id = ingested.lead.id;
     const before = await lead(id);
-    // Assess: queued, not scored on the request path
+    // Assess: queued, not scored on the request path; the message names the Inquiry (the worker
+    // reads it by id, as the Lead's inquiry index may not hold it yet)
     expect(recorder.scores()).toEqual([
-      { type: 'score', tenantId: tenant.tenantId, leadId: id, requestedAt: expect.any(String) },
+      {
+        type: 'score',
+        tenantId: tenant.tenantId,
+        leadId: id,
+        requestedAt: expect.any(String),
+        inquiryId: ingested.inquiry_id,
+      },
     ]);
     expect(before).toMatchObject({
       score: null,

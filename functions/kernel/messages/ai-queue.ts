@@ -13,6 +13,11 @@ export const ScoreMessage = z.object({
   leadId: z.string(),
   /** The time of the change that asked for it: with the Lead id, the request's identity (charged once). */
   requestedAt: z.string(),
+  /**
+   * The Inquiry that asked for it, if one did: the worker reads it by id, as the Lead's inquiry index
+   * (a GSI, eventually consistent) may not hold it yet when the message arrives.
+   */
+  inquiryId: z.optional(z.string()),
 });
 export type ScoreMessage = z.infer<typeof ScoreMessage>;
 
