@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { distinctLocs, type Output } from '../support/api-client.ts';
+import { afterIndexLag } from '../support/eventually.ts';
 import { createTestLead, createTestTenant, type TestTenant } from '../support/factories.ts';
 import { startTestApi, type TestApi } from '../support/http.ts';
 
@@ -43,6 +44,7 @@ const patch = (id: string, body: unknown, key = tenant.key) =>
 /** Walks every page of a list, returning the pages as served. */
 async function allPages(path: string, key = tenant.key): Promise<Activity[][]> {
   const pages: Activity[][] = [];
+  await afterIndexLag(); // a list read by an index, after the test's writes
   let cursor: string | null = null;
   do {
     const sep = path.includes('?') ? '&' : '?';

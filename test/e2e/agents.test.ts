@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAgent } from '../../functions/services/agents.ts';
+import { afterIndexLag } from '../support/eventually.ts';
 import { createTestAgent, createTestTenant, type TestTenant, unique } from '../support/factories.ts';
 import { startTestApi, type TestApi } from '../support/http.ts';
 
@@ -17,6 +18,7 @@ afterAll(async () => api.close());
 /** Every page of GET /v1/agents, following next_cursor. */
 async function allPages(key: string, limit: number) {
   const ids: string[] = [];
+  await afterIndexLag(); // a list read by an index, after the test's writes
   let cursor: string | null = null;
   let pages = 0;
   do {

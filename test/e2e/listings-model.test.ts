@@ -15,6 +15,7 @@ import { commands } from '../../scripts/admin/commands.ts';
 import { bindLocalAdapters } from '../../scripts/local/adapters/index.ts';
 import type { Output } from '../support/api-client.ts';
 import { locs } from '../support/api-client.ts';
+import { afterIndexLag } from '../support/eventually.ts';
 import {
   createTestAgent,
   createTestPlaces,
@@ -65,8 +66,11 @@ const read = async (id: string, query = '', key?: string): Promise<Listing> => {
 const patch = (id: string, body: unknown, query = '', key?: string) =>
   api.call('PATCH', `/v1/properties/${id}${query}`, { body, ...(key ? { key } : {}) });
 
-const listAll = async (key: string): Promise<Listing[]> =>
-  (await api.call('GET', '/v1/properties?limit=200&include_archived=true', { key })).body.data;
+/** The whole list as an integrator sees it once the index has followed the test's writes. */
+const listAll = async (key: string): Promise<Listing[]> => {
+  await afterIndexLag();
+  return (await api.call('GET', '/v1/properties?limit=200&include_archived=true', { key })).body.data;
+};
 
 /** The admin CLI's `listing show`, run in-process. */
 async function listingShow(slug: string, id: string): Promise<Listing & Record<string, unknown>> {

@@ -4,6 +4,7 @@ import { getLeadListingLink } from '../../functions/data/lead-listings.ts';
 import { createArea, setManualMembership } from '../../functions/services/areas.ts';
 import { listOutbox } from '../../scripts/local/adapters/outbox-email.ts';
 import { locs, type Output } from '../support/api-client.ts';
+import { afterIndexLag } from '../support/eventually.ts';
 import { createTestLead, createTestPlaces, createTestTenant, type TestTenant } from '../support/factories.ts';
 import { startTestApi, type TestApi } from '../support/http.ts';
 import { injectUnprocessedBatches } from '../support/unprocessed-batches.ts';
@@ -42,7 +43,9 @@ async function leadWithCriteria(criteria: Record<string, unknown>, email?: strin
   return leadId;
 }
 
+/** Matches read the Tenant's live listings through an index: asked once it follows the test's writes. */
 async function matches(leadId: string) {
+  await afterIndexLag();
   const res = await api.call('GET', `/v1/leads/${leadId}/matches`);
   expect(res.status, res.text).toBe(200);
   return res.body.data as { property_id: string; reasons: string[]; sent_at: string | null }[];
@@ -288,8 +291,10 @@ describe('GET /v1/leads/{lead_id}/matches', () => {
 });
 
 describe('POST /v1/leads/{lead_id}/matches:send', () => {
-  const send = (leadId: string, body: unknown, key?: string) =>
-    api.call('POST', `/v1/leads/${leadId}/matches:send`, { body, ...(key ? { key } : {}) });
+  const send = async (leadId: string, body: unknown, key?: string) => {
+    await afterIndexLag(); // what is a current match is read through the listings index
+    return api.call('POST', `/v1/leads/${leadId}/matches:send`, { body, ...(key ? { key } : {}) });
+  };
 
   it('emails the listings to the Lead, records sent_at and links them as interested', async () => {
     // Prepare

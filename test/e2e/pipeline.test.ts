@@ -2,6 +2,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { revokeApiKeyById } from '../../functions/services/api-keys.ts';
 import type { Output } from '../support/api-client.ts';
+import { eventually } from '../support/eventually.ts';
 import { createTestPlaces, createTestTenant, type TestTenant, unique } from '../support/factories.ts';
 import { startTestApi, type TestApi } from '../support/http.ts';
 
@@ -88,7 +89,13 @@ describe('authentication', () => {
     expect((await api.call('GET', '/v1/properties', { key })).status).toBe(200);
     // Act
     await revokeApiKeyById(tenant.tenantId, id);
-    const res = await api.call('GET', '/v1/properties', { key });
+    // The key is read eventually consistently (then cached up to AUTH_CACHE_TTL_SECONDS): the
+    // revocation holds once the read follows the write, within a second.
+    const res = await eventually(
+      () => api.call('GET', '/v1/properties', { key }),
+      (r) => r.status === 401,
+      { timeoutMs: 3_000 },
+    );
     // Assess
     expectUnauthorized(res);
   });

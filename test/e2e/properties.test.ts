@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { locs, type Output } from '../support/api-client.ts';
+import { afterIndexLag } from '../support/eventually.ts';
 import { createTestPlaces, createTestTenant, type TestTenant, unique } from '../support/factories.ts';
 import { startTestApi, type TestApi } from '../support/http.ts';
 
@@ -29,6 +30,7 @@ async function createListing(body: Record<string, unknown>, key = tenant.key): P
 /** Walks every page of GET /v1/properties with `query`, returning the pages as served. */
 async function allPages(key: string, query: string): Promise<Listing[][]> {
   const pages: Listing[][] = [];
+  await afterIndexLag(); // a list read by an index, after the test's writes
   let cursor: string | null = null;
   do {
     const path: string = `/v1/properties?${query}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`;

@@ -8,6 +8,7 @@ import {
   revokeSiteKey,
   updateSiteKeyOrigins,
 } from '../../functions/services/site-keys.ts';
+import { eventually } from '../support/eventually.ts';
 import {
   createTestAgent,
   createTestPlaces,
@@ -124,12 +125,22 @@ describe('publishable keys: the origin rules (§5 rules 1–7)', () => {
     const other = await issueSiteKey({ tenantId: tenant.tenantId, origins: PAGE });
     expect((await site('GET', '/v1/site/amenities', { key: other.key })).status).toBe(200);
     await revokeSiteKey(tenant.tenantId, other.record.id);
-    expect((await site('GET', '/v1/site/amenities', { key: other.key })).status).toBe(404);
+    // Read eventually consistently (and cached): the revocation holds once the read follows it.
+    const revoked = await eventually(
+      () => site('GET', '/v1/site/amenities', { key: other.key }),
+      (r) => r.status === 404,
+      { timeoutMs: 3_000 },
+    );
+    expect(revoked.status).toBe(404);
 
     const suspended = await createTestTenant();
     const key = await issueSiteKey({ tenantId: suspended.tenantId, origins: PAGE });
     await suspended.update({ suspended: true });
-    const res = await site('GET', '/v1/site/amenities', { key: key.key });
+    const res = await eventually(
+      () => site('GET', '/v1/site/amenities', { key: key.key }),
+      (r) => r.status === 503,
+      { timeoutMs: 3_000 },
+    );
     expect(res.status).toBe(503);
     expect(res.headers.get('access-control-allow-origin')).toBe(PAGE);
     expect(res.headers.get('cache-control')).toBe('no-store');

@@ -1,3 +1,5 @@
+import { dynamoFaultSettingsFromEnv } from './dynamodb-faults.ts';
+
 /**
  * Reads until `done` holds, for what is eventually consistent on AWS: a list or search served by a
  * global secondary index may miss a write for a moment (the tests' DynamoDB fault injection answers
@@ -16,4 +18,16 @@ export async function eventually<T>(
     if (done(value) || Date.now() >= deadline) return value;
     await new Promise((resolve) => setTimeout(resolve, intervalMs));
   }
+}
+
+/**
+ * Waits out the index lag after the writes a test has just made, before the code under test reads
+ * them through an index (the round-robin's active Agents, a list right after a create): on AWS a
+ * GSI follows its table within about a second; under the tests' fault injection, a read is answered
+ * at most `DYNAMODB_FAULTS_STALE_MS` in the past. Nothing to wait for when stale reads are off.
+ */
+export async function afterIndexLag(): Promise<void> {
+  const faults = dynamoFaultSettingsFromEnv();
+  const lagMs = faults && faults.staleRate > 0 ? faults.staleMs + 50 : 0;
+  if (lagMs > 0) await new Promise((resolve) => setTimeout(resolve, lagMs));
 }

@@ -7,6 +7,7 @@ import { createAgent } from '../../functions/services/agents.ts';
 import { issueApiKey } from '../../functions/services/api-keys.ts';
 import { savePlace } from '../../functions/services/places.ts';
 import { createTenantFromAdmin, updateTenantFromAdmin } from '../../functions/services/tenants.ts';
+import { afterIndexLag } from './eventually.ts';
 
 /** A unique suffix so that test files sharing one table never collide. */
 export function unique(prefix = 't'): string {
@@ -75,7 +76,11 @@ export function restoreBudgets(): void {
 }
 
 export async function createTestAgent(tenantId: string, name = 'Test Agent') {
-  return createAgent({ tenantId, name, email: `${unique('agent')}@example.com` });
+  const agent = await createAgent({ tenantId, name, email: `${unique('agent')}@example.com` });
+  // Set up as ops would, some time before the requests that find it through the Tenant's Agent
+  // index (the round-robin owner rule, GET /v1/agents): a GSI lags its write.
+  await afterIndexLag();
+  return agent;
 }
 
 /** A small Place tree with unique codes: country > region > town. */
