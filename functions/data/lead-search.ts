@@ -32,17 +32,25 @@ export function searchIndexOf(lead: Pick<LeadItem, 'name' | 'email' | 'phone' | 
   prefixes: string[];
 } {
   const words = searchWords([lead.name, lead.email, lead.phone, lead.notes]);
-  return {
-    words,
-    text: ` ${words.join(' ')}`,
-    prefixes: searchPrefixes(words).slice(0, MAX_SEARCH_PREFIXES),
-  };
+  return { words, text: ` ${words.join(' ')}`, prefixes: prefixesOf(words) };
 }
 
-/** The token items of a Lead as it is stored (its `searchKeys` and `searchText` already derived). */
+function prefixesOf(words: string[]): string[] {
+  return searchPrefixes(words).slice(0, MAX_SEARCH_PREFIXES);
+}
+
+/**
+ * The prefixes a stored Lead's tokens are filed under, from its `searchText` (not stored apart:
+ * every byte of a Lead is written five times, once per index, on each write).
+ */
+export function searchKeysOf(lead: Pick<LeadItem, 'searchText'>): string[] {
+  return lead.searchText === undefined ? [] : prefixesOf(lead.searchText.split(' ').filter(Boolean));
+}
+
+/** The token items of a Lead as it is stored (its `searchText` and `listKey` already derived). */
 export function tokensOf(lead: LeadItem): LeadSearchTokenRecord[] {
   const listKey = lead.listKey ?? listOf(lead);
-  return (lead.searchKeys ?? []).map((prefix) => ({
+  return searchKeysOf(lead).map((prefix) => ({
     tenantId: lead.tenantId,
     listKey,
     prefix,
@@ -70,13 +78,10 @@ export function tokenWrites(
   }));
   const previousList = previous?.listKey ?? 'leads';
   const unchanged =
-    previous !== undefined &&
-    previous.searchText === next.searchText &&
-    previousList === next.listKey &&
-    (previous.searchKeys ?? []).join(' ') === (next.searchKeys ?? []).join(' ');
+    previous !== undefined && previous.searchText === next.searchText && previousList === next.listKey;
   if (unchanged) return { legacyDeletes, deletes: [], puts: [] };
-  const kept = new Set(previousList === next.listKey ? next.searchKeys : []);
-  const deletes = (previous?.searchKeys ?? [])
+  const kept = new Set(previousList === next.listKey ? searchKeysOf(next) : []);
+  const deletes = (previous ? searchKeysOf(previous) : [])
     .filter((prefix) => !kept.has(prefix))
     .map((prefix) => ({
       tenantId: next.tenantId,

@@ -70,14 +70,12 @@ export async function findLeadClaim(
  * drift from what they index. The legacy `searchPrefixes` is dropped (its tokens are deleted).
  */
 export function withDerivedKeys(lead: LeadRecord): LeadRecord {
-  const search = searchIndexOf(lead);
   return withoutUndefined({
     ...lead,
     listKey: listOf(lead),
     ownerKey: lead.assignedAgentId ?? 'unassigned',
     tierKey: lead.scoreTier ?? 'unscored',
-    searchKeys: search.prefixes,
-    searchText: search.text,
+    searchText: searchIndexOf(lead).text,
     searchPrefixes: undefined,
   });
 }

@@ -6,6 +6,7 @@ import { Inquiry } from '../../functions/data/entities/inquiry.ts';
 import { LeadSearchToken } from '../../functions/data/entities/lead-search-token.ts';
 import { UniqueClaim } from '../../functions/data/entities/unique-claim.ts';
 import { listLeadInquiries } from '../../functions/data/inquiries.ts';
+import { searchKeysOf } from '../../functions/data/lead-search.ts';
 import {
   findLeadClaim,
   getLead,
@@ -85,7 +86,7 @@ describe('writeLead', () => {
       'com',
     ];
     const tokens = await tokensOfLead(tenantId, lead.id, everyPrefix);
-    expect(tokens.map((t) => t.prefix).sort()).toEqual([...(edited.lead.searchKeys ?? [])].sort());
+    expect(tokens.map((t) => t.prefix).sort()).toEqual([...searchKeysOf(edited.lead)].sort());
     expect(tokens.map((t) => t.prefix)).not.toContain('ber');
     expect(new Set(tokens.map((t) => t.createdAt))).toEqual(new Set([lead.createdAt]));
     expect(tokens.every((t) => t.text.includes(' lind'))).toBe(true);

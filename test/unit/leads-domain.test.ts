@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import {
   MAX_SEARCH_PREFIXES,
   searchIndexOf,
+  searchKeysOf,
   searchPlan,
   tokensOf,
   tokenWrites,
@@ -178,7 +179,7 @@ describe('search tokens', () => {
     // Act
     const tokens = tokensOf(stored);
     // Assess
-    expect(tokens.map((t) => t.prefix).sort()).toEqual([...(stored.searchKeys ?? [])].sort());
+    expect(tokens.map((t) => t.prefix).sort()).toEqual([...searchKeysOf(stored)].sort());
     expect(tokens[0]).toEqual({
       tenantId: 't1',
       listKey: 'leads',
@@ -214,7 +215,7 @@ describe('search tokens', () => {
     const writes = tokenWrites(before, after);
     // Assess
     expect(writes.deletes.map((d) => d.prefix).sort()).toEqual(['per', 'pere']);
-    expect(writes.puts.map((p) => p.prefix).sort()).toEqual([...(after.searchKeys ?? [])].sort());
+    expect(writes.puts.map((p) => p.prefix).sort()).toEqual([...searchKeysOf(after)].sort());
     expect(writes.puts.every((p) => p.text === ' ana lopez')).toBe(true);
   });
 
@@ -235,7 +236,9 @@ describe('search tokens', () => {
     expect(first.puts.map((p) => p.listKey)).toEqual(first.puts.map(() => 'leads'));
     expect(archived.listKey).toBe('archived-leads');
     expect(archiving.deletes.map((d) => `${d.listKey}:${d.prefix}`).sort()).toEqual(
-      (live.searchKeys ?? []).map((p) => `leads:${p}`).sort(),
+      searchKeysOf(live)
+        .map((p) => `leads:${p}`)
+        .sort(),
     );
     expect(archiving.puts.map((p) => p.listKey)).toEqual(archiving.puts.map(() => 'archived-leads'));
   });

@@ -80,11 +80,10 @@ export const Lead = lazyEntity(
            * version-1 token items, deleted by its next write (functions/data/lead-search.ts).
            */
           searchPrefixes: { type: 'list', items: { type: 'string' } },
-          /** The prefixes the Lead's LeadSearchToken items are filed under (to replace them on change). */
-          searchKeys: { type: 'list', items: { type: 'string' } },
           /**
            * The folded words the Lead is found by (" word word…"): tells a write whether its tokens
-           * change, and serves a `q` whose words are too short to have a token partition.
+           * change, names their prefixes (lead-search.ts searchKeysOf), and serves a `q` whose words
+           * are too short to have a token partition.
            */
           searchText: { type: 'string' },
           firstSeenAt: { type: 'string' },
