@@ -367,14 +367,6 @@ export async function rekeyLeads(
   return { examined: data.length, rekeyed, resumeAfter: cursor ?? undefined };
 }
 
-export function byUpdatedThenId(
-  a: { updatedAt: string; id: string },
-  b: { updatedAt: string; id: string },
-): number {
-  if (a.updatedAt !== b.updatedAt) return a.updatedAt < b.updatedAt ? -1 : 1;
-  return a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
-}
-
 /**
  * Takes the Tenant's next round-robin turn (1, 2, 3…) with one atomic ADD: concurrent callers each
  * get a different turn, so assignments spread evenly.

@@ -268,7 +268,7 @@ describe('listLeads is served by indexes, never by reading the tenant', () => {
     }
   });
 
-  it('fills a page past filtered-out items (count), and a q hit with long notes comes back whole', async () => {
+  it('pages a q of many hits with a cursor, and a q hit with long notes comes back whole', async () => {
     // Act
     const page = await listLeads(tenant, { ...pageQuery, limit: 5, q: 'filler person' }, present);
     const zebra = await listLeads(tenant, { ...pageQuery, q: 'zebra' }, present);
