@@ -92,7 +92,7 @@ export const LeadListQuery = z.extend(PageQuery, {
     .optional(z.string().check(z.trim(), z.minLength(2, 'At least 2 characters'), z.maxLength(200)))
     .check(
       z.describe(
-        'Words of the name, email, phone or notes; every word must begin a word of the Lead (case- and accent-insensitive)',
+        'Words of the name, email, phone or notes; every word must begin a word of the Lead (case- and accent-insensitive). When a word has 3 letters or more (a number: 6 digits or more), pages run by (created_at, id) instead of (updated_at, id). Like every list, a page may hold fewer than limit Leads (even none) with a next_cursor: each request reads a bounded number of items',
       ),
     ),
 });

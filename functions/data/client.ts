@@ -10,13 +10,24 @@ export interface DynamoMeter {
   readUnits: number;
   writeUnits: number;
   operations: string[];
+  /**
+   * Items the transactions wrote (puts, updates, deletes, condition checks): what DynamoDB bills,
+   * 2 units each per KB; DynamoDB Local's own booking of a transaction does not follow the items.
+   */
+  transactItems: number;
 }
 
 const meterStore = new AsyncLocalStorage<DynamoMeter>();
 
 /** Runs `work` with a fresh meter and returns what it cost next to its result. */
 export async function metered<T>(work: () => Promise<T>): Promise<{ result: T; meter: DynamoMeter }> {
-  const meter: DynamoMeter = { roundTrips: 0, readUnits: 0, writeUnits: 0, operations: [] };
+  const meter: DynamoMeter = {
+    roundTrips: 0,
+    readUnits: 0,
+    writeUnits: 0,
+    operations: [],
+    transactItems: 0,
+  };
   const result = await meterStore.run(meter, work);
   return { result, meter };
 }
@@ -47,7 +58,7 @@ function addMeter<I extends object, O extends object>(stack: MiddlewareStack<I, 
       const meter = meterStore.getStore();
       if (!meter) return next(args);
       const operation = (context.commandName ?? 'Unknown').replace(/Command$/, '');
-      const input = args.input as { ReturnConsumedCapacity?: string };
+      const input = args.input as { ReturnConsumedCapacity?: string; TransactItems?: unknown[] };
       const output = await next(
         input.ReturnConsumedCapacity === undefined
           ? { ...args, input: { ...args.input, ReturnConsumedCapacity: 'TOTAL' } }
@@ -55,6 +66,7 @@ function addMeter<I extends object, O extends object>(stack: MiddlewareStack<I, 
       );
       meter.roundTrips += 1;
       meter.operations.push(operation);
+      if (operation === 'TransactWriteItems') meter.transactItems += input.TransactItems?.length ?? 0;
       const consumed = (output.output as { ConsumedCapacity?: ConsumedCapacity | ConsumedCapacity[] })
         .ConsumedCapacity;
       for (const c of Array.isArray(consumed) ? consumed : [consumed]) addCapacity(meter, operation, c);

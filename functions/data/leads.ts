@@ -2,13 +2,15 @@ import type { EntityItem } from 'electrodb';
 import { ConflictError, NotFoundError } from '../kernel/errors.ts';
 import type { ActivityRecord } from './activities.ts';
 import { type AiRunCharge, chargeWrites, countCharged } from './ai-spend.ts';
+import { untilProcessed } from './batch.ts';
+import { type BoundedPage, mergeBounded, readBudget, stoppedAtOf } from './bounded-read.ts';
 import { withoutUndefined } from './defined.ts';
 import { AssignmentCounter } from './entities/assignment-counter.ts';
-import { Lead } from './entities/lead.ts';
+import { Lead, type LeadList } from './entities/lead.ts';
 import { UniqueClaim } from './entities/unique-claim.ts';
 import { SDK_ERRORS } from './errors.ts';
 import type { InquiryRecord } from './inquiries.ts';
-import { searchIndexOf, tokensOf } from './lead-search.ts';
+import { listOf, searchIndexOf, tokenWrites } from './lead-search.ts';
 import { CONTENDED_ATTEMPTS, RETRY, withOptimisticRetry } from './optimistic.ts';
 import { leadWrites } from './service.ts';
 import { nextTimestamp } from './timestamps.ts';
@@ -62,17 +64,31 @@ export async function findLeadClaim(
 }
 
 /**
- * The Lead with its index values recomputed from its own fields: ownerKey (gsi3) from the owner,
- * tierKey (gsi4) from the score tier, and the search prefixes its token items are filed under.
- * Every write goes through this, so they never drift from what they index.
+ * The Lead with its index values recomputed from its own fields: the list (live or archived, in
+ * every index key), ownerKey (gsi3) from the owner, tierKey (gsi4) from the score tier, and the
+ * words and prefixes its token items are filed under. Every write goes through this, so they never
+ * drift from what they index. The legacy `searchPrefixes` is dropped (its tokens are deleted).
  */
 export function withDerivedKeys(lead: LeadRecord): LeadRecord {
   return withoutUndefined({
     ...lead,
+    listKey: listOf(lead),
     ownerKey: lead.assignedAgentId ?? 'unassigned',
     tierKey: lead.scoreTier ?? 'unscored',
-    searchPrefixes: searchIndexOf(lead).prefixes,
+    searchText: searchIndexOf(lead).text,
+    searchPrefixes: undefined,
   });
+}
+
+/**
+ * Whether a stored Lead is filed under older keys: archived but still in the live partitions, or
+ * its search tokens in the legacy layout (or none). Such a Lead is re-filed by its next write or by
+ * `rekeyLeads`.
+ */
+export function needsRekey(lead: LeadRecord): boolean {
+  return (
+    lead.listKey !== listOf(lead) || lead.searchText === undefined || (lead.searchPrefixes?.length ?? 0) > 0
+  );
 }
 
 export interface LeadWrite {
@@ -91,6 +107,11 @@ export interface LeadWrite {
    * its spend, so that one run is written and charged once (outcome `duplicate` otherwise).
    */
   charge?: { run: AiRunCharge; withSpend: boolean } | undefined;
+  /**
+   * The same Lead re-filed under the current keys (`rekeyLeads`): updatedAt stays, so its place in
+   * the lists and its public record do not change.
+   */
+  rekey?: boolean | undefined;
 }
 
 export type LeadWriteOutcome = 'ok' | 'stale' | 'claim_taken' | 'duplicate';
@@ -112,16 +133,16 @@ export function leadClaimOf(
 /**
  * Writes a Lead in one transaction with everything that must agree with it: the claims on a new
  * email or phone (attribute_not_exists, so two concurrent writers cannot both hold one value), an
- * Inquiry or Activity, and its search tokens (the previous version's deleted, the new one's put). A new Lead is
- * created only if its id is free; an existing one is replaced only if its updatedAt is still the one
- * read, so concurrent edits cannot interleave. Either all of it lands or none does.
- * At most 2 claims + Lead + Inquiry + Activity + 46 deletes + 46 puts = 97 actions, or a score's
- * Lead + receipt + spend + 92 tokens = 95 (the limit is 100).
+ * Inquiry or Activity, and its search tokens when a searched field changed (lead-search.ts
+ * tokenWrites). A new Lead is created only if its id is free; an existing one is replaced only if
+ * its updatedAt is still the one read, so concurrent edits cannot interleave. Either all of it lands
+ * or none does. At most 2 claims + Lead + Inquiry + Activity + 46 deletes + 46 puts = 97 actions, or
+ * a score's Lead + receipt + spend + 92 tokens = 95 (the limit is 100).
  */
 export async function writeLead(write: LeadWrite): Promise<{ outcome: LeadWriteOutcome; lead: LeadRecord }> {
   const next = withDerivedKeys(write.next);
   const previous = write.previous;
-  if (previous && next.updatedAt <= previous.updatedAt) {
+  if (previous && !write.rekey && next.updatedAt <= previous.updatedAt) {
     throw new Error('writeLead: updatedAt must advance (use nextTimestamp)');
   }
   const kinds: ('claim' | 'lead' | 'receipt' | 'other')[] = [];
@@ -132,6 +153,7 @@ export async function writeLead(write: LeadWrite): Promise<{ outcome: LeadWriteO
           UniqueClaim: claim,
           Lead: lead,
           LeadSearchToken: token,
+          LegacyLeadSearchToken: legacyToken,
           Inquiry: inquiry,
           Activity: activity,
           AiCharge,
@@ -166,20 +188,16 @@ export async function writeLead(write: LeadWrite): Promise<{ outcome: LeadWriteO
             kinds.push('other');
             ops.push(activity.create(write.activity).commit());
           }
-          for (const prefix of previous?.searchPrefixes ?? []) {
+          const tokens = tokenWrites(previous, next);
+          for (const key of tokens.legacyDeletes) {
             kinds.push('other');
-            ops.push(
-              token
-                .delete({
-                  tenantId: next.tenantId,
-                  prefix,
-                  updatedAt: previous?.updatedAt ?? '',
-                  leadId: next.id,
-                })
-                .commit(),
-            );
+            ops.push(legacyToken.delete(key).commit());
           }
-          for (const item of tokensOf(next)) {
+          for (const key of tokens.deletes) {
+            kinds.push('other');
+            ops.push(token.delete(key).commit());
+          }
+          for (const item of tokens.puts) {
             kinds.push('other');
             ops.push(token.put(item).commit());
           }
@@ -241,6 +259,8 @@ export interface LeadPageQuery {
   ownerKey?: string | undefined;
   /** Score tiers or `unscored`. */
   tierKeys?: readonly string[] | undefined;
+  /** Folded `q` words too short for a token partition: each must begin a word of `searchText`. */
+  words?: readonly string[] | undefined;
 }
 
 type LeadAttributes = Parameters<Parameters<ReturnType<typeof Lead.query.byUpdated>['where']>[0]>[0];
@@ -249,7 +269,7 @@ type WhereOps = Parameters<Parameters<ReturnType<typeof Lead.query.byUpdated>['w
 /** What the four list indexes have in common: the same sort key (updatedAt, id) and attributes. */
 interface Ranged {
   where(cb: (a: LeadAttributes, op: WhereOps) => string): Ranged;
-  go(options: { limit: number; count: number }): Promise<{ data: LeadRecord[] }>;
+  go(options: { limit: number; pages: number }): Promise<{ data: LeadRecord[]; cursor: string | null }>;
 }
 interface Partition extends Ranged {
   gt(sk: { updatedAt: string; id: string }): Ranged;
@@ -258,68 +278,93 @@ interface Partition extends Ranged {
 
 /**
  * A page of Leads, least recently updated first, from the index that serves the most selective
- * filter: owner → gsi3; status → gsi2; tier → gsi4; none → gsi1. The other filters (and the
- * archived flag) are filter expressions, read with some slack and with `count` reading on so they
- * never cut a page short.
- * A list of statuses or tiers queries one partition per value and merges them in order.
+ * filter: owner → gsi3; status → gsi2; tier → gsi4; none → gsi1; in the live list's partitions, and
+ * the archived list's too with include_archived. The other filters are filter expressions, and
+ * each partition is read once, up to a bound (bounded-read.ts): a selective combination answers a
+ * short page with a cursor instead of reading on. A list of statuses or tiers queries one
+ * partition per value and merges them in order.
  */
-export async function queryLeads(q: LeadPageQuery): Promise<LeadRecord[]> {
+export async function queryLeads(q: LeadPageQuery): Promise<BoundedPage<LeadRecord>> {
   const { tenantId } = q;
-  let partitions: Partition[];
+  const lists: LeadList[] = q.includeArchived ? ['leads', 'archived-leads'] : ['leads'];
+  let partitions: { partition: Partition; sortKey: string }[];
   const filters: ((a: LeadAttributes, op: WhereOps) => string)[] = [];
-  if (!q.includeArchived) filters.push((a, op) => op.eq(a.isActive, true));
   const statusFilter = (a: LeadAttributes, op: WhereOps) =>
     `(${(q.statuses ?? []).map((s) => op.eq(a.status, s)).join(' OR ')})`;
   const tierFilter = (a: LeadAttributes, op: WhereOps) =>
     `(${(q.tierKeys ?? []).map((t) => op.eq(a.tierKey, t)).join(' OR ')})`;
+  const of = (sortKey: string, query: unknown) => ({ partition: query as Partition, sortKey });
   if (q.ownerKey !== undefined) {
-    partitions = [Lead.query.byOwner({ tenantId, ownerKey: q.ownerKey }) as unknown as Partition];
+    const ownerKey = q.ownerKey;
+    partitions = lists.map((listKey) => of('gsi3sk', Lead.query.byOwner({ tenantId, listKey, ownerKey })));
     if (q.statuses?.length) filters.push(statusFilter);
     if (q.tierKeys?.length) filters.push(tierFilter);
   } else if (q.statuses?.length) {
-    partitions = q.statuses.map(
-      (status) => Lead.query.byStatus({ tenantId, status }) as unknown as Partition,
+    const statuses = q.statuses;
+    partitions = lists.flatMap((listKey) =>
+      statuses.map((status) => of('gsi2sk', Lead.query.byStatus({ tenantId, listKey, status }))),
     );
     if (q.tierKeys?.length) filters.push(tierFilter);
   } else if (q.tierKeys?.length) {
-    partitions = q.tierKeys.map(
-      (tierKey) => Lead.query.byTier({ tenantId, tierKey }) as unknown as Partition,
+    const tierKeys = q.tierKeys;
+    partitions = lists.flatMap((listKey) =>
+      tierKeys.map((tierKey) => of('gsi4sk', Lead.query.byTier({ tenantId, listKey, tierKey }))),
     );
   } else {
-    partitions = [Lead.query.byUpdated({ tenantId }) as unknown as Partition];
+    partitions = lists.map((listKey) => of('gsi1sk', Lead.query.byUpdated({ tenantId, listKey })));
   }
-  const pages = await Promise.all(
-    partitions.map((partition) => {
+  for (const word of q.words ?? []) filters.push((a, op) => op.contains(a.searchText, ` ${word}`));
+  // Selective filters read up to the budget; a page with none reads one page (and one more item).
+  const limit = filters.length ? readBudget(q.limit, partitions.length) : q.limit + 1;
+  // Leads archived before archived ones had partitions of their own sit in the live ones until
+  // re-filed (rekeyLeads): the live list leaves them out (a page is then one item shorter).
+  if (!q.includeArchived) filters.push((a, op) => op.eq(a.isActive, true));
+  const reads = await Promise.all(
+    partitions.map(async ({ partition, sortKey }) => {
       const ranged = q.after
         ? partition.gt(q.after)
         : q.since
           ? partition.gte({ updatedAt: q.since })
           : partition;
-      const filtered = filters.length
-        ? ranged.where((a, op) => filters.map((f) => f(a, op)).join(' AND '))
-        : ranged;
-      // With a filter, DynamoDB's Limit counts items before the filter drops any: read an eighth more
-      // than the page needs, so that a few archived (or otherwise filtered) Leads do not cost a second
-      // sequential Query (measured by `npm run bench`: 3 → 2 round trips, 17 → ~10 read units).
-      const wanted = q.limit + 1;
-      return filtered.go({
-        limit: filters.length ? wanted + Math.ceil(wanted / 8) : wanted,
-        count: wanted,
-        ...SDK_ERRORS,
-      });
+      const { data, cursor } = await ranged
+        .where((a, op) => filters.map((f) => f(a, op)).join(' AND '))
+        .go({ limit, pages: 1, ...SDK_ERRORS });
+      return { items: data, stoppedAt: stoppedAtOf(cursor, sortKey) };
     }),
   );
-  const items = pages.flatMap((p) => p.data);
-  if (pages.length > 1) items.sort(byUpdatedThenId);
-  return items.slice(0, q.limit + 1);
+  return mergeBounded(reads, q.limit, (lead) => ({ at: lead.updatedAt, id: lead.id }));
 }
 
-export function byUpdatedThenId(
-  a: { updatedAt: string; id: string },
-  b: { updatedAt: string; id: string },
-): number {
-  if (a.updatedAt !== b.updatedAt) return a.updatedAt < b.updatedAt ? -1 : 1;
-  return a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
+/** Leads by id (eventually consistent; ids not found are left out), in the order asked. */
+export async function getLeads(tenantId: string, ids: readonly string[]): Promise<LeadRecord[]> {
+  const found = new Map<string, LeadRecord>();
+  await untilProcessed('getLeads', ids, async (batch) => {
+    const { data, unprocessed } = await Lead.get(batch.map((id) => ({ tenantId, id }))).go(SDK_ERRORS);
+    for (const lead of data) found.set(lead.id, lead);
+    return unprocessed.map((key) => key.id);
+  });
+  return ids.flatMap((id) => found.get(id) ?? []);
+}
+
+/**
+ * Re-files up to `max` of a Tenant's Leads stored under older keys (`needsRekey`): archived Leads
+ * still in the live partitions, search tokens in the legacy layout. Reads the live list (where every
+ * such Lead is) from `after` on and rewrites each with its updatedAt unchanged; a Lead written
+ * meanwhile was re-filed by that write. Returns where to resume (undefined: done).
+ */
+export async function rekeyLeads(
+  tenantId: string,
+  options: { after?: string | undefined; max?: number } = {},
+): Promise<{ examined: number; rekeyed: number; resumeAfter: string | undefined }> {
+  const { data, cursor } = await Lead.query
+    .byUpdated({ tenantId, listKey: 'leads' })
+    .go({ limit: options.max ?? 100, pages: 1, cursor: options.after ?? null, ...SDK_ERRORS });
+  let rekeyed = 0;
+  for (const lead of data.filter(needsRekey)) {
+    const { outcome } = await writeLead({ previous: lead, next: lead, rekey: true });
+    if (outcome === 'ok') rekeyed += 1;
+  }
+  return { examined: data.length, rekeyed, resumeAfter: cursor ?? undefined };
 }
 
 /**

@@ -5,7 +5,7 @@ import { AiCharge } from './entities/ai-charge.ts';
 import { AiSpend } from './entities/ai-spend.ts';
 import { Inquiry } from './entities/inquiry.ts';
 import { Lead } from './entities/lead.ts';
-import { LeadSearchToken } from './entities/lead-search-token.ts';
+import { LeadSearchToken, LegacyLeadSearchToken } from './entities/lead-search-token.ts';
 import { Listing } from './entities/listing.ts';
 import { Tenant } from './entities/tenant.ts';
 import { UniqueClaim } from './entities/unique-claim.ts';
@@ -20,7 +20,16 @@ import { UniqueClaim } from './entities/unique-claim.ts';
  */
 
 const buildLeadWrites = () =>
-  new Service({ UniqueClaim, Lead, LeadSearchToken, Inquiry, Activity, AiCharge, AiSpend });
+  new Service({
+    UniqueClaim,
+    Lead,
+    LeadSearchToken,
+    LegacyLeadSearchToken,
+    Inquiry,
+    Activity,
+    AiCharge,
+    AiSpend,
+  });
 let leadService: ReturnType<typeof buildLeadWrites> | undefined;
 
 /**

@@ -156,22 +156,37 @@ export function searchWords(fields: (string | undefined | null)[]): string[] {
 }
 
 /**
- * Prefix index keys for `q`: each word under its first 2, 3, 4 and 6 letters. A query word is looked
+ * Prefix index keys for `q`: each word under its first 3, 4 and 6 letters. A query word is looked
  * up under the longest of these it is at least as long as, so a rare word with a common start
- * ("marchetti") reads the small `marche` partition, not the large `mar` one.
+ * ("marchetti") reads the small `marche` partition, not the large `mar` one. No 2-letter
+ * prefixes: one of them ("ma", a country code) holds a large share of a Tenant.
  */
-export const SEARCH_PREFIX_LENGTHS = [2, 3, 4, 6] as const;
+export const SEARCH_PREFIX_LENGTHS = [3, 4, 6] as const;
 
-/** The index prefix a query word is looked up under. */
-export function lookupPrefix(word: string): string {
-  const length = [...SEARCH_PREFIX_LENGTHS].reverse().find((n) => word.length >= n) ?? word.length;
-  return word.slice(0, length);
+/**
+ * Digit words (phones, as E.164 digits) only under their first 6 digits: a country code (at most 3
+ * digits) and 3 more, so no partition holds a whole country's phones ("34…" would hold most Leads
+ * of a Spanish agency).
+ */
+export const DIGIT_PREFIX_LENGTHS = [6] as const;
+
+function prefixLengths(word: string): readonly number[] {
+  return /^\d+$/.test(word) ? DIGIT_PREFIX_LENGTHS : SEARCH_PREFIX_LENGTHS;
+}
+
+/**
+ * The index prefix a query word is looked up under, or undefined for a word shorter than every
+ * prefix (such a query is answered from the list itself, read with a bound: services/leads.ts).
+ */
+export function lookupPrefix(word: string): string | undefined {
+  const length = [...prefixLengths(word)].reverse().find((n) => word.length >= n);
+  return length === undefined ? undefined : word.slice(0, length);
 }
 
 export function searchPrefixes(words: string[]): string[] {
   const prefixes = new Set<string>();
   for (const word of words)
-    for (const n of SEARCH_PREFIX_LENGTHS) if (word.length >= n) prefixes.add(word.slice(0, n));
+    for (const n of prefixLengths(word)) if (word.length >= n) prefixes.add(word.slice(0, n));
   return [...prefixes];
 }
 

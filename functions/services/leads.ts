@@ -1,8 +1,7 @@
 import type { LeadListInput, LeadManualCreateInput, LeadUpdateInput } from '../contract/leads.ts';
 import { getAgent } from '../data/agents.ts';
-import { withoutUndefined } from '../data/defined.ts';
 import { searchLeadTokens, searchPlan } from '../data/lead-search.ts';
-import { getLead, type LeadRecord, modifyLead, queryLeads, requireLead } from '../data/leads.ts';
+import { getLeads, type LeadRecord, modifyLead, queryLeads, requireLead } from '../data/leads.ts';
 import type { TenantRecord } from '../data/tenants.ts';
 import { allowedMoves, canMove, normalizePhone } from '../domain/leads.ts';
 import type { OwnerChoice } from '../domain/owner-rule.ts';
@@ -10,7 +9,7 @@ import { RequestValidationError } from '../kernel/errors.ts';
 import type { Caller } from './caller.ts';
 import { contactOf } from './lead-ingest/contact.ts';
 import { findOrCreateLead } from './lead-ingest/find-or-create-lead.ts';
-import { pageFrom, readCursor } from './paging.ts';
+import { pageByBounded, readCursor, readCursorBy } from './paging.ts';
 
 /** An Agent a client names as Owner must be an active Agent of the Tenant → else 422 at `loc`. */
 async function requireOwnerAgent(tenantId: string, agentId: string, loc: string[]): Promise<string> {
@@ -112,10 +111,12 @@ function searchText(tenant: TenantRecord, q: string): string {
 }
 
 /**
- * GET /v1/leads. Every filter is served by an index: q → the search token items of the longest
- * word's prefix; owner → gsi3; status → gsi2; tier → gsi4; none → gsi1. Other filters and the
- * archived flag apply as filter expressions. Pages run by (updated_at, id) with a signed cursor
- * bound to the filters.
+ * GET /v1/leads. Every filter is served by an index: q → the search tokens of the longest word's
+ * prefix; owner → gsi3; status → gsi2; tier → gsi4; none → gsi1 (live or archived partitions).
+ * Other filters apply as filter expressions. Every read is bounded (data/bounded-read.ts): a page
+ * may be short, even empty, with a cursor to go on. Pages run by (updated_at, id) with a signed
+ * cursor bound to the filters; a `q` answered from the search tokens runs by (created_at, id), the
+ * order the tokens keep (a Lead's status or owner change does not rewrite them).
  */
 export async function listLeads<O>(tenant: TenantRecord, q: LeadListInput, present: (lead: LeadRecord) => O) {
   const tenantId = tenant.tenantId;
@@ -129,37 +130,76 @@ export async function listLeads<O>(tenant: TenantRecord, q: LeadListInput, prese
     q.owner ?? '',
     q.q ?? '',
   ].join(':');
-  const after = readCursor(q.cursor, scope);
   const filters = {
     tenantId,
     limit: q.limit,
-    after,
     since: q.updated_since,
     includeArchived: q.include_archived,
     statuses: q.status,
     ownerKey: q.owner,
     tierKeys: q.tier,
   };
-  if (q.q === undefined) return pageFrom(await queryLeads(filters), q.limit, scope, present);
-
-  const plan = searchPlan(searchText(tenant, q.q));
-  if (!plan) {
+  const plan = q.q === undefined ? undefined : searchPlan(searchText(tenant, q.q));
+  if (q.q !== undefined && !plan) {
     throw RequestValidationError.single(
       ['query', 'q'],
       'q needs a word of at least 2 letters or digits',
       'q_too_short',
     );
   }
-  const tokens = await searchLeadTokens({ ...filters, plan });
-  // A copy without its (long) notes: read the notes from the Lead. The copy keeps the item's
-  // place in the order (its updatedAt), so the cursor stays consistent with the index.
-  const leads = await Promise.all(
-    tokens.map(async (t) => {
-      const copy = t.lead as LeadRecord;
-      if (t.complete) return copy;
-      const full = await getLead(tenantId, t.leadId);
-      return withoutUndefined({ ...copy, notes: full?.notes });
-    }),
+  if (!plan?.prefix) {
+    // No q, or only words too short for a token partition ("34"): the list, words as filters.
+    const after = readCursor(q.cursor, scope);
+    const page = await queryLeads({ ...filters, after, words: plan?.words });
+    return pageByBounded(page, q.limit, scope, 'updatedAt', present);
+  }
+
+  const after = readCursorBy(q.cursor, scope, 'createdAt');
+  const tokens = await searchLeadTokens({
+    tenantId,
+    words: plan.words,
+    prefix: plan.prefix,
+    limit: q.limit,
+    after,
+    includeArchived: q.include_archived,
+  });
+  // The tokens say which Leads hold the words; the Leads themselves answer the other filters.
+  const leads = await getLeads(
+    tenantId,
+    tokens.items.map((t) => t.leadId),
   );
-  return pageFrom(leads, q.limit, scope, present);
+  const kept = leads.filter((lead) => matchesFilters(lead, filters));
+  const last = tokens.items.at(-1);
+  if (kept.length === tokens.items.length || !last) {
+    return pageByBounded(
+      { items: kept, resumeAfter: tokens.resumeAfter },
+      q.limit,
+      scope,
+      'createdAt',
+      present,
+    );
+  }
+  // Some hits were left out: the next page starts after the last token examined.
+  const examined = { at: last.createdAt, id: last.leadId };
+  const page = kept.length > q.limit ? { items: kept } : { items: kept, resumeAfter: examined };
+  return pageByBounded(page, q.limit, scope, 'createdAt', present);
+}
+
+/** The list filters a search hit must also pass (its tokens carry none of them). */
+function matchesFilters(
+  lead: LeadRecord,
+  f: {
+    since?: string | undefined;
+    includeArchived: boolean;
+    statuses?: readonly string[] | undefined;
+    ownerKey?: string | undefined;
+    tierKeys?: readonly string[] | undefined;
+  },
+): boolean {
+  if (!f.includeArchived && !lead.isActive) return false;
+  if (f.since !== undefined && lead.updatedAt < f.since) return false;
+  if (f.statuses?.length && !f.statuses.includes(lead.status)) return false;
+  if (f.ownerKey !== undefined && lead.ownerKey !== f.ownerKey) return false;
+  if (f.tierKeys?.length && !f.tierKeys.includes(lead.tierKey)) return false;
+  return true;
 }

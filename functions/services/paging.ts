@@ -68,3 +68,21 @@ export function pageFrom<T extends UpdatedPosition, O>(
 ): { data: O[]; next_cursor: string | null } {
   return pageBy(items, limit, scope, 'updatedAt', present);
 }
+
+/**
+ * A page of a list read with a bound (data/bounded-read.ts): as `pageBy`, and when the read stopped
+ * before a full page was found, a shorter page (possibly empty) whose cursor resumes where the read
+ * stopped.
+ */
+export function pageByBounded<F extends OrderField, T extends Position<F>, O>(
+  page: { items: T[]; resumeAfter?: { at: string; id: string } | undefined },
+  limit: number,
+  scope: string,
+  field: F,
+  present: (item: T) => O,
+): { data: O[]; next_cursor: string | null } {
+  const { items, resumeAfter } = page;
+  if (items.length > limit || !resumeAfter) return pageBy(items, limit, scope, field, present);
+  const position = { [field]: resumeAfter.at, id: resumeAfter.id };
+  return { data: items.map(present), next_cursor: encodeCursor({ scope, position }, cursorSecret()) };
+}

@@ -4,6 +4,7 @@ import { toPlaceOut } from '../../functions/contract/places.ts';
 import { toPropertyOut } from '../../functions/contract/properties.ts';
 import { toEndpointOut } from '../../functions/contract/webhooks.ts';
 import { withoutUndefined } from '../../functions/data/defined.ts';
+import { rekeyLeads } from '../../functions/data/leads.ts';
 import { listingViewCount } from '../../functions/data/listing-views.ts';
 import { requireTenantBySlug } from '../../functions/data/tenants.ts';
 import { RequestValidationError } from '../../functions/kernel/errors.ts';
@@ -263,6 +264,22 @@ export const commands: Record<string, Command> = {
     run: async (flags, progress) => {
       const tenant = await requireTenantBySlug(required(flags, 'tenant'));
       return recomputeAreas(tenant.tenantId, optional(flags, 'area'), progress('area recompute'));
+    },
+  },
+  'lead rekey': {
+    usage:
+      '--tenant SLUG   (re-files Leads stored under older keys: archived ones, legacy search tokens; rerunnable)',
+    run: async (flags) => {
+      const tenant = await requireTenantBySlug(required(flags, 'tenant'));
+      const total = { examined: 0, rekeyed: 0 };
+      let after: string | undefined;
+      do {
+        const run = await rekeyLeads(tenant.tenantId, { after });
+        total.examined += run.examined;
+        total.rekeyed += run.rekeyed;
+        after = run.resumeAfter;
+      } while (after);
+      return total;
     },
   },
   'listing import': {

@@ -1,7 +1,9 @@
 /**
- * The leads section of the bench (issue 4): one Tenant with 20,000 Leads, then what an ingest and
- * a list page (unfiltered, and by status, owner, tier and q) cost per request, in-process and over
- * the local HTTP server.
+ * The leads section of the bench (issues 4 and 26): one Tenant with 20,000 Leads (`--leads N`), the
+ * oldest `--archived M` of them archived (archived before the live ones were last touched, as in a
+ * mature Tenant), then what an ingest, a status change and a list page (unfiltered, by status,
+ * owner, tier, the selective triple, and q: common, rare, a typo, a country code) cost per
+ * request, in-process and over the local HTTP server.
  *
  * Seeding writes what the service writes: each Lead goes through `withDerivedKeys`, its search
  * tokens through `tokensOf` and its email and phone claims through `leadClaimOf` (the builders
@@ -52,6 +54,8 @@ const AGENT_NAMES = [
 
 export interface SeedFigures {
   leads: number;
+  /** Of `leads`, the oldest this many archived (the population's own ~2% aside). */
+  archivedFirst: number;
   agents: number;
   seconds: number;
   items: { leads: number; searchTokens: number; claims: number; total: number };
@@ -79,6 +83,8 @@ export interface LeadsFixture {
   unchangedTargets: IngestTarget[];
   /** The same without a phone: an ingest that brings one rewrites the Lead and its tokens. */
   phoneFillTargets: IngestTarget[];
+  /** Live Leads in status new: each moved to contacted once (a status change). */
+  statusChangeTargets: string[];
 }
 
 /** Sends `items` with BatchWriteItem, re-sending what comes back unprocessed. */
@@ -111,6 +117,7 @@ export async function seedLeadsTenant(
   targets: number,
   dynamoEndpoint: string,
   log: Log,
+  archivedFirst = 0,
 ): Promise<LeadsFixture> {
   const client = benchDocumentClient(dynamoEndpoint);
   const { createTenantFromAdmin } = await import('../../functions/services/tenants.ts');
@@ -141,6 +148,7 @@ export async function seedLeadsTenant(
   const counts = { leads: 0, searchTokens: 0, claims: 0 };
   const seeded: LeadRecord[] = [];
   const unchangedTargets: IngestTarget[] = [];
+  const statusChangeTargets: string[] = [];
   const phoneFillTargets: IngestTarget[] = [];
   const rare = new Set(Object.values(RARE_SURNAMES).map((s) => s.toLowerCase()));
   let requests = 0;
@@ -172,7 +180,8 @@ export async function seedLeadsTenant(
   const started = performance.now();
   const every = Math.max(1000, Math.round(count / 10 / 1000) * 1000);
   for (let i = 0; i < count; i++) {
-    const lead = withDerivedKeys(leadAt(i, options));
+    const generated = leadAt(i, options);
+    const lead = withDerivedKeys(i < archivedFirst ? { ...generated, isActive: false } : generated);
     const tokens = tokensOf(lead);
     const claims = [
       ...(lead.email ? [{ kind: 'lead-email' as const, value: lead.email }] : []),
@@ -196,6 +205,9 @@ export async function seedLeadsTenant(
       lead.assignedAgentId &&
       lead.sourceDetail &&
       !lead.name.split(' ').some((w) => rare.has(w.toLowerCase()));
+    if (lead.isActive && lead.status === 'new' && statusChangeTargets.length < targets) {
+      statusChangeTargets.push(lead.id);
+    }
     if (usable && lead.email) {
       const list = lead.phone ? unchangedTargets : phoneFillTargets;
       if (list.length < targets) list.push({ name: lead.name, email: lead.email });
@@ -212,7 +224,11 @@ export async function seedLeadsTenant(
   await Promise.all(inFlight);
   if (failure) throw failure;
   const seconds = (performance.now() - started) / 1000;
-  if (unchangedTargets.length < targets || phoneFillTargets.length < targets) {
+  if (
+    unchangedTargets.length < targets ||
+    phoneFillTargets.length < targets ||
+    statusChangeTargets.length < targets
+  ) {
     throw new Error(`Too few Leads to ingest onto: use more leads or fewer samples`);
   }
 
@@ -223,8 +239,10 @@ export async function seedLeadsTenant(
     agentIds,
     unchangedTargets,
     phoneFillTargets,
+    statusChangeTargets,
     seed: {
       leads: count,
+      archivedFirst,
       agents: agentIds.length,
       seconds: round(seconds, 1),
       items: { ...counts, total },
@@ -242,7 +260,15 @@ export async function seedLeadsTenant(
   };
 }
 
-export type LeadRowKind = 'ingest' | 'unfiltered' | 'filtered';
+export type LeadRowKind = 'ingest' | 'edit' | 'unfiltered' | 'filtered';
+
+/** Issue 26's bounds: a row's cost against them. */
+interface RowTarget {
+  rcuMax?: number;
+  msMax?: number;
+  /** Write units with the index entries the transaction writes (2 per item and per entry, ≤ 1 KB). */
+  wcuMax?: number;
+}
 
 export interface LeadsRow {
   kind: LeadRowKind;
@@ -256,6 +282,10 @@ export interface LeadsRow {
   /** List pages: read units relative to the unfiltered page (target ≤ FILTERED_PAGE_RATIO_TARGET). */
   rcuRatio: number | null;
   ratioOk: boolean | null;
+  /** Write units of the transaction items and the index entries they write (2 each, items ≤ 1 KB). */
+  writeUnitsWithIndexes: number;
+  /** Issue 26's bounds for this row, each with its verdict. */
+  targets: { label: string; ok: boolean }[];
 }
 
 export interface LeadsSection {
@@ -275,9 +305,14 @@ interface LeadCase {
   operationId: OperationId;
   status: number;
   request: (i: number) => BenchRequest;
+  target?: RowTarget;
 }
 
-/** The rows: three ingests (a new contact, and two dedupes) and eight list pages. */
+/**
+ * The rows: three ingests (a new contact, and two dedupes), a status change, and the list pages,
+ * issue 26's among them: the first page with archived Leads before, the selective filter triple,
+ * a zero-hit typo, and q = a country code.
+ */
 function leadCases(fixture: LeadsFixture, partitionOf: (q: string) => string): LeadCase[] {
   const run = randomUUID().slice(0, 6);
   const digits = String(Number.parseInt(run, 16) % 1000).padStart(3, '0');
@@ -288,6 +323,7 @@ function leadCases(fixture: LeadsFixture, partitionOf: (q: string) => string): L
     query: Record<string, string>,
     reads: string,
     kind: LeadRowKind = 'filtered',
+    target?: RowTarget,
   ): LeadCase => ({
     kind,
     label,
@@ -295,7 +331,10 @@ function leadCases(fixture: LeadsFixture, partitionOf: (q: string) => string): L
     operationId: 'listLeads',
     status: 200,
     request: () => ({ query: { limit: '50', ...query } }),
+    ...(target ? { target } : {}),
   });
+  const bounded = { rcuMax: 50, msMax: 1000 };
+  const archived = fixture.seed.archivedFirst;
   return [
     {
       kind: 'ingest',
@@ -351,21 +390,51 @@ function leadCases(fixture: LeadsFixture, partitionOf: (q: string) => string): L
         },
       }),
     },
-    list('GET /v1/leads?limit=50', {}, 'gsi1 t#<tenant>#leads', 'unfiltered'),
+    {
+      kind: 'edit',
+      label: 'PATCH /v1/leads/{id} status new → contacted',
+      operationId: 'updateLead',
+      status: 200,
+      request: (i) => ({
+        pathParameters: { lead_id: fixture.statusChangeTargets[i] ?? '' },
+        body: { status: 'contacted' },
+      }),
+      target: { wcuMax: 20 },
+    },
+    list(
+      archived
+        ? `GET /v1/leads?limit=50 (first page, ${archived} archived before)`
+        : 'GET /v1/leads?limit=50',
+      {},
+      'gsi1 t#<tenant>#leads',
+      'unfiltered',
+      { rcuMax: 10 },
+    ),
     list('  …&status=qualified', { status: 'qualified' }, 'gsi2 t#<tenant>#leads#status#qualified'),
     list('  …&owner=<agent id>', { owner }, 'gsi3 t#<tenant>#leads#owner#<agent id>'),
     list('  …&owner=unassigned', { owner: 'unassigned' }, 'gsi3 t#<tenant>#leads#owner#unassigned'),
     list('  …&tier=hot', { tier: 'hot' }, 'gsi4 t#<tenant>#leads#tier#hot'),
     list(
-      '  …&q=mar (common prefix)',
-      { q: 'mar' },
-      `LeadSearchToken t#<tenant>#lead-q#${partitionOf('mar')}`,
+      '  …&owner=unassigned&status=closed_won&tier=hot (selective triple)',
+      { owner: 'unassigned', status: 'closed_won', tier: 'hot' },
+      'gsi3 t#<tenant>#leads#owner#unassigned, bounded',
+      'filtered',
+      bounded,
     ),
+    list('  …&q=mar (common prefix)', { q: 'mar' }, `LeadSearchToken ${partitionOf('mar')}`),
+    list(
+      '  …&q=garcx (zero-hit typo)',
+      { q: 'garcx' },
+      `LeadSearchToken ${partitionOf('garcx')}`,
+      'filtered',
+      bounded,
+    ),
+    list('  …&q=34 (a country code)', { q: '34' }, partitionOf('34'), 'filtered', bounded),
     ...[
       { word: RARE_SURNAMES.rare.toLowerCase(), what: 'rare word' },
       { word: RARE_SURNAMES.rareBehindCommonPrefix.toLowerCase(), what: 'rare word, common prefix' },
     ].map(({ word, what }) =>
-      list(`  …&q=${word} (${what})`, { q: word }, `LeadSearchToken t#<tenant>#lead-q#${partitionOf(word)}`),
+      list(`  …&q=${word} (${what})`, { q: word }, `LeadSearchToken ${partitionOf(word)}`),
     ),
   ];
 }
@@ -403,8 +472,12 @@ export async function measureLeads(
 ): Promise<LeadsSection> {
   const { measureCase } = await import('./dynamo-costs.ts');
   const { searchPlan } = await import('../../functions/data/lead-search.ts');
-  // The token partition a q page reads, as the service picks it (the longest word's prefix).
-  const cases = leadCases(fixture, (q) => searchPlan(q)?.prefix ?? '?');
+  // The partition a q page reads, as the service picks it: the longest word's token prefix, or the
+  // list itself when no word is long enough for one.
+  const cases = leadCases(fixture, (q) => {
+    const prefix = searchPlan(q)?.prefix;
+    return prefix ? `t#<tenant>#leads-q#${prefix}` : 'gsi1 t#<tenant>#leads, searchText filter, bounded';
+  });
   const costs: CostResult[] = [];
   for (const c of cases) {
     const cost = await measureCase(c, fixture.apiKey, samples);
@@ -450,6 +523,15 @@ export async function measureLeads(
       c.kind === 'filtered' && unfiltered && unfiltered.readUnits > 0
         ? round(cost.readUnits / unfiltered.readUnits, 2)
         : null;
+    const writeUnitsWithIndexes = 2 * (cost.transactItems + cost.transactIndexWrites);
+    const t = c.target ?? {};
+    const targets = [
+      ...(t.rcuMax !== undefined ? [{ label: `RCU ≤ ${t.rcuMax}`, ok: cost.readUnits <= t.rcuMax }] : []),
+      ...(t.msMax !== undefined ? [{ label: `≤ ${t.msMax} ms`, ok: cost.latencyMs <= t.msMax }] : []),
+      ...(t.wcuMax !== undefined
+        ? [{ label: `WCU ≤ ${t.wcuMax}`, ok: writeUnitsWithIndexes <= t.wcuMax }]
+        : []),
+    ];
     return {
       kind: c.kind,
       label: c.label,
@@ -458,6 +540,8 @@ export async function measureLeads(
       httpMs: httpMs[n] ?? null,
       rcuRatio: ratio,
       ratioOk: ratio === null ? null : ratio <= FILTERED_PAGE_RATIO_TARGET,
+      writeUnitsWithIndexes,
+      targets,
     };
   });
   return {

@@ -203,9 +203,9 @@ export const NOTES = [
 ];
 
 export const LEADS_NOTES = [
-  "Leads: the Tenant is seeded with BatchWriteItem from the service's own item builders (withDerivedKeys, tokensOf, leadClaimOf, then ElectroDB put params): the same Lead, LeadSearchToken and UniqueClaim items writeLead puts in its transactions, written 25 a request. Leads are generated from a fixed seed (scripts/bench/lead-data.ts): accented names, statuses over the pipeline, 5 Agents + ~15% Unassigned, tiers incl. unscored, 8% short and 0.2% long notes, 2% archived.",
-  'Leads "read/kept": items the request\'s Query calls read (ScannedCount, what DynamoDB bills) and kept after filter expressions (Count). A page keeps limit + 1 = 51 items (ElectroDB `count`); with a filter expression each Query reads an eighth more (Limit 58), so up to 7 archived or filtered-out Leads among them cost no second Query.',
-  'Leads "WCU real" counts 2 WCU per transaction item, which holds for items up to 1 KB; a search token carries a copy of its Lead, and real DynamoDB bills a transactional write (put or delete) 2 WCU per started KB, so for the items the "Item sizes" line shows over 1 KB the real figure is higher. Query RCU is the size of the items read, not returned, per call in 4 KB steps, halved for eventually consistent reads.',
+  "Leads: the Tenant is seeded with BatchWriteItem from the service's own item builders (withDerivedKeys, tokensOf, leadClaimOf, then ElectroDB put params): the same Lead, LeadSearchToken and UniqueClaim items writeLead puts in its transactions, written 25 a request. Leads are generated from a fixed seed (scripts/bench/lead-data.ts): accented names, statuses over the pipeline, 5 Agents + ~15% Unassigned, tiers incl. unscored, 8% short and 0.2% long notes, 2% archived; with --archived M the oldest M are archived too (a mature Tenant: archived before its live Leads were last touched).",
+  'Leads "read/kept": items the request\'s Query calls read (ScannedCount, what DynamoDB bills) and kept after filter expressions (Count). Archived Leads sit in partitions of their own, so a live page reads limit + 1 = 51 Leads. Every list reads each partition once, with a filter expression up to 3 × 51 items (functions/data/bounded-read.ts), and answers a shorter page with a cursor rather than reading on. A q page reads search tokens (keys and words only) and then the Leads they name (BatchGetItem).',
+  'Leads "WCU real" counts 2 WCU per transaction item, which holds for items up to 1 KB (real DynamoDB bills a transactional write 2 WCU per started KB); "WCU +idx" adds 2 per index entry the transaction writes (a Lead is in 4 indexes). A status change writes the Lead alone: search tokens are rewritten only when a searched field (name, email, phone, notes) changes. Query RCU is the size of the items read, not returned, per call in 4 KB steps, halved for eventually consistent reads.',
   'Leads "SES/SQS": of the request\'s writes, those to the local email outbox and local queue (scoring); in AWS they are SES and SQS calls, not DynamoDB writes. "HTTP ms": the same request (fresh contacts and dedupe targets) through scripts/local/server.ts in its own process, sequential, median.',
 ];
 
@@ -517,6 +517,7 @@ function leadsRow(row: LeadsRow, target: number): string[] {
     units(c.readUnits),
     units(c.writeUnits),
     units(c.realWriteUnitsEstimate),
+    units(row.writeUnitsWithIndexes),
     units(c.localPortWrites),
     c.queryItemsRead || c.queryItemsReturned
       ? `${units(c.queryItemsRead)}/${units(c.queryItemsReturned)}`
@@ -527,6 +528,7 @@ function leadsRow(row: LeadsRow, target: number): string[] {
     [
       ...(row.ratioOk === null ? [] : [`≤${target}× ${verdict(row.ratioOk)}`]),
       ...c.checks.map((k) => `${k.label} ${verdict(k.ok)}`),
+      ...row.targets.map((k) => `${k.label} ${verdict(k.ok)}`),
     ].join('; ') || '-',
   ];
 }
@@ -537,7 +539,7 @@ export function renderLeads(l: LeadsSection): string[] {
   const p = s.population;
   const out: string[] = [];
   out.push(
-    `4. Leads (issue 4): one Tenant with ${thousands(s.leads)} Leads and ${s.agents} Agents; median of ${l.samples} requests after a warm-up, API key cached`,
+    `4. Leads (issues 4, 26): one Tenant with ${thousands(s.leads)} Leads (the oldest ${thousands(s.archivedFirst ?? 0)} archived) and ${s.agents} Agents; median of ${l.samples} requests after a warm-up, API key cached`,
   );
   out.push(
     `   Seeded in ${fixed(s.seconds)} s: ${thousands(s.items.total)} items (${thousands(s.items.leads)} Leads, ${thousands(s.items.searchTokens)} search tokens (${fixed(s.items.searchTokens / Math.max(1, s.items.leads))} a Lead), ${thousands(s.items.claims)} claims) in ${thousands(s.batchWriteRequests)} BatchWriteItem of ≤ 25, ${s.inFlight} in flight, ${thousands(s.itemsPerSecond)} items/s, ${s.unprocessedRetries} retries`,
@@ -562,6 +564,7 @@ export function renderLeads(l: LeadsSection): string[] {
         'RCU',
         'WCU',
         'WCU real',
+        'WCU +idx',
         'SES/SQS',
         'read/kept',
         'ms',
@@ -570,7 +573,7 @@ export function renderLeads(l: LeadsSection): string[] {
         'targets',
       ],
       l.rows.map((row) => leadsRow(row, l.targetRatio)),
-      new Set([2, 3, 4, 5, 6, 7, 8, 9, 10, 11]),
+      new Set([2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12]),
     ),
   );
   for (const row of l.rows.filter((r) => r.kind === 'ingest')) {

@@ -2,8 +2,10 @@ import { describe, expect, it } from 'vitest';
 import {
   MAX_SEARCH_PREFIXES,
   searchIndexOf,
+  searchKeysOf,
   searchPlan,
   tokensOf,
+  tokenWrites,
 } from '../../functions/data/lead-search.ts';
 import type { LeadRecord } from '../../functions/data/leads.ts';
 import { withDerivedKeys } from '../../functions/data/leads.ts';
@@ -130,14 +132,13 @@ describe('search words', () => {
     expect(words).not.toContain('José');
   });
 
-  it('files each word under its 2-, 3-, 4- and 6-letter prefixes', () => {
-    expect(searchPrefixes(['marchetti', 'maria', 'al'])).toEqual([
-      'ma',
+  it('files each word under its 3-, 4- and 6-letter prefixes, a digit word under 6 digits only', () => {
+    expect(searchPrefixes(['marchetti', 'maria', 'al', '34600123456', '3460'])).toEqual([
       'mar',
       'marc',
       'marche',
       'mari',
-      'al',
+      '346001',
     ]);
   });
 
@@ -150,8 +151,15 @@ describe('search words', () => {
     expect(searchPlan('marchetti')).toEqual({ words: ['marchetti'], prefix: 'marche' });
     expect(searchPlan('marti')).toEqual({ words: ['marti'], prefix: 'mart' });
     expect(searchPlan('mar')).toEqual({ words: ['mar'], prefix: 'mar' });
-    expect(searchPlan('jo')).toEqual({ words: ['jo'], prefix: 'jo' });
     expect(searchPlan('a b')).toBeUndefined();
+  });
+
+  it('has no token partition for a word shorter than its prefixes (a 2-letter word, a country code)', () => {
+    expect(searchPlan('jo')).toEqual({ words: ['jo'], prefix: undefined });
+    expect(searchPlan('34')).toEqual({ words: ['34'], prefix: undefined });
+    expect(searchPlan('34600')).toEqual({ words: ['34600'], prefix: undefined });
+    expect(searchPlan('34600123')).toEqual({ words: ['34600123'], prefix: '346001' });
+    expect(searchPlan('jo garcia')).toEqual({ words: ['jo', 'garcia'], prefix: 'garcia' });
   });
 
   it(`caps a Lead at ${MAX_SEARCH_PREFIXES} prefixes, name and contact first`, () => {
@@ -160,38 +168,79 @@ describe('search words', () => {
     );
     const { prefixes } = searchIndexOf({ name: 'Zoe Quinn', email: 'zq@example.com', notes });
     expect(prefixes.length).toBe(MAX_SEARCH_PREFIXES);
-    expect(prefixes.slice(0, 5)).toEqual(['zo', 'zoe', 'qu', 'qui', 'quin']);
+    expect(prefixes.slice(0, 5)).toEqual(['zoe', 'qui', 'quin', 'zq@', 'zq@e']);
   });
 });
 
 describe('search tokens', () => {
-  it('copies the Lead with its filter values into one item per prefix', () => {
+  it('holds keys and the searched words only, one item per prefix, in creation order', () => {
     // Prepare
     const stored = withDerivedKeys(lead({ email: 'ana@example.com', assignedAgentId: 'agent-1' }));
     // Act
     const tokens = tokensOf(stored);
     // Assess
-    expect(tokens.map((t) => t.prefix).sort()).toEqual([...(stored.searchPrefixes ?? [])].sort());
-    expect(tokens[0]).toMatchObject({
+    expect(tokens.map((t) => t.prefix).sort()).toEqual([...searchKeysOf(stored)].sort());
+    expect(tokens[0]).toEqual({
       tenantId: 't1',
+      listKey: 'leads',
+      prefix: 'ana',
       leadId: 'lead-1',
-      updatedAt: stored.updatedAt,
-      status: 'new',
-      ownerKey: 'agent-1',
-      tierKey: 'unscored',
-      isActive: true,
-      complete: true,
+      createdAt: stored.createdAt,
+      text: ' ana perez ana@example.com example com',
     });
-    expect(tokens[0]?.text).toBe(' ana perez ana@example.com example com');
-    expect(tokens[0]?.lead).toBeDefined();
-    expect((tokens[0]?.lead as LeadRecord | undefined)?.searchPrefixes).toBeUndefined();
   });
 
-  it('leaves long notes out of the copies and says so', () => {
-    const tokens = tokensOf(withDerivedKeys(lead({ notes: `villa ${'x'.repeat(600)}` })));
-    expect(tokens[0]?.complete).toBe(false);
-    expect(tokens[0]?.lead).toBeDefined();
-    expect((tokens[0]?.lead as LeadRecord | undefined)?.notes).toBeUndefined();
+  it('are not rewritten by a status, score or owner change', () => {
+    // Prepare
+    const before = withDerivedKeys(lead({ notes: 'wants a villa' }));
+    const after = withDerivedKeys({
+      ...before,
+      status: 'contacted',
+      score: 80,
+      scoreTier: 'hot',
+      assignedAgentId: 'agent-2',
+      updatedAt: '2026-01-02T00:00:00.000Z',
+    });
+    // Act
+    const writes = tokenWrites(before, after);
+    // Assess
+    expect(writes).toEqual({ legacyDeletes: [], deletes: [], puts: [] });
+  });
+
+  it('are rewritten when a searched field changes: gone prefixes deleted, every current one put', () => {
+    // Prepare
+    const before = withDerivedKeys(lead({ name: 'Ana Pérez' }));
+    const after = withDerivedKeys({ ...before, name: 'Ana Lopez' });
+    // Act
+    const writes = tokenWrites(before, after);
+    // Assess
+    expect(writes.deletes.map((d) => d.prefix).sort()).toEqual(['per', 'pere']);
+    expect(writes.puts.map((p) => p.prefix).sort()).toEqual([...searchKeysOf(after)].sort());
+    expect(writes.puts.every((p) => p.text === ' ana lopez')).toBe(true);
+  });
+
+  it('move to the archived partitions with the Lead, and legacy tokens are deleted on the next write', () => {
+    // Prepare
+    const legacy = { ...lead({ name: 'Ana Pérez' }), searchPrefixes: ['an', 'ana'] };
+    const live = withDerivedKeys({ ...legacy, updatedAt: '2026-01-02T00:00:00.000Z' });
+    const archived = withDerivedKeys({ ...live, isActive: false, updatedAt: '2026-01-03T00:00:00.000Z' });
+    // Act
+    const first = tokenWrites(legacy, live);
+    const archiving = tokenWrites(live, archived);
+    // Assess
+    expect(live.searchPrefixes).toBeUndefined();
+    expect(first.legacyDeletes).toEqual([
+      { tenantId: 't1', prefix: 'an', updatedAt: legacy.updatedAt, leadId: 'lead-1' },
+      { tenantId: 't1', prefix: 'ana', updatedAt: legacy.updatedAt, leadId: 'lead-1' },
+    ]);
+    expect(first.puts.map((p) => p.listKey)).toEqual(first.puts.map(() => 'leads'));
+    expect(archived.listKey).toBe('archived-leads');
+    expect(archiving.deletes.map((d) => `${d.listKey}:${d.prefix}`).sort()).toEqual(
+      searchKeysOf(live)
+        .map((p) => `leads:${p}`)
+        .sort(),
+    );
+    expect(archiving.puts.map((p) => p.listKey)).toEqual(archiving.puts.map(() => 'archived-leads'));
   });
 
   it('derives the index values from the fields they index', () => {

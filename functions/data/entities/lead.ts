@@ -1,5 +1,13 @@
 import { Entity } from 'electrodb';
-import { asIs, entityConfig, lazyEntity, ownPartition, SERVICE, timestamps, updatedOrder } from './common.ts';
+import { asIs, entityConfig, lazyEntity, ownPartition, SERVICE, timestamps } from './common.ts';
+
+/**
+ * The list a Lead is filed under in gsi1–gsi4 (and its search tokens): live Leads under `leads`
+ * (the key every Lead had before archived ones moved out), archived ones under `archived-leads`,
+ * so a list of live Leads never reads an archived one.
+ */
+export const LEAD_LISTS = ['leads', 'archived-leads'] as const;
+export type LeadList = (typeof LEAD_LISTS)[number];
 
 /**
  * A Lead: a contact in the agency's pipeline. Indexed for the list filters (interface §4.4) so a
@@ -7,6 +15,7 @@ import { asIs, entityConfig, lazyEntity, ownPartition, SERVICE, timestamps, upda
  * - gsi1: every Lead by (updatedAt, id);
  * - gsi2: by status; gsi3: by owner (an agent id or `unassigned`); gsi4: by score tier (`unscored`
  *   until scored). Free-text `q` uses LeadSearchToken items.
+ * Each partition key carries `listKey`: archived Leads sit in partitions of their own.
  */
 export const Lead = lazyEntity(
   () =>
@@ -64,21 +73,41 @@ export const Lead = lazyEntity(
           },
           scoreReasons: { type: 'list', items: { type: 'string' } },
           scoredAt: { type: 'string' },
-          /** The search prefixes the Lead's LeadSearchToken items are filed under (to replace them on change). */
+          /** gsi1–gsi4's list: `leads` while active, `archived-leads` once archived (LEAD_LISTS). */
+          listKey: { type: LEAD_LISTS, default: 'leads' },
+          /**
+           * Legacy (written before search tokens were keyed by creation): the prefixes of the Lead's
+           * version-1 token items, deleted by its next write (functions/data/lead-search.ts).
+           */
           searchPrefixes: { type: 'list', items: { type: 'string' } },
+          /**
+           * The folded words the Lead is found by (" word word…"): tells a write whether its tokens
+           * change, names their prefixes (lead-search.ts searchKeysOf), and serves a `q` whose words
+           * are too short to have a token partition.
+           */
+          searchText: { type: 'string' },
           firstSeenAt: { type: 'string' },
           lastContactAt: { type: 'string' },
           ...timestamps,
         },
         indexes: {
           byId: ownPartition('lead'),
-          byUpdated: updatedOrder('gsi1', 'leads'),
+          byUpdated: {
+            index: 'gsi1',
+            pk: {
+              field: 'gsi1pk',
+              composite: ['tenantId', 'listKey'],
+              template: 't#${tenantId}#${listKey}',
+              ...asIs,
+            },
+            sk: { field: 'gsi1sk', composite: ['updatedAt', 'id'], template: '${updatedAt}#${id}', ...asIs },
+          },
           byStatus: {
             index: 'gsi2',
             pk: {
               field: 'gsi2pk',
-              composite: ['tenantId', 'status'],
-              template: 't#${tenantId}#leads#status#${status}',
+              composite: ['tenantId', 'listKey', 'status'],
+              template: 't#${tenantId}#${listKey}#status#${status}',
               ...asIs,
             },
             sk: { field: 'gsi2sk', composite: ['updatedAt', 'id'], template: '${updatedAt}#${id}', ...asIs },
@@ -87,8 +116,8 @@ export const Lead = lazyEntity(
             index: 'gsi3',
             pk: {
               field: 'gsi3pk',
-              composite: ['tenantId', 'ownerKey'],
-              template: 't#${tenantId}#leads#owner#${ownerKey}',
+              composite: ['tenantId', 'listKey', 'ownerKey'],
+              template: 't#${tenantId}#${listKey}#owner#${ownerKey}',
               ...asIs,
             },
             sk: { field: 'gsi3sk', composite: ['updatedAt', 'id'], template: '${updatedAt}#${id}', ...asIs },
@@ -97,8 +126,8 @@ export const Lead = lazyEntity(
             index: 'gsi4',
             pk: {
               field: 'gsi4pk',
-              composite: ['tenantId', 'tierKey'],
-              template: 't#${tenantId}#leads#tier#${tierKey}',
+              composite: ['tenantId', 'listKey', 'tierKey'],
+              template: 't#${tenantId}#${listKey}#tier#${tierKey}',
               ...asIs,
             },
             sk: { field: 'gsi4sk', composite: ['updatedAt', 'id'], template: '${updatedAt}#${id}', ...asIs },
