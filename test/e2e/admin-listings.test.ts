@@ -13,6 +13,7 @@ import { parseArgs } from '../../scripts/admin/args.ts';
 import { commands } from '../../scripts/admin/commands.ts';
 import type { Output } from '../support/api-client.ts';
 import { runAdminCli } from '../support/cli.ts';
+import { afterIndexLag } from '../support/eventually.ts';
 import { createTestPlaces, createTestTenant, type TestTenant, unique } from '../support/factories.ts';
 import { startTestApi, type TestApi } from '../support/http.ts';
 
@@ -132,6 +133,7 @@ describe('Areas: admin commands and what the API shows', () => {
       '--places',
       places.town.code,
     );
+    await afterIndexLag(); // ops made the Area before; a new listing finds its rules through an index
     // Act
     const born = await create(t, { title: 'Born inside', place_code: places.town.code });
     const bornRead = await read(t, born.id);

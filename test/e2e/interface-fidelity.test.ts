@@ -14,6 +14,7 @@ import type { DeliveryMessage } from '../../functions/kernel/ports/webhook-ladde
 import { createArea } from '../../functions/services/areas.ts';
 import { issueSiteKey } from '../../functions/services/site-keys.ts';
 import { fanOutEvent, processDeliveryMessage } from '../../functions/services/webhook-deliveries.ts';
+import { afterIndexLag } from '../support/eventually.ts';
 import {
   createTestAgent,
   createTestPlaces,
@@ -233,6 +234,7 @@ describe('row 7: site writes honour Idempotency-Key (scoped to the publishable k
     expect(again.headers.get('idempotent-replayed')).toBe('true');
     expect(again.text).toBe(first.text);
     expect(changed.status, changed.text).toBe(422);
+    await afterIndexLag(); // the list is read through an index, after the test's writes
     const leads = await api.call('GET', `/v1/leads?q=${encodeURIComponent(email)}`);
     expect(leads.body.data).toHaveLength(1);
     const inquiries = await api.call('GET', `/v1/inquiries?lead_id=${leads.body.data[0].id}`);
@@ -337,6 +339,7 @@ describe('row 11: recover the failed deliveries of an endpoint', () => {
     expect(outcome).toBe('endpoint_disabled');
     expect((await getDelivery(tenant.tenantId, message.deliveryId))?.status).toBe('failed');
     const since = new Date(Date.now() - 3600_000).toISOString();
+    await afterIndexLag(); // recover finds the failed deliveries through the endpoint's index
     // Act
     const whileDisabled = await api.call('POST', `/v1/webhooks/${endpoint.id}/recover`, { body: { since } });
     await api.call('PATCH', `/v1/webhooks/${endpoint.id}`, { body: { enabled: true } });

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { locs, type Output } from '../support/api-client.ts';
+import { afterIndexLag } from '../support/eventually.ts';
 import { createTestLead, createTestTenant, type TestTenant } from '../support/factories.ts';
 import { startTestApi, type TestApi } from '../support/http.ts';
 
@@ -134,6 +135,7 @@ describe('POST /v1/leads/{lead_id}/properties', () => {
     // Assess
     for (const res of [unknownWrite, foreignWrite, unknownRead, foreignRead]) expect(res.status).toBe(404);
     expect(foreignRead.text).not.toContain('Their flat');
+    await afterIndexLag(); // the list is read through an index, after the test's writes
     const theirs = await links(theirLead, other.key);
     expect(theirs.body.data.map((l: LeadProperty) => l.property_id)).toEqual([theirListing]);
   });

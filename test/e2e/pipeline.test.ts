@@ -2,7 +2,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { revokeApiKeyById } from '../../functions/services/api-keys.ts';
 import type { Output } from '../support/api-client.ts';
-import { eventually } from '../support/eventually.ts';
+import { afterIndexLag, eventually } from '../support/eventually.ts';
 import { createTestPlaces, createTestTenant, type TestTenant, unique } from '../support/factories.ts';
 import { startTestApi, type TestApi } from '../support/http.ts';
 
@@ -26,6 +26,7 @@ async function listingIds(key?: string): Promise<string[]> {
 }
 
 async function listingsTitled(title: string, key?: string): Promise<Listing[]> {
+  await afterIndexLag(); // the list is read through an index, after the test's writes
   const res = await api.call('GET', '/v1/properties?limit=200&include_archived=true', key ? { key } : {});
   expect(res.status).toBe(200);
   return (res.body.data as Listing[]).filter((p) => p.title === title);
@@ -540,6 +541,7 @@ describe('query validation and cursors', () => {
     for (const title of ['one', 'two', 'three']) {
       expect((await api.call('POST', '/v1/properties', { key: a.key, body: { title } })).status).toBe(201);
     }
+    await afterIndexLag(); // the list is read through an index, after the test's writes
     const first = await api.call('GET', '/v1/properties?limit=2', { key: a.key });
     const cursor: string = first.body.next_cursor;
     expect(first.body.data).toHaveLength(2);

@@ -121,6 +121,7 @@ describe('POST /v1/properties', () => {
     // Assess
     expect(res.status).toBe(422);
     expect(locs(res.body)).toEqual([['body', 'place_code']]);
+    await afterIndexLag(); // the list is read through an index, after the test's writes
     const list = await api.call('GET', '/v1/properties?include_archived=true', { key: fresh.key });
     expect(list.body.data).toEqual([]);
   });
@@ -258,6 +259,7 @@ describe('DELETE /v1/properties/{property_id}', () => {
     expect(read.status).toBe(200);
     expect(read.body).toMatchObject({ status: 'archived', slug: gone.slug, place_code: placeCode });
     expect(read.body.archived_at).toEqual(expect.any(String));
+    await afterIndexLag(); // the list is read through an index, after the test's writes
     const defaultList = await api.call('GET', '/v1/properties', { key: fresh.key });
     expect(defaultList.body.data.map((p: Listing) => p.id)).toEqual([kept.id]);
     const withArchived = await api.call('GET', '/v1/properties?include_archived=true', { key: fresh.key });
@@ -295,6 +297,7 @@ describe('GET /v1/properties paging', () => {
     const fresh = await createTestTenant();
     for (let i = 0; i < 4; i++) await createListing({ title: `Even ${i}` }, fresh.key);
     // Act
+    await afterIndexLag(); // the list is read through an index, after the test's writes
     const first = await api.call('GET', '/v1/properties?limit=2', { key: fresh.key });
     const second = await api.call(
       'GET',
@@ -337,6 +340,7 @@ describe('GET /v1/properties paging', () => {
     const order = [...created].sort(byUpdatedThenId).map((p) => p.id);
     const seen: Listing[] = [];
     // Act
+    await afterIndexLag(); // the list is read through an index, after the test's writes
     const first = await api.call('GET', '/v1/properties?limit=3', { key: fresh.key });
     seen.push(...first.body.data);
     const alreadySeen = order[1] as string;
@@ -349,6 +353,7 @@ describe('GET /v1/properties paging', () => {
       expect(edit.status).toBe(200);
       await sleep(3);
     }
+    await afterIndexLag(); // the list is read through an index, after the test's writes
     let cursor: string | null = first.body.next_cursor;
     while (cursor) {
       const res = await api.call('GET', `/v1/properties?limit=3&cursor=${encodeURIComponent(cursor)}`, {
@@ -379,6 +384,7 @@ describe('GET /v1/properties paging', () => {
     const plusZero = zulu.replace('Z', '+00:00');
     const plusTwo = new Date(between.getTime() + 2 * 3600_000).toISOString().replace('Z', '+02:00');
     const expected = [newer1.id, newer2.id];
+    await afterIndexLag();
     // Act
     const results = await Promise.all(
       [zulu, plusZero, plusTwo].map((since) =>
@@ -406,6 +412,7 @@ describe('GET /v1/properties paging', () => {
     // Prepare
     const fresh = await createTestTenant();
     for (let i = 0; i < 3; i++) await createListing({ title: `Cursor ${i}` }, fresh.key);
+    await afterIndexLag(); // the list is read through an index, after the test's writes
     const first = await api.call('GET', '/v1/properties?limit=1', { key: fresh.key });
     const cursor: string = first.body.next_cursor;
     const [data = '', mac = ''] = cursor.split('.');
