@@ -148,7 +148,7 @@ export const workers = [
     trigger: { kind: 'queue', queue: 'ai', batchSize: 1, maxConcurrency: 10, maxReceiveCount: 5 },
     // Key reads (Tenant, listing, the month's AI spend) and updates (the listing, conditioned on its
     // request id; the spend counter). Queries for Lead scoring: the Lead with its criteria, inquiries
-    // and activities (gsi1, gsi2). A score is written in the Lead's transaction: the Lead put, its
+    // and activities (gsi1, gsi2); for a resume page, the Tenant's listings (gsi1). A score is written in the Lead's transaction: the Lead put, its
     // search tokens put and deleted, claims checked.
     table: {
       actions: [
@@ -160,7 +160,8 @@ export const workers = [
       ],
       indexes: ['gsi1', 'gsi2'],
     },
-    // Calls the model; the retry ladder re-sends a failed request to its own queue, with a delay.
+    // Calls the model; the retry ladder re-sends a failed request to its own queue, with a delay, and
+    // a resume page queues the next one.
     uses: ['aiQueue', 'bedrock'],
     // Leaves room for the SDK's retries of a throttled call.
     timeoutSeconds: 300,
@@ -176,10 +177,11 @@ export const workers = [
       summary: 'Resume AI enrichments paused by the monthly spend ceiling',
       localEveryMs: 3_600_000,
     },
-    // Lists the Tenants (gsi2) and their listings (gsi1), reads the month's spend, re-requests held
-    // ones by updating the listing; the stream consumer queues them.
-    table: { actions: [...READ, 'dynamodb:UpdateItem'], indexes: ['gsi1', 'gsi2'] },
-    uses: [],
+    // Lists the Tenants (gsi2) and fans out: one resume message per Tenant on the AI queue, whose
+    // worker pages through that Tenant's listings with a checkpoint (a message per page), so the job
+    // finishes however many listings the Tenants hold.
+    table: { actions: ['dynamodb:Query'], indexes: ['gsi2'] },
+    uses: ['aiQueue'],
     timeoutSeconds: 300,
   },
   {

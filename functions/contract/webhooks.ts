@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import type { WebhookDeliveryRecord, WebhookEndpointRecord } from '../data/webhooks.ts';
+import { attemptCountOf, type WebhookDeliveryRecord, type WebhookEndpointRecord } from '../data/webhooks.ts';
 import { SUBSCRIBABLE_EVENT_TYPES } from '../domain/webhooks.ts';
 import { OffsetDateTime, PageQuery, Uuid } from './shared.ts';
 
@@ -86,7 +86,10 @@ export const DeliveryOut = z.object({
   event_id: z.string().check(z.describe('The webhook-id header of every attempt')),
   event_type: z.string(),
   status: z.enum(['pending', 'succeeded', 'failed']),
-  attempts: z.array(AttemptOut),
+  attempts: z
+    .array(AttemptOut)
+    .check(z.describe('The last 20 attempts, oldest first; `attempt_count` counts every attempt made')),
+  attempt_count: z.number().check(z.describe('Every attempt made: automatic, manual and test ones')),
   next_attempt_at: z.nullable(z.string()),
   created_at: z.string(),
 });
@@ -106,6 +109,7 @@ export function toDeliveryOut(d: WebhookDeliveryRecord): z.infer<typeof Delivery
       error: a.error ?? null,
       response_body: a.responseBody ?? null,
     })),
+    attempt_count: attemptCountOf(d),
     next_attempt_at: d.status === 'pending' ? (d.nextAttemptAt ?? null) : null,
     created_at: d.createdAt,
   };

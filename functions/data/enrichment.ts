@@ -1,7 +1,7 @@
 import type { EnrichmentStatus } from '../domain/enrichment.ts';
 import type { ListingTexts } from '../domain/listing-text.ts';
 import { Listing } from './entities/listing.ts';
-import { isConditionalFailure } from './errors.ts';
+import { isConditionalFailure, SDK_ERRORS } from './errors.ts';
 import type { ListingRecord } from './listings.ts';
 import { nextTimestamp } from './timestamps.ts';
 
@@ -43,4 +43,26 @@ export async function recordEnrichment(
     if (isConditionalFailure(error)) return false;
     throw error;
   }
+}
+
+/**
+ * One bounded page of a Tenant's listings whose enrichment is held (off or paused) and not archived:
+ * one Query reading at most `readLimit` listings from `checkpoint` on (least recently updated first;
+ * a resume does not change `updatedAt`, so a run never meets a listing twice), the held ones kept by
+ * the filter. `checkpoint` is null once the Tenant's listings are all read.
+ */
+export async function queryHeldListingsPage(
+  tenantId: string,
+  readLimit: number,
+  checkpoint: string | undefined,
+): Promise<{ held: ListingRecord[]; checkpoint: string | null }> {
+  const { data, cursor } = await Listing.query
+    .byUpdated({ tenantId })
+    .where(
+      ({ enrichmentStatus }, { eq }) =>
+        `(${eq(enrichmentStatus, 'off')} OR ${eq(enrichmentStatus, 'paused')})`,
+    )
+    .where(({ archivedAt }, { notExists }) => notExists(archivedAt))
+    .go({ limit: readLimit, cursor: checkpoint ?? null, ...SDK_ERRORS });
+  return { held: data, checkpoint: cursor };
 }

@@ -2,7 +2,7 @@ import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { createConversions } from 'electrodb';
 import { dynamo, tableName } from './client.ts';
 import { SiteRateWindow } from './entities/site-rate-window.ts';
-import { countersOfRefusal, isConditionalFailure } from './errors.ts';
+import { countersOfRefusal, isConditionalFailure, isThrottled } from './errors.ts';
 
 type WindowComposite = { tenantId: string; windowStart: number; bucket: string };
 let windowKeys: ((composite: WindowComposite) => Record<string, string>) | undefined;
@@ -85,6 +85,12 @@ async function add(
       counts: Object.fromEntries(counters.map((c) => [c.name, Number(Attributes[c.name] ?? 1)])),
     };
   } catch (error) {
+    // Throttled even after the SDK's retries: more requests on this window item than its partition
+    // can count, a flood. Answered as the budget spent (429, retry once the window resets), never a
+    // 500 for the whole site.
+    if (isThrottled(error)) {
+      return { admitted: false, counts: Object.fromEntries(counters.map((c) => [c.name, c.quota + 1])) };
+    }
     if (!isConditionalFailure(error)) throw error;
     const current = countersOfRefusal(error);
     return {
@@ -113,8 +119,27 @@ async function giveBack(
       }),
     )
     .catch((error: unknown) => {
-      if (!isConditionalFailure(error)) throw error;
+      // A give-back lost to throttling costs the budget one count for the rest of the window: no 500.
+      if (!isConditionalFailure(error) && !isThrottled(error)) throw error;
     });
+}
+
+/**
+ * Refusals of this window seen by this container, by visitor and quotas: a budget once spent stays
+ * spent until its window ends (only admitted requests count), so later requests of the window are
+ * answered from here without a write. A flood on one Tenant then costs its window items a write per
+ * container, not one per request (each refused conditional update is still a billed write, and on
+ * the partition's 1,000 WCU). Holds the current window only.
+ */
+const refusals: { windowStart: number; counts: Map<string, number> } = { windowStart: 0, counts: new Map() };
+
+/** The spent counters of the window, each with the count it was refused at. */
+function refusalsOf(windowStart: number): Map<string, number> {
+  if (refusals.windowStart !== windowStart) {
+    refusals.windowStart = windowStart;
+    refusals.counts = new Map();
+  }
+  return refusals.counts;
 }
 
 /**
@@ -132,6 +157,16 @@ export async function countSiteRequest(input: {
   quotas: { visitor: number; site: number };
 }): Promise<SiteWindowCounts> {
   const { tenantId, windowStart, windowSeconds } = input;
+  const known = refusalsOf(windowStart);
+  const siteRefusal = `${tenantId}|site|${input.quotas.site}`;
+  const visitorRefusal = `${tenantId}|visitor#${input.visitor}|${input.quotas.visitor}`;
+  const siteSpent = known.get(siteRefusal);
+  const visitorSpent = known.get(visitorRefusal);
+  if (siteSpent !== undefined || visitorSpent !== undefined) {
+    // The counter not spent was not counted: reported unused (the spent one is the tightest budget,
+    // the one the headers describe).
+    return { siteCount: siteSpent ?? 0, visitorCount: visitorSpent ?? 0, admitted: false };
+  }
   const [site, visitor] = await Promise.all([
     add(tenantId, windowStart, windowSeconds, 'site', [{ name: 'count', quota: input.quotas.site }]),
     add(tenantId, windowStart, windowSeconds, `visitor#${input.visitor}`, [
@@ -139,11 +174,14 @@ export async function countSiteRequest(input: {
     ]),
   ]);
   if (site.admitted && !visitor.admitted) await giveBack(tenantId, windowStart, 'site', 'count');
-  return {
+  const counts = {
     siteCount: site.counts.count ?? 1,
     visitorCount: visitor.counts.count ?? 1,
     admitted: site.admitted && visitor.admitted,
   };
+  if (!site.admitted) known.set(siteRefusal, counts.siteCount);
+  if (!visitor.admitted) known.set(visitorRefusal, counts.visitorCount);
+  return counts;
 }
 
 /** The inquiry counter of a publishable key on a visitor's window item. */

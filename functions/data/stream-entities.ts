@@ -58,7 +58,27 @@ export const STREAM_ENTITIES = [
 
 const ignored: ReadonlySet<string> = new Set(STREAM_IGNORED_ENTITIES);
 
-/** True for an entity whose changes no stream processor reads. */
-export function isStreamIgnored(entity: string | undefined): boolean {
+/**
+ * The principal DynamoDB names on the stream record of a delete it made itself: a TTL expiry (an
+ * event after its 30 days, a delivery after its retention). No processor reads those: an expiry is
+ * housekeeping, never a change the service made, and an event's expiry alone is millions of records
+ * a month for a large Tenant (issue 26 item 4).
+ */
+export const TTL_DELETE_PRINCIPAL = 'dynamodb.amazonaws.com';
+
+/** The parts of a stream record that tell who removed an item (aws-lambda's `DynamoDBRecord` fits). */
+export interface StreamRecordOrigin {
+  eventName?: string | undefined;
+  userIdentity?: { principalId?: string | undefined } | null | undefined;
+}
+
+/**
+ * True for a record no stream processor reads: a change of a bookkeeping entity, or a TTL expiry of
+ * any item. The same rule as the event source mapping's filter (lib/stacks/async-stack.ts), for where
+ * no filter runs (the local stream poller).
+ */
+export function isStreamIgnored(entity: string | undefined, record?: StreamRecordOrigin): boolean {
+  if (record?.eventName === 'REMOVE' && record.userIdentity?.principalId === TTL_DELETE_PRINCIPAL)
+    return true;
   return entity !== undefined && ignored.has(entity);
 }

@@ -1,8 +1,9 @@
 import type { EntityItem } from 'electrodb';
 import { withoutUndefined } from './defined.ts';
-import { WebhookDelivery } from './entities/webhook-delivery.ts';
+import { KEPT_ATTEMPTS, KEPT_RESPONSE_BODY_BYTES, WebhookDelivery } from './entities/webhook-delivery.ts';
 import { WebhookEndpoint } from './entities/webhook-endpoint.ts';
 import { isConditionalFailure } from './errors.ts';
+import { EDIT_ATTEMPTS, RETRY, withOptimisticRetry } from './optimistic.ts';
 
 export type WebhookEndpointRecord = EntityItem<typeof WebhookEndpoint>;
 export type WebhookDeliveryRecord = EntityItem<typeof WebhookDelivery>;
@@ -160,7 +161,8 @@ export async function queryFailedDeliveriesSince(
 
 /** What an attempt changes on its delivery. */
 export interface AttemptRecord {
-  attempt: DeliveryAttempt;
+  /** The attempt made; its `number` is given when it is recorded (the delivery's count plus one). */
+  attempt: Omit<DeliveryAttempt, 'number'>;
   status: WebhookDeliveryRecord['status'];
   /** The next automatic attempt, or null for none. */
   nextAttemptAt: string | null;
@@ -169,44 +171,101 @@ export interface AttemptRecord {
   scheduleToken?: string;
 }
 
+type AttemptGuard = { scheduleToken: string } | { requestId: string };
+
+/** Every attempt the delivery made, the ones no longer kept included. */
+export function attemptCountOf(delivery: WebhookDeliveryRecord): number {
+  return delivery.attemptCount ?? delivery.attempts.length;
+}
+
+/** Whether the message `guard` names may still record its attempt on `delivery`. */
+function guardHolds(delivery: WebhookDeliveryRecord, guard: AttemptGuard): boolean {
+  return 'scheduleToken' in guard
+    ? delivery.scheduleToken === guard.scheduleToken
+    : delivery.handledRequestId !== guard.requestId;
+}
+
+/** The first `maxBytes` of `text` in UTF-8, never cutting a character in two. */
+function utf8Prefix(text: string, maxBytes: number): string {
+  const bytes = Buffer.from(text, 'utf8');
+  if (bytes.length <= maxBytes) return text;
+  let end = maxBytes;
+  // Back off continuation bytes (10xxxxxx) so the cut falls on a character's first byte.
+  while (end > 0 && ((bytes[end] ?? 0) & 0xc0) === 0x80) end--;
+  return bytes.subarray(0, end).toString('utf8');
+}
+
 /**
  * Logs an attempt. `guard` names the message that made it: an automatic attempt must still hold the
  * delivery's `scheduleToken`, a requested one must not have been handled yet. `false` when the guard
  * failed: another copy of the message got there first, and this one's result is not recorded.
+ *
+ * The attempt list is bounded: the update writes the last KEPT_ATTEMPTS attempts, this one
+ * included (with its response body cut to KEPT_RESPONSE_BODY_BYTES), and the count of all of them.
+ * DynamoDB cannot append to a list and drop its head in one update, so the list is written whole,
+ * on condition that the count is still the one it was built from; another attempt recorded in
+ * between (an automatic one beside a redelivery) makes it re-read and build again.
  */
 export async function recordAttempt(
   delivery: WebhookDeliveryRecord,
   change: AttemptRecord,
-  guard: { scheduleToken: string } | { requestId: string },
+  guard: AttemptGuard,
 ): Promise<boolean> {
-  const now = new Date().toISOString();
-  let update = WebhookDelivery.patch({ tenantId: delivery.tenantId, id: delivery.id })
-    .set({
-      status: change.status,
-      updatedAt: now,
-      ...(change.nextAttemptAt ? { nextAttemptAt: change.nextAttemptAt } : {}),
-      ...(change.autoAttempts !== undefined ? { autoAttempts: change.autoAttempts } : {}),
-      ...(change.scheduleToken ? { scheduleToken: change.scheduleToken } : {}),
-      ...('requestId' in guard ? { handledRequestId: guard.requestId } : {}),
-    })
-    .append({ attempts: [withoutUndefined(change.attempt)] });
-  if (!change.nextAttemptAt) update = update.remove(['nextAttemptAt']);
-  try {
-    if ('scheduleToken' in guard) {
-      await update.where(({ scheduleToken }, { eq }) => eq(scheduleToken, guard.scheduleToken)).go();
-    } else {
-      await update
-        .where(
+  return withOptimisticRetry(
+    async (n) => {
+      const current =
+        n === 1
+          ? delivery
+          : (
+              await WebhookDelivery.get({ tenantId: delivery.tenantId, id: delivery.id }).go({
+                consistent: true,
+              })
+            ).data;
+      if (!current || !guardHolds(current, guard)) return false;
+      const made = attemptCountOf(current);
+      const { responseBody, ...attempt } = change.attempt;
+      const stored = withoutUndefined({
+        ...attempt,
+        number: made + 1,
+        ...(responseBody === undefined
+          ? {}
+          : { responseBody: utf8Prefix(responseBody, KEPT_RESPONSE_BODY_BYTES) }),
+      });
+      const now = new Date().toISOString();
+      let update = WebhookDelivery.patch({ tenantId: delivery.tenantId, id: delivery.id }).set({
+        status: change.status,
+        updatedAt: now,
+        attempts: [...current.attempts.map((kept) => withoutUndefined(kept)), stored].slice(-KEPT_ATTEMPTS),
+        attemptCount: made + 1,
+        ...(change.nextAttemptAt ? { nextAttemptAt: change.nextAttemptAt } : {}),
+        ...(change.autoAttempts !== undefined ? { autoAttempts: change.autoAttempts } : {}),
+        ...(change.scheduleToken ? { scheduleToken: change.scheduleToken } : {}),
+        ...('requestId' in guard ? { handledRequestId: guard.requestId } : {}),
+      });
+      if (!change.nextAttemptAt) update = update.remove(['nextAttemptAt']);
+      update =
+        current.attemptCount === undefined
+          ? update.where(({ attemptCount }, { notExists }) => notExists(attemptCount))
+          : update.where(({ attemptCount }, { eq }) => eq(attemptCount, made));
+      if ('scheduleToken' in guard) {
+        update = update.where(({ scheduleToken }, { eq }) => eq(scheduleToken, guard.scheduleToken));
+      } else {
+        update = update.where(
           ({ handledRequestId }, { notExists, ne }) =>
             `(${notExists(handledRequestId)} OR ${ne(handledRequestId, guard.requestId)})`,
-        )
-        .go();
-    }
-    return true;
-  } catch (error) {
-    if (isConditionalFailure(error)) return false;
-    throw error;
-  }
+        );
+      }
+      try {
+        await update.go();
+        return true;
+      } catch (error) {
+        // The guard or the count moved: the next round re-reads and tells which.
+        if (isConditionalFailure(error)) return RETRY;
+        throw error;
+      }
+    },
+    { attempts: EDIT_ATTEMPTS, exhausted: () => false },
+  );
 }
 
 /**

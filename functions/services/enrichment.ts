@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { chargeSpendOnce, spentThisMonthUsd } from '../data/ai-spend.ts';
-import { recordEnrichment } from '../data/enrichment.ts';
-import { getListing, type ListingRecord, queryAllListings } from '../data/listings.ts';
+import { queryHeldListingsPage, recordEnrichment } from '../data/enrichment.ts';
+import { getListing, type ListingRecord } from '../data/listings.ts';
 import { EDIT_ATTEMPTS, RETRY, withOptimisticRetry } from '../data/optimistic.ts';
 import { getTenant, listTenants, type TenantRecord } from '../data/tenants.ts';
 import {
@@ -16,7 +16,7 @@ import {
 import { clientWritten, type ListingTexts } from '../domain/listing-text.ts';
 import { config } from '../kernel/config.ts';
 import { logger } from '../kernel/logger.ts';
-import type { EnrichMessage } from '../kernel/messages/ai-queue.ts';
+import type { EnrichMessage, ResumeMessage } from '../kernel/messages/ai-queue.ts';
 import { enrichmentProvider } from '../kernel/ports/ai-provider.ts';
 import { queue } from '../kernel/ports/queue.ts';
 
@@ -154,19 +154,30 @@ async function retryOrFail(message: EnrichMessage, listing: ListingRecord, provi
 }
 
 /**
- * Requeues a Tenant's held enrichments (off or paused) once AI is available again: after the
- * switch is turned on, the ceiling is raised, or a new month starts.
+ * Listings one resume page reads (one Query; the held ones among them are re-requested, an update
+ * each): a page is a few seconds of work, far inside the AI worker's timeout, whatever the Tenant's size.
  */
-export async function resumeHeldEnrichments(tenantId: string): Promise<{ resumed: number }> {
+export const RESUME_PAGE_LISTINGS = 500;
+
+/**
+ * Re-requests the held enrichments (off or paused, not archived) of one page of the Tenant's
+ * listings from `checkpoint` on, if AI is available to the Tenant again: after the switch is turned
+ * on, the ceiling is raised, or a new month starts. `checkpoint` is where the next page starts, null
+ * at the end (or when the Tenant is still held: nothing to page through).
+ */
+async function resumeHeldPage(
+  tenantId: string,
+  checkpoint: string | undefined,
+  pageListings: number,
+): Promise<{ resumed: number; checkpoint: string | null }> {
   // Strongly consistent: called right after the change of the Tenant's AI settings that allows it.
   const tenant = await getTenant(tenantId, { consistent: true });
-  if (!tenant) return { resumed: 0 };
-  if (statusOnTrigger(await allowanceOf(tenant)) !== 'pending') return { resumed: 0 };
+  if (!tenant) return { resumed: 0, checkpoint: null };
+  if (statusOnTrigger(await allowanceOf(tenant)) !== 'pending') return { resumed: 0, checkpoint: null };
+  const page = await queryHeldListingsPage(tenantId, pageListings, checkpoint);
   let resumed = 0;
-  for (const listing of await queryAllListings(tenantId)) {
-    const status = listing.enrichmentStatus;
-    if ((status !== 'off' && status !== 'paused') || !listing.enrichmentRequestId || listing.archivedAt)
-      continue;
+  for (const listing of page.held) {
+    if (!listing.enrichmentRequestId) continue;
     const ok = await recordEnrichment(listing, listing.enrichmentRequestId, {
       status: 'pending',
       attempts: 0,
@@ -174,7 +185,42 @@ export async function resumeHeldEnrichments(tenantId: string): Promise<{ resumed
     });
     if (ok) resumed++;
   }
+  return { resumed, checkpoint: page.checkpoint };
+}
+
+/** Requeues all of a Tenant's held enrichments, page after page (the admin command, a settings change). */
+export async function resumeHeldEnrichments(
+  tenantId: string,
+  pageListings = RESUME_PAGE_LISTINGS,
+): Promise<{ resumed: number }> {
+  let resumed = 0;
+  let checkpoint: string | undefined;
+  do {
+    const page = await resumeHeldPage(tenantId, checkpoint, pageListings);
+    resumed += page.resumed;
+    checkpoint = page.checkpoint ?? undefined;
+  } while (checkpoint);
   return { resumed };
+}
+
+/**
+ * One page of a Tenant's resume run (a message of the AI queue): re-requests its held enrichments
+ * and, when listings remain, queues the next page from the checkpoint reached. A redelivered
+ * message redoes its page harmlessly (the re-requested listings are pending, no longer held).
+ */
+export async function resumeFromMessage(
+  message: ResumeMessage,
+  pageListings = RESUME_PAGE_LISTINGS,
+): Promise<{ resumed: number; checkpoint: string | null }> {
+  const page = await resumeHeldPage(message.tenantId, message.checkpoint, pageListings);
+  if (page.checkpoint) {
+    await queue().send('ai', {
+      type: 'resume',
+      tenantId: message.tenantId,
+      checkpoint: page.checkpoint,
+    } satisfies ResumeMessage);
+  }
+  return page;
 }
 
 /**
@@ -195,13 +241,23 @@ export async function requestEnrichment(
   } satisfies EnrichMessage);
 }
 
+/** Resume messages the daily job sends at once. */
+const RESUME_SENDS_AT_ONCE = 10;
+
 /**
  * The daily job: a new month resets every Tenant's AI spend, so enrichments paused by the ceiling
- * resume (resumeHeldEnrichments does nothing while a Tenant is still off or over its ceiling).
+ * resume. It only fans out: one resume message per Tenant with AI on and a ceiling, on the AI queue,
+ * where each Tenant's run pages through its listings with a checkpoint (resumeFromMessage). The job
+ * itself reads the Tenants alone, so it finishes however many listings they hold.
  */
-export async function resumeAllTenants(): Promise<{ tenants: number; resumed: number }> {
-  let resumed = 0;
+export async function resumeAllTenants(): Promise<{ tenants: number }> {
   const tenants = (await listTenants()).filter((t) => t.aiEnabled && t.aiMonthlyLimitUsd !== undefined);
-  for (const tenant of tenants) resumed += (await resumeHeldEnrichments(tenant.tenantId)).resumed;
-  return { tenants: tenants.length, resumed };
+  for (let i = 0; i < tenants.length; i += RESUME_SENDS_AT_ONCE) {
+    await Promise.all(
+      tenants
+        .slice(i, i + RESUME_SENDS_AT_ONCE)
+        .map((t) => queue().send('ai', { type: 'resume', tenantId: t.tenantId } satisfies ResumeMessage)),
+    );
+  }
+  return { tenants: tenants.length };
 }

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { listActiveAgents } from '../data/agents.ts';
 import {
+  type AttemptRecord,
   countEndpointFailure,
-  type DeliveryAttempt,
   type DisabledReason,
   disableEndpointOnce,
   failWithoutAttempt,
@@ -177,8 +177,8 @@ export async function processDeliveryMessage(
     payload: delivery.payload,
   });
   const outcome = outcomeOf(response.statusCode);
-  const attempt: DeliveryAttempt = {
-    number: delivery.attempts.length + 1,
+  // Numbered when recorded (data/webhooks.ts recordAttempt): the delivery keeps only its last attempts.
+  const attempt: AttemptRecord['attempt'] = {
     trigger: message.trigger,
     at: new Date().toISOString(),
     durationMs: response.durationMs,

@@ -76,7 +76,7 @@ async function consumeStream(event: DynamoDBStreamEvent): Promise<DynamoDBBatchR
     const record = records[i] as DynamoDBRecord;
     try {
       const entity = entityOf(record);
-      if (isStreamIgnored(entity)) continue;
+      if (isStreamIgnored(entity, record)) continue;
       const change = decode(record, entity);
       logger.debug('table change', { entity, kind: change.kind, eventId: change.eventId });
       for (const process of processors) await process(change);

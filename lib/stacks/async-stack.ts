@@ -124,14 +124,21 @@ export const WORKER_MEMORY_MB = DEFAULT_WORKER_MEMORY_MB;
 /**
  * The stream consumer's filter criteria (Lambda event filtering; patterns are ORed): an insert or
  * modify whose new image is not a bookkeeping entity, or a remove whose old image is not one. Records
- * without `__edb_e__` (nothing the service writes) match neither. TTL expiries of idempotency records
- * and rate-limit windows are removes of bookkeeping entities, so they are dropped too.
+ * without `__edb_e__` (nothing the service writes) match neither. A TTL expiry (DynamoDB's own
+ * delete: `userIdentity.principalId` is TTL_DELETE_PRINCIPAL; a delete by the service carries no
+ * `userIdentity`) matches neither, whatever the entity: events and webhook deliveries expire by the
+ * million and no processor reads an expiry (functions/data/stream-entities.ts `isStreamIgnored`, the
+ * same rule where no filter runs).
  */
 export function streamFilterPatterns(): Record<string, unknown>[] {
   const notBookkeeping = { S: [{ 'anything-but': [...STREAM_IGNORED_ENTITIES] }] };
   return [
     { dynamodb: { NewImage: { __edb_e__: notBookkeeping } } },
-    { eventName: ['REMOVE'], dynamodb: { OldImage: { __edb_e__: notBookkeeping } } },
+    {
+      eventName: ['REMOVE'],
+      userIdentity: { principalId: [{ exists: false }] },
+      dynamodb: { OldImage: { __edb_e__: notBookkeeping } },
+    },
   ];
 }
 

@@ -208,14 +208,21 @@ describe('email from a worker in the SES sandbox', () => {
   });
 });
 
-/** Lambda's event filtering on one record, for the patterns used here: nested keys, value lists, anything-but. */
+/**
+ * Lambda's event filtering on one record, for the patterns used here: nested keys, value lists,
+ * anything-but, exists (a key whose parent is missing does not exist either).
+ */
 function matchesPattern(pattern: unknown, value: unknown): boolean {
   if (Array.isArray(pattern)) {
-    return pattern.some((rule) =>
-      typeof rule === 'object' && rule !== null && 'anything-but' in rule
-        ? value !== undefined && !(rule as { 'anything-but': unknown[] })['anything-but'].includes(value)
-        : rule === value,
-    );
+    return pattern.some((rule) => {
+      if (typeof rule === 'object' && rule !== null && 'anything-but' in rule)
+        return (
+          value !== undefined && !(rule as { 'anything-but': unknown[] })['anything-but'].includes(value)
+        );
+      if (typeof rule === 'object' && rule !== null && 'exists' in rule)
+        return (value !== undefined) === (rule as { exists: boolean }).exists;
+      return rule === value;
+    });
   }
   if (typeof pattern !== 'object' || pattern === null) return false;
   return Object.entries(pattern).every(([key, inner]) =>
@@ -282,6 +289,24 @@ describe('the stream consumer filter (cost)', () => {
     for (const entity of STREAM_ENTITIES) {
       expect(invokedOnEachChange(entity, patterns), entity).toEqual(onEveryChange(true));
     }
+  });
+
+  it("never invokes the consumer for a TTL expiry, an event's or any other, but does for the service's own removal", () => {
+    // Prepare
+    const patterns = synthesizedPatterns();
+    const ttlExpiry = (entity: string) => ({
+      ...record('REMOVE', { OldImage: entity }),
+      userIdentity: { type: 'Service', principalId: 'dynamodb.amazonaws.com' },
+    });
+
+    // Act + Assess
+    expect(invoked(ttlExpiry('event'), patterns)).toBe(false);
+    for (const entity of STREAM_ENTITIES) expect(invoked(ttlExpiry(entity), patterns), entity).toBe(false);
+    expect(invoked(record('REMOVE', { OldImage: 'lead' }), patterns)).toBe(true);
+    expect(invoked(record('INSERT', { NewImage: 'event' }), patterns)).toBe(true);
+    expect(
+      invoked(record('MODIFY', { NewImage: 'webhookDelivery', OldImage: 'webhookDelivery' }), patterns),
+    ).toBe(true);
   });
 
   it('classifies every entity of functions/data/entities as bookkeeping or as a stream entity', () => {

@@ -180,12 +180,13 @@ export const handler = (event: unknown) => queue().send('ai', event);`;
   });
 
   it('does not count a port the generated entry only binds: a declared use no code reaches is reported', async () => {
-    // Prepare: the daily resume job (it reaches no port) as a row that declares email and the AI queue
+    // Prepare: an operation that reaches no port (reading a Lead) as a row that declares email and the AI queue
+    const getLead = routes.find((r) => r.operationId === 'getLead') as RouteDefinition;
     const row: Row = {
       name: 'synthetic',
       entry: {
-        module: 'functions/workers/ai-resume.ts',
-        route: { ...routes[0], uses: ['email', 'aiQueue'] },
+        module: `functions/http/${getLead.entry}`,
+        route: { ...getLead, uses: ['email', 'aiQueue'] },
       },
       uses: ['email', 'aiQueue'],
     };

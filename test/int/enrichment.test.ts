@@ -9,11 +9,15 @@ import { getTenant, type TenantChanges } from '../../functions/data/tenants.ts';
 import { costUsd, spendMonth } from '../../functions/domain/enrichment.ts';
 import { type ListingTexts, viewTexts } from '../../functions/domain/listing-text.ts';
 import { config } from '../../functions/kernel/config.ts';
-import type { EnrichMessage } from '../../functions/kernel/messages/ai-queue.ts';
+import type { EnrichMessage, ResumeMessage } from '../../functions/kernel/messages/ai-queue.ts';
 import { type EnrichmentProvider, ProviderError } from '../../functions/kernel/ports/ai.ts';
 import { setEnrichmentProvider } from '../../functions/kernel/ports/ai-provider.ts';
 import { type QueueName, type QueuePort, setQueue } from '../../functions/kernel/ports/queue.ts';
-import { enrichListing, resumeHeldEnrichments } from '../../functions/services/enrichment.ts';
+import {
+  enrichListing,
+  resumeFromMessage,
+  resumeHeldEnrichments,
+} from '../../functions/services/enrichment.ts';
 import { createListing, editListing, type ListingWriter } from '../../functions/services/listings.ts';
 import { createTenantFromAdmin, updateTenantFromAdmin } from '../../functions/services/tenants.ts';
 import { handler as streamConsumerHandler, type TableChange } from '../../functions/streams/consumer.ts';
@@ -643,20 +647,73 @@ describe('what re-queues enrichment on a live listing', () => {
 });
 
 describe('the daily resume job', () => {
-  it('resumes enrichments paused by the ceiling once the month has reset the spend', async () => {
+  /** The AI worker's SQS event of one message (as its event source delivers it). */
+  const aiEvent = (message: unknown): SQSEvent => ({
+    Records: [{ messageId: 'resume-1', body: JSON.stringify(message) } as SQSEvent['Records'][number]],
+  });
+
+  it('sends one resume message per Tenant with AI on and a ceiling; the AI worker resumes what the month reset', async () => {
     // Prepare: a paused listing, then a "new month" (no spend recorded for the current one).
     const agency = await newAgency({ aiMonthlyLimitUsd: 1 });
+    const other = await newAgency({ aiMonthlyLimitUsd: 5 });
+    const noCeiling = await newAgency();
     const month = spendMonth(new Date());
     await chargeSpend(agency.tenantId, month, 2, { inputTokens: 1, outputTokens: 1 });
     const paused = await create(agency, { title: 'Paused villa', place_code: placeCode });
     expect(paused.enrichmentStatus).toBe('paused');
     const { AiSpend } = await import('../../functions/data/entities/ai-spend.ts');
     await AiSpend.delete({ tenantId: agency.tenantId, month }).go();
+    recorder = new RecordingQueue();
+    setQueue(recorder);
     // Act
     const { handler } = await import('../../functions/workers/ai-resume.ts');
-    const result = await asFunction(WORKER_ENTRIES.aiResume, handler)();
+    await asFunction(WORKER_ENTRIES.aiResume, handler)();
+    const mine = new Set([agency.tenantId, other.tenantId, noCeiling.tenantId]);
+    const sent = recorder.sent.filter((s) => mine.has((s.message as { tenantId: string }).tenantId));
+    const ofAgency = sent.find((s) => s.message.tenantId === agency.tenantId);
+    await aiWorker(aiEvent(ofAgency?.message));
     // Assess
-    expect(result.resumed).toBeGreaterThanOrEqual(1);
+    expect(sent.map((s) => s.queue)).toEqual(['ai', 'ai']);
+    expect(sent.map((s) => s.message)).toEqual(
+      expect.arrayContaining([
+        { type: 'resume', tenantId: agency.tenantId },
+        { type: 'resume', tenantId: other.tenantId },
+      ]),
+    );
     expect((await reread(paused)).enrichmentStatus).toBe('pending');
+  });
+
+  it("a Tenant's run pages through its listings and goes on from the checkpoint each page queues", async () => {
+    // Prepare: five listings held while AI was off, then AI on.
+    const agency = await newAgency({ aiEnabled: false });
+    const held: ListingRecord[] = [];
+    for (let i = 1; i <= 5; i++)
+      held.push(await create(agency, { title: `Held ${i}`, place_code: placeCode }));
+    await agency.update({ aiEnabled: true });
+    recorder = new RecordingQueue();
+    setQueue(recorder);
+    // Act: the first page (2 listings a page), then each continuation it and the next ones queue.
+    const pages = [await resumeFromMessage({ type: 'resume', tenantId: agency.tenantId }, 2)];
+    const afterFirstPage = await Promise.all(held.map(reread));
+    for (let next = recorder.sent.shift(); next; next = recorder.sent.shift()) {
+      pages.push(await resumeFromMessage(next.message as unknown as ResumeMessage, 2));
+    }
+    // Assess
+    expect(held.map((l) => l.enrichmentStatus)).toEqual(Array(5).fill('off'));
+    expect(pages.map((p) => p.resumed)).toEqual([2, 2, 1]);
+    expect(pages.at(-1)?.checkpoint).toBeNull();
+    expect(afterFirstPage.map((l) => l.enrichmentStatus)).toEqual([
+      'pending',
+      'pending',
+      'off',
+      'off',
+      'off',
+    ]);
+    const final = await Promise.all(held.map(reread));
+    expect(final.map((l) => l.enrichmentStatus)).toEqual(Array(5).fill('pending'));
+    // The later pages went on from the checkpoint: the first page's listings were not requested again.
+    expect(final.slice(0, 2).map((l) => l.enrichmentRequestId)).toEqual(
+      afterFirstPage.slice(0, 2).map((l) => l.enrichmentRequestId),
+    );
   });
 });

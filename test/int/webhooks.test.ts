@@ -3,9 +3,11 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { SQSEvent } from 'aws-lambda';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { toDeliveryOut } from '../../functions/contract/webhooks.ts';
 import { findApiKeyById } from '../../functions/data/api-keys.ts';
 import { ApiKey } from '../../functions/data/entities/api-key.ts';
-import { getDelivery, getEndpoint } from '../../functions/data/webhooks.ts';
+import { WebhookDelivery } from '../../functions/data/entities/webhook-delivery.ts';
+import { getDelivery, getEndpoint, type WebhookDeliveryRecord } from '../../functions/data/webhooks.ts';
 import { UnauthorizedError } from '../../functions/kernel/errors.ts';
 import type { WebhookResponse } from '../../functions/kernel/net/webhook-sender.ts';
 import type { DeliveryMessage, WebhookLadderPort } from '../../functions/kernel/ports/webhook-ladder.ts';
@@ -218,6 +220,86 @@ describe('processing a delivery message', () => {
     const delivery = await getDelivery(tenant.tenantId, ladder.queued[0]?.message.deliveryId as string);
     expect(delivery?.status).toBe('failed');
     expect(delivery?.attempts).toEqual([]);
+  });
+});
+
+describe('a delivery record is bounded (issue 26 item 4)', () => {
+  /** A receiver that answers 200 with a 10 KB body, in multi-byte characters (3 bytes each). */
+  const verbose: DeliveryDeps['send'] = async () => ({
+    statusCode: 200,
+    error: null,
+    durationMs: 2,
+    responseBody: '€'.repeat(3_500),
+  });
+  const redeliver = (first: DeliveryMessage, n: number): DeliveryMessage => ({
+    ...first,
+    trigger: 'manual',
+    token: `redeliver-${n}-${randomUUID()}`,
+  });
+
+  it('keeps the last 20 attempts with the count of all, 4 KB of answer each, and expires 90 days after creation', async () => {
+    // Prepare
+    const own = await createTestTenant();
+    const ladder = new RecordingLadder();
+    await createEndpoint({
+      tenantId: own.tenantId,
+      url: 'http://127.0.0.1:9/bounded',
+      events: ['lead.scored'],
+      via: 'console',
+    });
+    const createdAt = Math.floor(Date.now() / 1000);
+    await fanOutEvent(own.tenantId, envelope('lead.scored').json, { ladder });
+    const first = ladder.queued[0]?.message as DeliveryMessage;
+    const deps = { ladder, send: verbose, delayScale: 0 };
+    // Act: 25 redeliveries by hand.
+    for (let n = 1; n <= 25; n++)
+      expect(await processDeliveryMessage(redeliver(first, n), deps)).toBe('delivered');
+    // Assess
+    const { data: item } = await WebhookDelivery.get({ tenantId: own.tenantId, id: first.deliveryId }).go({
+      consistent: true,
+    });
+    expect(item?.attemptCount).toBe(25);
+    expect(item?.attempts.map((a) => a.number)).toEqual(Array.from({ length: 20 }, (_, i) => i + 6));
+    for (const attempt of item?.attempts ?? []) {
+      expect(Buffer.byteLength(attempt.responseBody ?? '', 'utf8')).toBeLessThanOrEqual(4096);
+      expect(attempt.responseBody).toMatch(/^€+$/);
+    }
+    expect(Buffer.byteLength(JSON.stringify(item), 'utf8')).toBeLessThan(120_000);
+    const ninetyDays = 90 * 86_400;
+    expect(item?.ttl).toBeGreaterThanOrEqual(createdAt + ninetyDays);
+    expect(item?.ttl).toBeLessThanOrEqual(Math.ceil(Date.now() / 1000) + ninetyDays);
+    expect(toDeliveryOut(item as WebhookDeliveryRecord)).toMatchObject({ attempt_count: 25 });
+  });
+
+  it('records an automatic attempt and a redelivery made at the same time, numbered 1 and 2', async () => {
+    // Prepare
+    const own = await createTestTenant();
+    const ladder = new RecordingLadder();
+    await createEndpoint({
+      tenantId: own.tenantId,
+      url: 'http://127.0.0.1:9/both',
+      events: ['lead.status_changed'],
+      via: 'console',
+    });
+    await fanOutEvent(own.tenantId, envelope('lead.status_changed').json, { ladder });
+    const first = ladder.queued[0]?.message as DeliveryMessage;
+    const deps = { ladder, send: answers(200), delayScale: 0 };
+    // Act
+    const results = await Promise.all([
+      processDeliveryMessage(first, deps),
+      processDeliveryMessage(redeliver(first, 1), deps),
+    ]);
+    // Assess
+    expect(results).toEqual(['delivered', 'delivered']);
+    const { data: item } = await WebhookDelivery.get({ tenantId: own.tenantId, id: first.deliveryId }).go({
+      consistent: true,
+    });
+    expect(item?.attemptCount).toBe(2);
+    expect(item?.attempts.map((a) => [a.number, a.trigger]).sort()).toEqual([
+      [1, expect.any(String)],
+      [2, expect.any(String)],
+    ]);
+    expect(new Set(item?.attempts.map((a) => a.trigger))).toEqual(new Set(['auto', 'manual']));
   });
 });
 

@@ -10,7 +10,19 @@ import { asIs, entityConfig, lazyEntity, ownPartition, SERVICE, timestamps } fro
  * and is dropped, so the ladder can always re-queue first and record second (at-least-once, never
  * lost). `sendRequestId` is an outbox for API-requested sends (redeliver, test): the stream consumer
  * queues a message for each new value, and `handledRequestId` records the last one sent.
+ *
+ * Bounded (issue 26 item 4): kept DELIVERY_RETENTION_DAYS (`ttl`), and it holds its last
+ * KEPT_ATTEMPTS attempts, each with at most KEPT_RESPONSE_BODY_BYTES of the receiver's answer, and
+ * the count of every attempt made (`attemptCount`): manual redeliveries cannot grow it past DynamoDB's
+ * 400 KB item limit (each kept attempt is ~4.3 KB at most, about 90 KB for all of them).
  */
+/** How long a delivery is kept: longer than the 30 days of events that `recover` can reach back to. */
+export const DELIVERY_RETENTION_DAYS = 90;
+/** The attempts a delivery keeps, the latest ones: the whole retry ladder (9) and the last redeliveries. */
+export const KEPT_ATTEMPTS = 20;
+/** Of a receiver's answer, what an attempt keeps: the 4 KB the sender reads, enforced where it is stored. */
+export const KEPT_RESPONSE_BODY_BYTES = 4096;
+
 export const WebhookDelivery = lazyEntity(
   () =>
     new Entity(
@@ -41,6 +53,17 @@ export const WebhookDelivery = lazyEntity(
                 responseBody: { type: 'string' },
               },
             },
+          },
+          /**
+           * Every attempt made (manual and test ones too); `attempts` keeps the last KEPT_ATTEMPTS.
+           * Absent on deliveries made before it was counted: there `attempts` holds them all.
+           */
+          attemptCount: { type: 'number', default: 0 },
+          /** Epoch seconds: DynamoDB TTL removes the delivery DELIVERY_RETENTION_DAYS after it was created. */
+          ttl: {
+            type: 'number',
+            readOnly: true,
+            default: () => Math.floor(Date.now() / 1000) + DELIVERY_RETENTION_DAYS * 86_400,
           },
           /** Automatic attempts made so far: the rung of the retry ladder. */
           autoAttempts: { type: 'number', required: true, default: 0 },

@@ -31,6 +31,17 @@ export const EnrichMessage = z.object({
 });
 export type EnrichMessage = z.infer<typeof EnrichMessage>;
 
-/** What the AI queue carries: listing enrichment and Lead (re)scoring requests. */
-export const AiMessage = z.discriminatedUnion('type', [ScoreMessage, EnrichMessage]);
+/**
+ * Asks for one page of a Tenant's held enrichments to be resumed (the daily job sends one per
+ * Tenant): `checkpoint` is where the previous page of that Tenant's run stopped, absent on its first.
+ */
+export const ResumeMessage = z.object({
+  type: z.literal('resume'),
+  tenantId: z.string(),
+  checkpoint: z.optional(z.string()),
+});
+export type ResumeMessage = z.infer<typeof ResumeMessage>;
+
+/** What the AI queue carries: listing enrichment and Lead (re)scoring requests, resume pages. */
+export const AiMessage = z.discriminatedUnion('type', [ScoreMessage, EnrichMessage, ResumeMessage]);
 export type AiMessage = z.infer<typeof AiMessage>;
