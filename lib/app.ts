@@ -84,7 +84,7 @@ export interface ServiceApp {
  * "strong"): CloudFormation refuses to change or remove an export a consumer still imports, so a
  * replaced queue or distribution fails the producer's deploy loudly instead of staying stale in a
  * consumer stack that `cdk deploy` skipped (what `Fn::GetStackOutput`, resolved only when the
- * consumer itself is updated, allowed). The README's deploy guide says how to replace one.
+ * consumer itself is updated, allowed). docs/deploy.md says how to replace one.
  */
 export function buildApp(options: BuildAppOptions = {}): ServiceApp {
   const app = options.app ?? new App({ context: { ...cdkJsonContext(), ...options.context } });
@@ -158,7 +158,7 @@ export function buildApp(options: BuildAppOptions = {}): ServiceApp {
 }
 
 /**
- * The deploy parameters (CDK context, `-c key=value` or cdk.json's `context`). The README's Deploy
+ * The deploy parameters (CDK context, `-c key=value` or cdk.json's `context`). docs/deploy.md's
  * section shows this table.
  */
 export const DEPLOY_PARAMETERS = {

@@ -3,7 +3,7 @@ import { BUYER_TYPES, RECOMMENDED_ACTIONS, type ScoreTier, tierOf } from './lead
 
 /**
  * Lead Scoring (issue: leads). What a scorer sees of a Lead, what it answers, and the local
- * rule-based scorer whose signals and weights are documented here (README, Scoring).
+ * rule-based scorer whose signals and weights are documented here (docs/scoring.md).
  */
 export interface ScoringInput {
   now: string;

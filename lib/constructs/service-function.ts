@@ -154,7 +154,7 @@ export interface ServiceFunctionProps {
   /**
    * X-Ray tracing mode. Off by default: the functions do not load the X-Ray SDK (Powertools Tracer), so
    * an active trace would hold only Lambda's own segment, which the function's metrics and its
-   * request log line already tell; see the README's Observability section.
+   * request log line already tell; see docs/operations.md, Observability.
    * @default Tracing.DISABLED
    */
   readonly tracing?: Tracing;
@@ -265,7 +265,7 @@ export class ServiceFunction extends Construct {
         POWERTOOLS_METRICS_NAMESPACE: METRICS_NAMESPACE,
         LOG_LEVEL: props.logLevel ?? 'INFO',
         // Stack traces in the logs point at functions/**/*.ts lines instead of the minified bundle.
-        // Costs cold start (Node reads the map when the bundle loads; see the README's figures).
+        // Costs cold start (Node reads the map when the bundle loads; see docs/architecture.md, Memory, and docs/bench.md).
         NODE_OPTIONS: '--enable-source-maps',
         ...props.environment,
       },

@@ -9,7 +9,7 @@ import { startTestApi, type TestApi } from '../support/http.ts';
 
 const run = promisify(execFile);
 
-/** What an integrator writes with the types generated from docs/openapi.json (see the README). */
+/** What an integrator writes with the types generated from docs/openapi.json (see docs/getting-started.md). */
 const CLIENT = `import createClient from 'openapi-fetch';
 import type { paths } from './api.js';
 
@@ -46,7 +46,7 @@ afterAll(async () => {
 
 describe('a typed client generated from docs/openapi.json', () => {
   it('compiles with openapi-typescript types and runs against the local API', async () => {
-    // Prepare: generate the types and write the client, as the README says
+    // Prepare: generate the types and write the client, as docs/getting-started.md says
     await run('node_modules/.bin/openapi-typescript', ['docs/openapi.json', '-o', `${dir}/api.d.ts`]);
     await writeFile(`${dir}/client.ts`, CLIENT);
     // Act 1: it type-checks strictly (a wrong field or path would not)

@@ -68,7 +68,7 @@ beforeAll(async () => {
     if (Date.now() > deadline) throw new Error(`no demo catalogue:\n${stack.output()}`);
     await new Promise((r) => setTimeout(r, 500));
   }
-  // As the README says: subscribe the receiver's address, then start it with the secret.
+  // As docs/events-and-webhooks.md says: subscribe the receiver's address, then start it with the secret.
   const port = await freePort();
   receiverUrl = `http://127.0.0.1:${port}/`;
   const subscribed = await api('POST', '/v1/webhooks/subscriptions', {

@@ -16,7 +16,7 @@
  *   InvalidRequest, and a `x-amz-checksum-*` (query or header) that is not the body's is BadDigest;
  *   `X-Amz-Content-Sha256` must be UNSIGNED-PAYLOAD or the body's SHA-256.
  *
- * `uploadContractProblems` adds this service's own promise on top (interface §4.2, README Photos):
+ * `uploadContractProblems` adds this service's own promise on top (interface §4.2, docs/photos.md):
  * Content-Type and Content-Length are signed, every header handed out is signed, and the URL fixes
  * no checksum (the service cannot know the bytes when it mints the URL).
  */

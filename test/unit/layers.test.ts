@@ -6,7 +6,7 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 /**
- * The layers of functions/ (README "Layers") are guarded by Biome's noRestrictedImports overrides in
+ * The layers of functions/ (docs/architecture.md, Layers) are guarded by Biome's noRestrictedImports overrides in
  * biome.json. These tests plant imports in a scratch copy of the layout, lint it with the project's
  * own biome.json, and check that every upward import is refused and every permitted one passes; and
  * they walk the real import graph for circles.
