@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { reindexAgents } from '../../functions/data/agents.ts';
+import { rekeyLeads } from '../../functions/data/leads.ts';
 import { getTenantBySlug } from '../../functions/data/tenants.ts';
 import { SCOPES } from '../../functions/domain/scopes.ts';
 import { createAgent } from '../../functions/services/agents.ts';
@@ -44,6 +45,10 @@ export async function seedDemo(): Promise<DemoSeed> {
   if (existing) {
     // A data directory from before GET /v1/agents: its Agents gain the index that lists them.
     await reindexAgents(existing.tenantId);
+    // A data directory from before archived Leads had their own list keys (issue 26): re-filed.
+    let after: string | undefined;
+    do after = (await rekeyLeads(existing.tenantId, { after })).resumeAfter;
+    while (after);
     // A data directory from before publishable keys gets its site key now (shown on this start).
     const siteKey = await seedSiteKey(existing.tenantId);
     return {
