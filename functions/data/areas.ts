@@ -40,11 +40,17 @@ export async function listAreas(tenantId: string): Promise<AreaRecord[]> {
   return data;
 }
 
+/**
+ * A listing's Area memberships: one Query of its own partition, strongly consistent, as a recompute
+ * plans its adds and removals from it (a membership written a moment ago must be seen).
+ */
 export async function membershipsOfListing(
   tenantId: string,
   propertyId: string,
 ): Promise<AreaMembershipRecord[]> {
-  const { data } = await AreaMembership.query.byListing({ tenantId, propertyId }).go({ pages: 'all' });
+  const { data } = await AreaMembership.query
+    .byListing({ tenantId, propertyId })
+    .go({ pages: 'all', consistent: true });
   return data;
 }
 

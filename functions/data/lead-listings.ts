@@ -55,9 +55,14 @@ export async function changeLeadListingRole(
   }
 }
 
-/** Every link of a Lead: one Query of the Lead's partition. */
+/**
+ * Every link of a Lead: one Query of the Lead's partition, strongly consistent (the table's own
+ * partition allows it): a link made a moment ago is listed, as its Lead is read.
+ */
 export async function queryLeadListingLinks(tenantId: string, leadId: string): Promise<LeadListingRecord[]> {
-  const { data } = await LeadListing.query.byLead({ tenantId, leadId }).go({ pages: 'all' });
+  const { data } = await LeadListing.query
+    .byLead({ tenantId, leadId })
+    .go({ pages: 'all', consistent: true });
   return data;
 }
 
@@ -73,6 +78,7 @@ export async function getListingTitles(
   await untilProcessed('getListingTitles', [...new Set(ids)], async (pending) => {
     const { data, unprocessed } = await Listing.get(pending.map((id) => ({ tenantId, id }))).go({
       attributes: ['id', 'title'],
+      consistent: true, // a listing made or retitled a moment ago shows its title
     });
     for (const item of data) titles.set(item.id, item.title);
     return unprocessed.map((k) => k.id);

@@ -134,6 +134,7 @@ describe('row 4: one listing, one shape', () => {
       name: 'The Coast',
       placeCodes: [places.region.code],
     });
+    await afterIndexLag(); // the list is read through an index, after the test's writes
     // Act
     const single = await api.call('GET', `/v1/properties/${created.body.id}`);
     const items: { id: string; areas: unknown[] }[] = [];
