@@ -9,6 +9,7 @@ import { listLinkedListings } from '../../functions/services/lead-listings.ts';
 import { bindLocalAdapters } from '../../scripts/local/adapters/index.ts';
 import { listOutbox } from '../../scripts/local/adapters/outbox-email.ts';
 import { locs } from '../support/api-client.ts';
+import { afterIndexLag } from '../support/eventually.ts';
 import { createTestAgent, createTestTenant, type TestTenant, unique } from '../support/factories.ts';
 import { startTestApi, type TestApi } from '../support/http.ts';
 import { type FollowingStreamConsumer, startFollowingStreamConsumer } from '../support/reactions.ts';
@@ -199,6 +200,7 @@ describe('POST /v1/leads:ingest', () => {
       phone: '+34666777888',
     });
     expect(byPhone.body.lead).toMatchObject({ id: first.body.lead.id, email: address, locale: 'en' });
+    await afterIndexLag(); // a list read through an index, after the writes
     const inquiries = await api.call('GET', `/v1/inquiries?lead_id=${first.body.lead.id}`);
     expect(inquiries.body.data).toHaveLength(3);
   });
@@ -218,8 +220,10 @@ describe('POST /v1/leads:ingest', () => {
     const leadIds = new Set(results.map((r) => r.body.lead.id));
     expect(leadIds.size).toBe(1);
     const [leadId] = [...leadIds];
+    await afterIndexLag(); // a list read through an index, after the writes
     const inquiries = await api.call('GET', `/v1/inquiries?lead_id=${leadId}&limit=200`);
     expect(inquiries.body.data).toHaveLength(20);
+    await afterIndexLag(); // a list read through an index, after the writes
     const found = await api.call('GET', `/v1/leads?q=${encodeURIComponent(address)}`);
     expect(found.body.data.map((l: { id: string }) => l.id)).toEqual([leadId]);
   });
@@ -257,6 +261,7 @@ describe('POST /v1/leads:ingest', () => {
     expect(replay.status).toBe(201);
     expect(replay.headers.get('idempotent-replayed')).toBe('true');
     expect(replay.body).toEqual(first.body);
+    await afterIndexLag(); // a list read through an index, after the writes
     const inquiries = await api.call('GET', `/v1/inquiries?lead_id=${first.body.lead.id}`);
     expect(inquiries.body.data).toHaveLength(1);
   });
@@ -294,6 +299,7 @@ describe('POST /v1/leads:ingest', () => {
       expect(res.status, JSON.stringify(cases[i]?.[0])).toBe(422);
       expect(locs(res)).toContainEqual(cases[i]?.[1]);
     });
+    await afterIndexLag(); // a list read through an index, after the writes
     const found = await api.call('GET', `/v1/leads?q=${encodeURIComponent(address)}&include_archived=true`);
     // Nothing written: no Lead, so nothing for a reaction to score or email.
     expect(found.body.data).toEqual([]);
@@ -629,11 +635,13 @@ describe('GET /v1/inquiries', () => {
     expect(unknown.status).toBe(404);
     expect(foreign.status).toBe(404);
     expect(malformed.status).toBe(422);
+    await afterIndexLag(); // a list read through an index, after the writes
     expect(got(await api.call('GET', `/v1/inquiries?lead_id=${leadA}`, { key: tenant.key }))).toEqual([]);
   });
 
   it('needs leads:read', async () => {
     const key = await own.newKey(['activities:read']);
+    await afterIndexLag(); // a list read through an index, after the writes
     expect((await api.call('GET', '/v1/inquiries', { key: key.key })).status).toBe(403);
   });
 });
