@@ -195,12 +195,12 @@ export const workers = [
       maxReceiveCount: 5,
       localPollMs: 100,
     },
-    // Reads the delivery and endpoint (GetItem), the Tenant Admins (Query on gsi1), and logs attempts
-    // and failure counts (UpdateItem). No PutItem: it never creates items.
+    // Reads the delivery and endpoint (GetItem), and logs attempts and failure counts (UpdateItem). No
+    // PutItem: it never creates items.
     table: { actions: ['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:UpdateItem'], indexes: ['gsi1'] },
-    // Re-queues a failed attempt (the next rung; a rung over 15 minutes is a schedule), and emails the
-    // Tenant Admins when an endpoint is disabled.
-    uses: ['webhookQueue', 'webhookSchedules', 'email'],
+    // Re-queues a failed attempt (the next rung; a rung over 15 minutes is a schedule). The Tenant
+    // Admins of an endpoint it disables are emailed by the stream consumer (the endpoint is the outbox).
+    uses: ['webhookQueue', 'webhookSchedules'],
     // Covers a batch of 10 receivers at 10 s each, side by side, with room for the table writes.
     timeoutSeconds: 60,
   },
