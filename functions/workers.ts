@@ -205,6 +205,23 @@ export const workers = [
     timeoutSeconds: 60,
   },
   {
+    name: 'webhookSweeper',
+    entry: 'functions/workers/webhook-sweeper.ts',
+    description: 'Every 15 minutes: queues again webhook deliveries whose ladder rung was lost',
+    // A rung SQS holds is at most 15 minutes late; a later one was lost (issue 24, F1′).
+    trigger: {
+      kind: 'schedule',
+      cron: { minute: '0/15', hour: '*' },
+      summary: 'Queue again webhook deliveries overdue by more than 15 minutes',
+      localEveryMs: 5_000,
+    },
+    // Lists the Tenants (gsi2) and their endpoints and pending deliveries (gsi1); hands each overdue
+    // delivery to a new message (UpdateItem, conditioned on its token).
+    table: { actions: ['dynamodb:Query', 'dynamodb:UpdateItem'], indexes: ['gsi1', 'gsi2'] },
+    uses: ['webhookQueue'],
+    timeoutSeconds: 300,
+  },
+  {
     name: 'imageImport',
     entry: 'functions/workers/image-import.ts',
     description: 'Photo import worker: fetches photo URLs (SSRF-safe), stores them, adds them to galleries',

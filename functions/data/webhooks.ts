@@ -191,6 +191,48 @@ export async function queryFailedDeliveriesSince(
   return data;
 }
 
+/**
+ * The endpoint's pending deliveries created at or after `since` (ISO, UTC): one Query on the
+ * endpoint's delivery index, the pending ones kept by a filter (the sweeper's read; no Scan).
+ */
+export async function queryPendingDeliveriesSince(
+  tenantId: string,
+  endpointId: string,
+  since: string,
+): Promise<WebhookDeliveryRecord[]> {
+  const { data } = await WebhookDelivery.query
+    .byEndpoint({ tenantId, endpointId })
+    .gte({ createdAt: since })
+    .where(({ status }, { eq }) => eq(status, 'pending'))
+    .go({ pages: 'all' });
+  return data;
+}
+
+/**
+ * Hands a pending delivery's next automatic attempt to a new message: `scheduleToken` becomes
+ * `token` (the old one's message, should it ever come, is then stale) and the attempt is due `dueAt`.
+ * `false` when the delivery moved on meanwhile (an attempt was recorded, it settled).
+ */
+export async function replaceScheduleToken(
+  delivery: WebhookDeliveryRecord,
+  token: string,
+  dueAt: string,
+): Promise<boolean> {
+  try {
+    await WebhookDelivery.patch({ tenantId: delivery.tenantId, id: delivery.id })
+      .set({ scheduleToken: token, nextAttemptAt: dueAt, updatedAt: new Date().toISOString() })
+      .where(
+        ({ scheduleToken, status }, { eq }) =>
+          `${eq(scheduleToken, delivery.scheduleToken)} AND ${eq(status, 'pending')}`,
+      )
+      .go();
+    return true;
+  } catch (error) {
+    if (isConditionalFailure(error)) return false;
+    throw error;
+  }
+}
+
 /** What an attempt changes on its delivery. */
 export interface AttemptRecord {
   attempt: DeliveryAttempt;

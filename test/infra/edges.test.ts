@@ -127,6 +127,32 @@ describe('EventBridge Scheduler sends due webhook retries to the delivery queue'
     expect(decided).toEqual(each(requests, 'ImplicitlyDenied'));
   });
 
+  it('lets the role put a schedule Scheduler gave up on in the schedules’ dead-letter queue, and not without its statement', async () => {
+    // Prepare: what Scheduler sends with the schedule's role when the target keeps failing (F1′).
+    const role = ladder().schedulerRole;
+    const deadLetter: AccessRequest = {
+      principal: app.arnOf(role),
+      action: 'sqs:SendMessage',
+      resource: app.arnOf(ladder().scheduleDeadLetterQueue),
+      context: OVER_TLS,
+    };
+    const dlqArn = app.arnOf(ladder().scheduleDeadLetterQueue);
+    const planted = app.editedRole(role, (s) =>
+      JSON.stringify(s.Resource ?? '').includes('ScheduleDeadLetterQueue') ? undefined : s,
+    );
+    // Act
+    const [granted, withoutStatement] = await Promise.all([
+      app.decide(deadLetter),
+      planted.decide(deadLetter),
+    ]);
+    // Assess
+    expect(dlqArn).toMatch(/^arn:aws:sqs:/);
+    expect({ granted, withoutStatement }).toEqual({
+      granted: 'Allowed',
+      withoutStatement: 'ImplicitlyDenied',
+    });
+  });
+
   it('fails without the trust statement, or without the role’s sqs:SendMessage', async () => {
     // Prepare
     const role = ladder().schedulerRole;

@@ -93,14 +93,18 @@ describe('the webhook ladder', () => {
     expect(dynamo).not.toContain('dynamodb:Scan');
   });
 
-  it('configures the worker with the queue, its ARN, the schedule group and the role; never the local switch', () => {
+  it("configures the worker with the queue, its ARN, the schedule group, the role and the schedules' DLQ; never the local switch", () => {
     const ladder = service.async.webhookLadder;
     const env = envOf(ladder.worker);
     expect(env.WEBHOOK_QUEUE_URL).toEqual({ Ref: idOf(ladder.queue) });
     expect(env.WEBHOOK_QUEUE_ARN).toEqual({ 'Fn::GetAtt': [idOf(ladder.queue), 'Arn'] });
     expect(env.WEBHOOK_SCHEDULE_GROUP).toEqual(service.async.resolve(ladder.scheduleGroup.scheduleGroupName));
     expect(env.WEBHOOK_SCHEDULER_ROLE_ARN).toEqual({ 'Fn::GetAtt': [idOf(ladder.schedulerRole), 'Arn'] });
-    expect(env.EMAIL_FROM).toBeDefined();
+    expect(env.WEBHOOK_SCHEDULE_DLQ_ARN).toEqual({
+      'Fn::GetAtt': [idOf(ladder.scheduleDeadLetterQueue), 'Arn'],
+    });
+    // The disable notice is sent by the stream consumer (the endpoint is its outbox): no email here.
+    expect(env.EMAIL_FROM).toBeUndefined();
     expect(env.LOCAL_ALLOW_PRIVATE_URLS).toBeUndefined();
     expect(env.RETRY_DELAY_SCALE).toBeUndefined();
   });
