@@ -57,11 +57,17 @@ describe('the webhook ladder', () => {
     template.resourceCountIs('AWS::Scheduler::ScheduleGroup', 1);
   });
 
-  it('gives Scheduler a role that can only send to the delivery queue, assumed only by Scheduler', () => {
+  it("gives Scheduler a role that can only send to the delivery queue (and the schedules' DLQ), assumed only by Scheduler", () => {
     const role = service.async.webhookLadder.schedulerRole;
     const statements = grantedTo(role);
     expect(statements.map((s) => [actionsOf(s), s.Resource])).toEqual([
-      [['sqs:SendMessage'], { 'Fn::GetAtt': [idOf(service.async.webhookLadder.queue), 'Arn'] }],
+      [
+        ['sqs:SendMessage'],
+        [
+          { 'Fn::GetAtt': [idOf(service.async.webhookLadder.queue), 'Arn'] },
+          { 'Fn::GetAtt': [idOf(service.async.webhookLadder.scheduleDeadLetterQueue), 'Arn'] },
+        ],
+      ],
     ]);
     const roleProps = template.toJSON().Resources[idOf(role)].Properties;
     const trust = roleProps.AssumeRolePolicyDocument.Statement;
