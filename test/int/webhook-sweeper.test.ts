@@ -1,12 +1,19 @@
 import { randomUUID } from 'node:crypto';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WebhookDelivery } from '../../functions/data/entities/webhook-delivery.ts';
 import { getDelivery } from '../../functions/data/webhooks.ts';
 import type { WebhookResponse } from '../../functions/kernel/net/webhook-sender.ts';
-import type { DeliveryMessage, WebhookLadderPort } from '../../functions/kernel/ports/webhook-ladder.ts';
+import {
+  type DeliveryMessage,
+  setWebhookLadder,
+  type WebhookLadderPort,
+} from '../../functions/kernel/ports/webhook-ladder.ts';
 import { fanOutEvent, processDeliveryMessage } from '../../functions/services/webhook-deliveries.ts';
 import { createEndpoint } from '../../functions/services/webhook-endpoints.ts';
 import { OVERDUE_AFTER_MS, requeueOverdueDeliveries } from '../../functions/services/webhook-sweeper.ts';
+import { handler as sweeperHandler } from '../../functions/workers/webhook-sweeper.ts';
+import { bindLocalAdapters } from '../../scripts/local/adapters/index.ts';
+import { asFunction, WORKER_ENTRIES } from '../support/aws-operations.ts';
 import { createTestTenant, type TestTenant } from '../support/factories.ts';
 
 /**
@@ -38,6 +45,7 @@ let tenant: TestTenant;
 beforeAll(async () => {
   tenant = await createTestTenant();
 });
+afterAll(() => bindLocalAdapters());
 
 function envelope(type: string): string {
   const id = randomUUID();
@@ -122,5 +130,30 @@ describe('the overdue-delivery sweeper', () => {
     const again = ladder.queued.filter((q) => q.message.deliveryId === lostMessage.deliveryId);
     expect(again).toHaveLength(1);
     expect(again[0]?.message.token).not.toBe(lostMessage.token);
+  });
+
+  it('runs as its function: the scheduled handler queues the overdue delivery on the bound ladder', async () => {
+    // Prepare: a delivery whose first message was lost 20 minutes ago.
+    const ladder = new TestLadder();
+    await createEndpoint({
+      tenantId: tenant.tenantId,
+      url: 'http://127.0.0.1:9/handler',
+      events: ['property.archived'],
+      via: 'console',
+    });
+    await fanOutEvent(tenant.tenantId, envelope('property.archived'), { ladder });
+    const deliveryId = ladder.queued[0]?.message.deliveryId as string;
+    await WebhookDelivery.patch({ tenantId: tenant.tenantId, id: deliveryId })
+      .set({ nextAttemptAt: new Date(Date.now() - 20 * 60_000).toISOString() })
+      .go();
+    const bound = new TestLadder();
+    setWebhookLadder(bound);
+
+    // Act
+    const result = await asFunction(WORKER_ENTRIES.webhookSweeper, sweeperHandler)();
+
+    // Assess
+    expect(result.requeued).toBeGreaterThanOrEqual(1);
+    expect(bound.queued.filter((q) => q.message.deliveryId === deliveryId)).toHaveLength(1);
   });
 });
