@@ -135,7 +135,11 @@ export const workers = [
     // Sends each requested enrichment and scoring request to the AI queue, each webhook delivery to
     // its queue, and the owner notifications (functions/streams/reactions) through SES.
     uses: ['aiQueue', 'webhookQueue', 'email'],
-    timeoutSeconds: 60,
+    // A batch of 100 records, each reading what it refers to, fanning out to every subscribed endpoint
+    // (side by side: one round of writes and sends however many endpoints) and sending its emails and
+    // AI requests, in order. 60 s left a Tenant with many endpoints and a throttled SES or SQS timing the
+    // whole batch out (issue 24, F10): a timeout retries the batch (bisected), repeating its sends.
+    timeoutSeconds: 180,
   },
   {
     name: 'aiWorker',

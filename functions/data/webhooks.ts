@@ -153,8 +153,12 @@ export async function insertDeliveryOnce(record: WebhookDeliveryRecord): Promise
   }
 }
 
+/**
+ * Strongly consistent: the delivery is read by the message queued right after its write (fan-out, a
+ * rung, the sweeper's new token); a stale copy would judge a live message stale and drop it.
+ */
 export async function getDelivery(tenantId: string, id: string): Promise<WebhookDeliveryRecord | undefined> {
-  const { data } = await WebhookDelivery.get({ tenantId, id }).go();
+  const { data } = await WebhookDelivery.get({ tenantId, id }).go({ consistent: true });
   return data ?? undefined;
 }
 

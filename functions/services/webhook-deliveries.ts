@@ -77,14 +77,20 @@ export async function fanOutEvent(
     if (standing === 'live') endpoints.push(endpoint);
     else await disableOfSubscriber(endpoint, standing);
   }
-  for (const endpoint of endpoints) {
-    const record = newDelivery(endpoint, envelope, envelopeJson, deliveryIdFor(envelope.id, endpoint.id));
-    const created = await insertDeliveryOnce(record);
-    const delivery = created ? record : await getDelivery(tenantId, record.id);
-    // Already attempted: the replayed batch came after the queue did its work.
-    if (delivery?.status !== 'pending' || delivery.autoAttempts > 0) continue;
-    await deps.ladder.enqueue(autoMessage(delivery), 0);
-  }
+  // Endpoint by endpoint side by side (issue 24, F10): each is its own item and message, so their order
+  // does not matter, and a Tenant with many endpoints costs one round of writes, not one per endpoint.
+  // If one fails the record fails and is retried; the others find their delivery made and re-queue it.
+  await Promise.all(
+    endpoints.map(async (endpoint) => {
+      const id = deliveryIdFor(envelope.id, endpoint.id);
+      const record = newDelivery(endpoint, envelope, envelopeJson, id);
+      const created = await insertDeliveryOnce(record);
+      const delivery = created ? record : await getDelivery(tenantId, record.id);
+      // Already attempted: the replayed batch came after the queue did its work.
+      if (delivery?.status !== 'pending' || delivery.autoAttempts > 0) return;
+      await deps.ladder.enqueue(autoMessage(delivery), 0);
+    }),
+  );
   return endpoints.length;
 }
 

@@ -2,6 +2,7 @@ import { listActiveAgents } from '../data/agents.ts';
 import { onceByReceipt } from '../data/reaction-receipts.ts';
 import type { DisabledReason } from '../data/webhooks.ts';
 import { headerSafe } from '../domain/owner-notices.ts';
+import { MAX_CONSECUTIVE_FAILURES } from '../domain/webhooks.ts';
 import { logger } from '../kernel/logger.ts';
 import { BusinessMetric, countMetric } from '../kernel/metrics.ts';
 import { emails, isPermanentEmailFailure } from '../kernel/ports/email.ts';
@@ -24,12 +25,12 @@ export async function noticeEndpointDisabled(
   const tenantId = newImage.tenantId;
   if (!reason || !NOTIFIED_REASONS.includes(reason) || typeof tenantId !== 'string') return;
   const endpoint = { tenantId, id: String(newImage.id), url: String(newImage.url) };
-  const failures = Number(newImage.consecutiveFailures ?? 0);
   const admins = (await listActiveAgents(tenantId)).filter((a) => a.isAdmin);
   const why =
     reason === 'gone'
       ? 'The receiver answered 410 Gone, which asks us to stop sending.'
-      : `The last ${failures} delivery attempts in a row failed.`;
+      : // The rule's figure: failures counted while the disabling was written do not change what tripped it.
+        `The last ${MAX_CONSECUTIVE_FAILURES} delivery attempts in a row failed.`;
   const text = [
     `The webhook endpoint ${endpoint.url} (id ${endpoint.id}) has been disabled.`,
     why,

@@ -248,3 +248,41 @@ describe('F7: the disable notice goes through an outbox, once per Admin', () => 
     expect(sent).toEqual([]);
   });
 });
+
+describe('F10: fan-out to many endpoints is one round, not one per endpoint', () => {
+  it('queues the deliveries of all endpoints side by side', async () => {
+    // Prepare: 8 endpoints on one type; a ladder that holds each enqueue until all 8 are in flight
+    // (or, when they come one by one, until a generous wait has passed) and records the most at once.
+    const own = await createTestTenant();
+    for (let i = 0; i < 8; i++) {
+      await createEndpoint({
+        tenantId: own.tenantId,
+        url: `http://127.0.0.1:9/many-${i}`,
+        events: ['activity.completed'],
+        via: 'console',
+      });
+    }
+    let inFlight = 0;
+    let most = 0;
+    let release: () => void = () => undefined;
+    const allIn = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const ladder: WebhookLadderPort = {
+      enqueue: async () => {
+        inFlight++;
+        most = Math.max(most, inFlight);
+        if (inFlight === 8) release();
+        await Promise.race([allIn, new Promise((resolve) => setTimeout(resolve, 3000))]);
+        inFlight--;
+      },
+    };
+
+    // Act
+    const count = await fanOutEvent(own.tenantId, envelope('activity.completed'), { ladder });
+
+    // Assess
+    expect(count).toBe(8);
+    expect(most).toBe(8);
+  });
+});
