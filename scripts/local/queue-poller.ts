@@ -2,8 +2,10 @@ import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { LocalQueueMessage } from '../../functions/data/entities/local-queue-message.ts';
 import { isConditionalFailure } from '../../functions/data/errors.ts';
 import type { QueueName } from '../../functions/kernel/ports/queue.ts';
+import { LOCAL_WEBHOOK_QUEUE } from '../../functions/kernel/ports/webhook-ladder.ts';
 import { visibilityTimeoutSeconds, workers } from '../../functions/workers.ts';
 import { visibleAtKey } from './adapters/local-queue.ts';
+import { fireDueSchedules } from './adapters/webhook-ladder.ts';
 
 /** A local queue's name: the service's queues, and the webhook delivery queue. */
 type LocalQueueName = QueueName | 'webhooks';
@@ -168,6 +170,8 @@ export function startQueuePoller(options: {
   const lane = async () => {
     if (stopped) return;
     try {
+      // The ladder's schedules target the delivery queue: the local Scheduler fires due ones first.
+      if (options.queue === LOCAL_WEBHOOK_QUEUE) await fireDueSchedules();
       while (!stopped && (await deliverDue(options.queue, options.handler, deliver)) > 0) {
         // keep draining while messages are due
       }
