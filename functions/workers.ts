@@ -135,7 +135,11 @@ export const workers = [
     // Sends each requested enrichment and scoring request to the AI queue, each webhook delivery to
     // its queue, and the owner notifications (functions/streams/reactions) through SES.
     uses: ['aiQueue', 'webhookQueue', 'email'],
-    timeoutSeconds: 60,
+    // A batch of 100 records, each reading what it refers to, fanning out to every subscribed endpoint
+    // (side by side: one round of writes and sends however many endpoints) and sending its emails and
+    // AI requests, in order. 60 s left a Tenant with many endpoints and a throttled SES or SQS timing the
+    // whole batch out (issue 24, F10): a timeout retries the batch (bisected), repeating its sends.
+    timeoutSeconds: 180,
   },
   {
     name: 'aiWorker',
@@ -197,14 +201,31 @@ export const workers = [
       maxReceiveCount: 5,
       localPollMs: 100,
     },
-    // Reads the delivery and endpoint (GetItem), the Tenant Admins (Query on gsi1), and logs attempts
-    // and failure counts (UpdateItem). No PutItem: it never creates items.
+    // Reads the delivery and endpoint (GetItem), and logs attempts and failure counts (UpdateItem). No
+    // PutItem: it never creates items.
     table: { actions: ['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:UpdateItem'], indexes: ['gsi1'] },
-    // Re-queues a failed attempt (the next rung; a rung over 15 minutes is a schedule), and emails the
-    // Tenant Admins when an endpoint is disabled.
-    uses: ['webhookQueue', 'webhookSchedules', 'email'],
+    // Re-queues a failed attempt (the next rung; a rung over 15 minutes is a schedule). The Tenant
+    // Admins of an endpoint it disables are emailed by the stream consumer (the endpoint is the outbox).
+    uses: ['webhookQueue', 'webhookSchedules'],
     // Covers a batch of 10 receivers at 10 s each, side by side, with room for the table writes.
     timeoutSeconds: 60,
+  },
+  {
+    name: 'webhookSweeper',
+    entry: 'functions/workers/webhook-sweeper.ts',
+    description: 'Every 15 minutes: queues again webhook deliveries whose ladder rung was lost',
+    // A rung SQS holds is at most 15 minutes late; a later one was lost (issue 24, F1′).
+    trigger: {
+      kind: 'schedule',
+      cron: { minute: '0/15', hour: '*' },
+      summary: 'Queue again webhook deliveries overdue by more than 15 minutes',
+      localEveryMs: 5_000,
+    },
+    // Lists the Tenants (gsi2) and their endpoints and pending deliveries (gsi1); hands each overdue
+    // delivery to a new message (UpdateItem, conditioned on its token).
+    table: { actions: ['dynamodb:Query', 'dynamodb:UpdateItem'], indexes: ['gsi1', 'gsi2'] },
+    uses: ['webhookQueue'],
+    timeoutSeconds: 300,
   },
   {
     name: 'imageImport',

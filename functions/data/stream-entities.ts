@@ -26,8 +26,6 @@ export const STREAM_IGNORED_ENTITIES = [
   'outboxEmail',
   // Receipts of the stream reactions' own effects: written by the consumer, read by it only.
   'reactionReceipt',
-  // Endpoint settings: nothing reacts to them (deliveries read the endpoint when they run).
-  'webhookEndpoint',
   // A photo import's progress: the gallery change it ends in is a change of the listing itself.
   'imageImport',
 ] as const;
@@ -54,6 +52,8 @@ export const STREAM_ENTITIES = [
   'event',
   // A delivery whose send request changed (redeliver, test) is queued from here (an outbox).
   'webhookDelivery',
+  // An endpoint the delivery worker disabled: its Tenant Admins are emailed from here (an outbox).
+  'webhookEndpoint',
 ] as const;
 
 const ignored: ReadonlySet<string> = new Set(STREAM_IGNORED_ENTITIES);

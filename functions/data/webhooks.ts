@@ -94,20 +94,53 @@ export async function disableEndpointOnce(
   }
 }
 
-/** Counts one more failed attempt in a row; returns the new count. */
-export async function countEndpointFailure(tenantId: string, id: string): Promise<number> {
-  const { data } = await WebhookEndpoint.patch({ tenantId, id })
-    .add({ consecutiveFailures: 1 })
-    .go({ response: 'all_new' });
-  return (data as WebhookEndpointRecord).consecutiveFailures;
+/**
+ * Counts one more failed attempt in a row, unless one was counted less than `windowMs` before `now`:
+ * the failures of one receiver blip (a burst of concurrent deliveries failing together) count once.
+ * The window is checked in the update's condition, so concurrent failures cannot all pass it.
+ * Returns the new count, or `undefined` when this failure fell in the window and was not counted.
+ */
+export async function countEndpointFailure(
+  tenantId: string,
+  id: string,
+  windowMs: number,
+  now = new Date(),
+): Promise<number | undefined> {
+  const windowStart = new Date(now.getTime() - windowMs).toISOString();
+  try {
+    const { data } = await WebhookEndpoint.patch({ tenantId, id })
+      .add({ consecutiveFailures: 1 })
+      .set({ failureCountedAt: now.toISOString() })
+      .where(
+        ({ failureCountedAt }, { notExists, lte }) =>
+          `(${notExists(failureCountedAt)} OR ${lte(failureCountedAt, windowStart)})`,
+      )
+      .go({ response: 'all_new' });
+    return (data as WebhookEndpointRecord).consecutiveFailures;
+  } catch (error) {
+    if (isConditionalFailure(error)) return undefined;
+    throw error;
+  }
 }
 
-/** A success ends the run of failures (a write only when there was one). */
-export async function resetEndpointFailures(endpoint: WebhookEndpointRecord): Promise<void> {
-  if (endpoint.consecutiveFailures === 0) return;
-  await WebhookEndpoint.patch({ tenantId: endpoint.tenantId, id: endpoint.id })
-    .set({ consecutiveFailures: 0 })
-    .go();
+/**
+ * A success ends the run of failures. Decided by the item as it is when the update runs, not by an
+ * earlier read: a failure counted between that read and this success is reset too. Writes nothing
+ * (no stream record) when there is no run to end.
+ */
+export async function resetEndpointFailures(tenantId: string, id: string): Promise<void> {
+  try {
+    await WebhookEndpoint.patch({ tenantId, id })
+      .set({ consecutiveFailures: 0 })
+      .remove(['failureCountedAt'])
+      .where(
+        ({ consecutiveFailures, failureCountedAt }, { gt, exists }) =>
+          `(${gt(consecutiveFailures, 0)} OR ${exists(failureCountedAt)})`,
+      )
+      .go();
+  } catch (error) {
+    if (!isConditionalFailure(error)) throw error;
+  }
 }
 
 /** Creates the delivery unless it exists (a replayed stream batch): `false` when it did. */
@@ -121,8 +154,12 @@ export async function insertDeliveryOnce(record: WebhookDeliveryRecord): Promise
   }
 }
 
+/**
+ * Strongly consistent: the delivery is read by the message queued right after its write (fan-out, a
+ * rung, the sweeper's new token); a stale copy would judge a live message stale and drop it.
+ */
 export async function getDelivery(tenantId: string, id: string): Promise<WebhookDeliveryRecord | undefined> {
-  const { data } = await WebhookDelivery.get({ tenantId, id }).go();
+  const { data } = await WebhookDelivery.get({ tenantId, id }).go({ consistent: true });
   return data ?? undefined;
 }
 
@@ -157,6 +194,48 @@ export async function queryFailedDeliveriesSince(
     .where(({ status }, { eq }) => eq(status, 'failed'))
     .go({ pages: 'all' });
   return data;
+}
+
+/**
+ * The endpoint's pending deliveries created at or after `since` (ISO, UTC): one Query on the
+ * endpoint's delivery index, the pending ones kept by a filter (the sweeper's read; no Scan).
+ */
+export async function queryPendingDeliveriesSince(
+  tenantId: string,
+  endpointId: string,
+  since: string,
+): Promise<WebhookDeliveryRecord[]> {
+  const { data } = await WebhookDelivery.query
+    .byEndpoint({ tenantId, endpointId })
+    .gte({ createdAt: since })
+    .where(({ status }, { eq }) => eq(status, 'pending'))
+    .go({ pages: 'all' });
+  return data;
+}
+
+/**
+ * Hands a pending delivery's next automatic attempt to a new message: `scheduleToken` becomes
+ * `token` (the old one's message, should it ever come, is then stale) and the attempt is due `dueAt`.
+ * `false` when the delivery moved on meanwhile (an attempt was recorded, it settled).
+ */
+export async function replaceScheduleToken(
+  delivery: WebhookDeliveryRecord,
+  token: string,
+  dueAt: string,
+): Promise<boolean> {
+  try {
+    await WebhookDelivery.patch({ tenantId: delivery.tenantId, id: delivery.id })
+      .set({ scheduleToken: token, nextAttemptAt: dueAt, updatedAt: new Date().toISOString() })
+      .where(
+        ({ scheduleToken, status }, { eq }) =>
+          `${eq(scheduleToken, delivery.scheduleToken)} AND ${eq(status, 'pending')}`,
+      )
+      .go();
+    return true;
+  } catch (error) {
+    if (isConditionalFailure(error)) return false;
+    throw error;
+  }
 }
 
 /** What an attempt changes on its delivery. */

@@ -20,6 +20,8 @@ export const BusinessMetric = {
   WebhookEndpointsDisabled: 'WebhookEndpointsDisabled',
   /** An Owner notice SES refused for good (sandbox, sending paused, rejected): logged, not retried. */
   OwnerNoticesParked: 'OwnerNoticesParked',
+  /** A webhook delivery overdue past its rung, queued again by the sweeper (an alarm watches it). */
+  WebhookDeliveriesSwept: 'WebhookDeliveriesSwept',
 } as const;
 export type BusinessMetric = (typeof BusinessMetric)[keyof typeof BusinessMetric];
 

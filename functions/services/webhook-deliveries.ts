@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import { listActiveAgents } from '../data/agents.ts';
 import {
   type AttemptRecord,
   countEndpointFailure,
@@ -15,7 +14,6 @@ import {
   type WebhookDeliveryRecord,
   type WebhookEndpointRecord,
 } from '../data/webhooks.ts';
-import { headerSafe } from '../domain/owner-notices.ts';
 import {
   MAX_CONSECUTIVE_FAILURES,
   nextDelay,
@@ -26,7 +24,6 @@ import { config } from '../kernel/config.ts';
 import { logger } from '../kernel/logger.ts';
 import { BusinessMetric, countMetric } from '../kernel/metrics.ts';
 import { sendWebhook, type WebhookRequest, type WebhookResponse } from '../kernel/net/webhook-sender.ts';
-import { emails } from '../kernel/ports/email.ts';
 import {
   type DeliveryMessage,
   type WebhookLadderPort,
@@ -80,14 +77,20 @@ export async function fanOutEvent(
     if (standing === 'live') endpoints.push(endpoint);
     else await disableOfSubscriber(endpoint, standing);
   }
-  for (const endpoint of endpoints) {
-    const record = newDelivery(endpoint, envelope, envelopeJson, deliveryIdFor(envelope.id, endpoint.id));
-    const created = await insertDeliveryOnce(record);
-    const delivery = created ? record : await getDelivery(tenantId, record.id);
-    // Already attempted: the replayed batch came after the queue did its work.
-    if (delivery?.status !== 'pending' || delivery.autoAttempts > 0) continue;
-    await deps.ladder.enqueue(autoMessage(delivery), 0);
-  }
+  // Endpoint by endpoint side by side (issue 24, F10): each is its own item and message, so their order
+  // does not matter, and a Tenant with many endpoints costs one round of writes, not one per endpoint.
+  // If one fails the record fails and is retried; the others find their delivery made and re-queue it.
+  await Promise.all(
+    endpoints.map(async (endpoint) => {
+      const id = deliveryIdFor(envelope.id, endpoint.id);
+      const record = newDelivery(endpoint, envelope, envelopeJson, id);
+      const created = await insertDeliveryOnce(record);
+      const delivery = created ? record : await getDelivery(tenantId, record.id);
+      // Already attempted: the replayed batch came after the queue did its work.
+      if (delivery?.status !== 'pending' || delivery.autoAttempts > 0) return;
+      await deps.ladder.enqueue(autoMessage(delivery), 0);
+    }),
+  );
   return endpoints.length;
 }
 
@@ -133,9 +136,11 @@ export type MessageResult =
 
 /**
  * Handles one queued message: makes the attempt it stands for (if it is still the one the delivery
- * waits for), logs it, and climbs the ladder on failure. The next rung is queued BEFORE the attempt is
- * recorded: a crash in between re-runs this message (same webhook-id, at-least-once), while the
- * other order could record a retry that nothing is queued for.
+ * waits for), logs it, and climbs the ladder on failure. The attempt is recorded BEFORE the next rung
+ * is queued (issue 24, F9): a rung that cannot be queued, or a crash in between, leaves a recorded
+ * attempt and a pending delivery whose token nothing carries, which the sweeper
+ * (`requeueOverdueDeliveries`) queues again once it is overdue. The other order re-ran the whole
+ * message when queuing failed: the receiver was POSTed again, and the attempt never recorded.
  */
 export async function processDeliveryMessage(
   message: DeliveryMessage,
@@ -207,7 +212,6 @@ export async function processDeliveryMessage(
     } else {
       const scaled = delay * deps.delayScale;
       const scheduleToken = randomUUID().replaceAll('-', '');
-      await deps.ladder.enqueue(autoMessage(delivery, scheduleToken), scaled);
       result = 'retry_scheduled';
       recorded = await recordAttempt(
         delivery,
@@ -220,6 +224,7 @@ export async function processDeliveryMessage(
         },
         guard,
       );
+      if (recorded) await queueNextRung(deps.ladder, autoMessage(delivery, scheduleToken), scaled);
     }
   } else {
     // A requested send is one attempt. Success settles the delivery (a pending ladder then finds
@@ -238,8 +243,34 @@ export async function processDeliveryMessage(
     );
   }
   if (!recorded) return 'duplicate';
-  await countOutcome(endpoint, outcome);
+  await countOutcome(endpoint, outcome, FAILURE_COUNT_WINDOW_MS * deps.delayScale);
   return result;
+}
+
+/** Tries to queue a rung this many times before leaving it to the sweeper. */
+const RUNG_QUEUE_TRIES = 3;
+
+/**
+ * Queues the next rung of an attempt already recorded, retrying a failed send a few times. If it still
+ * fails the message is not failed (its retry would find its token spent and do nothing): the delivery
+ * stays pending and overdue, and the sweeper queues it again.
+ */
+async function queueNextRung(ladder: WebhookLadderPort, message: DeliveryMessage, delayMs: number) {
+  for (let tries = 1; ; tries++) {
+    try {
+      await ladder.enqueue(message, delayMs);
+      return;
+    } catch (error) {
+      if (tries >= RUNG_QUEUE_TRIES) {
+        logger.error('webhook rung not queued: the sweeper will queue the delivery when it is overdue', {
+          tenantId: message.tenantId,
+          deliveryId: message.deliveryId,
+          error: error as Error,
+        });
+        return;
+      }
+    }
+  }
 }
 
 async function disableOfSubscriber(
@@ -256,46 +287,41 @@ async function disableOfSubscriber(
   }
 }
 
-/** A success ends the endpoint's run of failures; 20 in a row, or one 410, disable it. */
-async function countOutcome(endpoint: WebhookEndpointRecord, outcome: ReturnType<typeof outcomeOf>) {
+/**
+ * How close together failures count as one (issue 24, F6). The interface disables an endpoint after
+ * "20 failed attempts in a row"; a burst fans out up to 20 invocations × 10 messages to one endpoint,
+ * so a receiver down for ten seconds would fail 20 attempts at once and lose its 3-day ladder. So a
+ * failure counts only if none was counted in the minute before it (the first rung of the ladder):
+ * disabling takes 20 failures spread over at least 19 minutes with no success in between, whatever
+ * the traffic. A 410 still disables at once. The window shrinks with the ladder (RETRY_DELAY_SCALE).
+ */
+export const FAILURE_COUNT_WINDOW_MS = 60_000;
+
+/** A success ends the endpoint's run of failures; 20 counted in a row, or one 410, disable it. */
+async function countOutcome(
+  endpoint: WebhookEndpointRecord,
+  outcome: ReturnType<typeof outcomeOf>,
+  windowMs: number,
+) {
   if (outcome === 'succeeded') {
-    await resetEndpointFailures(endpoint);
+    await resetEndpointFailures(endpoint.tenantId, endpoint.id);
     return;
   }
-  const failures = await countEndpointFailure(endpoint.tenantId, endpoint.id);
+  const failures = await countEndpointFailure(endpoint.tenantId, endpoint.id, windowMs);
   const reason: DisabledReason | undefined =
-    outcome === 'gone' ? 'gone' : failures >= MAX_CONSECUTIVE_FAILURES ? 'failures' : undefined;
+    outcome === 'gone'
+      ? 'gone'
+      : failures !== undefined && failures >= MAX_CONSECUTIVE_FAILURES
+        ? 'failures'
+        : undefined;
   if (!reason) return;
+  // The Tenant Admins are told by the stream consumer, from this change (noticeEndpointDisabled).
   if (await disableEndpointOnce(endpoint.tenantId, endpoint.id, reason)) {
     countMetric(BusinessMetric.WebhookEndpointsDisabled);
     logger.warn('webhook endpoint disabled', {
       tenantId: endpoint.tenantId,
       endpointId: endpoint.id,
       reason,
-    });
-    await emailTenantAdmins(endpoint, reason, failures);
-  }
-}
-
-async function emailTenantAdmins(endpoint: WebhookEndpointRecord, reason: DisabledReason, failures: number) {
-  const admins = (await listActiveAgents(endpoint.tenantId)).filter((a) => a.isAdmin);
-  const why =
-    reason === 'gone'
-      ? 'The receiver answered 410 Gone, which asks us to stop sending.'
-      : `The last ${failures} delivery attempts in a row failed.`;
-  const text = [
-    `The webhook endpoint ${endpoint.url} (id ${endpoint.id}) has been disabled.`,
-    why,
-    'Nothing is sent to it while it is disabled; deliveries that fall due meanwhile are marked failed',
-    'and can be redelivered. Fix the receiver, then enable the endpoint again in the console or with',
-    `PATCH /v1/webhooks/${endpoint.id} {"enabled": true}.`,
-  ].join('\n');
-  for (const admin of admins) {
-    await emails().send({
-      tenantId: endpoint.tenantId,
-      to: admin.email,
-      subject: headerSafe(`Webhook endpoint disabled: ${endpoint.url}`),
-      text,
     });
   }
 }

@@ -1,5 +1,6 @@
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { logger } from '../kernel/logger.ts';
+import { withMetrics } from '../kernel/metrics.ts';
 import '../kernel/zod.ts';
 import { privateUrlsAllowed } from '../kernel/net/public-address.ts';
 import { DeliveryMessage } from '../kernel/ports/webhook-ladder.ts';
@@ -15,7 +16,7 @@ privateUrlsAllowed();
  * attempt is not an error here: the worker queues the next rung itself. Only an unexpected error
  * (DynamoDB unavailable…) is a batch item failure, retried by SQS and dead-lettered after 5 receives.
  */
-export async function handler(event: SQSEvent): Promise<SQSBatchResponse> {
+export const handler = withMetrics(async (event: SQSEvent): Promise<SQSBatchResponse> => {
   const results = await Promise.all(
     event.Records.map(async (record) => {
       let message: DeliveryMessage;
@@ -39,4 +40,4 @@ export async function handler(event: SQSEvent): Promise<SQSBatchResponse> {
     }),
   );
   return { batchItemFailures: results.filter((r) => r !== undefined) };
-}
+});

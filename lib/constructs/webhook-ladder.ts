@@ -30,6 +30,13 @@ export class WebhookLadder extends Construct {
   readonly queue: Queue;
   /** Messages the worker failed on 5 times (a bug or an outage, not a failing receiver). */
   readonly deadLetterQueue: Queue;
+  /**
+   * Schedule messages Scheduler could not send to the queue after its retries (issue 24, F1′): a rung
+   * that never fired. Alarmed on; its messages are delivery messages, redriven to `queue` as they are.
+   */
+  readonly scheduleDeadLetterQueue: Queue;
+  /** Runs of the overdue-delivery sweeper that failed EventBridge's retries (its schedule's DLQ). */
+  readonly sweeperDeadLetterQueue: Queue;
   readonly scheduleGroup: ScheduleGroup;
   readonly schedulerRole: Role;
   #worker: ServiceFunction | undefined;
@@ -61,6 +68,33 @@ export class WebhookLadder extends Construct {
       deadLetterQueue: { queue: this.deadLetterQueue, maxReceiveCount: 5 },
     });
 
+    this.scheduleDeadLetterQueue = new Queue(this, 'ScheduleDeadLetterQueue', {
+      encryption: QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+      retentionPeriod: Duration.days(14),
+    });
+    this.sweeperDeadLetterQueue = new Queue(this, 'SweeperDeadLetterQueue', {
+      encryption: QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+      retentionPeriod: Duration.days(14),
+    });
+    for (const [queue, of] of [
+      [this.scheduleDeadLetterQueue, "the ladder's Scheduler schedules"],
+      [this.sweeperDeadLetterQueue, "the overdue-delivery sweeper's EventBridge target"],
+    ] as const) {
+      NagSuppressions.addResourceSuppressions(queue, [
+        {
+          id: 'Serverless-SQSRedrivePolicy',
+          reason:
+            'This queue is a dead-letter queue, never consumed by a function; its depth alarms instead.',
+        },
+        {
+          id: 'AwsSolutions-SQS3',
+          reason: `This queue is itself a dead-letter destination (of ${of}); cdk-nag only recognises SQS redrive policies as DLQ use.`,
+        },
+      ]);
+    }
+
     this.scheduleGroup = new ScheduleGroup(this, 'ScheduleGroup', { removalPolicy: RemovalPolicy.DESTROY });
 
     this.schedulerRole = new Role(this, 'SchedulerRole', {
@@ -78,6 +112,13 @@ export class WebhookLadder extends Construct {
     });
     this.schedulerRole.addToPrincipalPolicy(
       new PolicyStatement({ actions: ['sqs:SendMessage'], resources: [this.queue.queueArn] }),
+    );
+    // Scheduler sends a schedule it gave up on to its dead-letter queue with the schedule's role.
+    this.schedulerRole.addToPrincipalPolicy(
+      new PolicyStatement({
+        actions: ['sqs:SendMessage'],
+        resources: [this.scheduleDeadLetterQueue.queueArn],
+      }),
     );
   }
 
@@ -101,6 +142,7 @@ export class WebhookLadder extends Construct {
     fn.fn.addEnvironment('WEBHOOK_QUEUE_ARN', this.queue.queueArn);
     fn.fn.addEnvironment('WEBHOOK_SCHEDULE_GROUP', this.scheduleGroup.scheduleGroupName);
     fn.fn.addEnvironment('WEBHOOK_SCHEDULER_ROLE_ARN', this.schedulerRole.roleArn);
+    fn.fn.addEnvironment('WEBHOOK_SCHEDULE_DLQ_ARN', this.scheduleDeadLetterQueue.queueArn);
     fn.role.addToPrincipalPolicy(
       new PolicyStatement({
         actions: ['scheduler:CreateSchedule'],

@@ -262,6 +262,8 @@ export class AsyncStack extends Stack {
         this.aiDeadLetterQueue,
         this.aiResumeDeadLetterQueue,
         this.webhookLadder.deadLetterQueue,
+        this.webhookLadder.scheduleDeadLetterQueue,
+        this.webhookLadder.sweeperDeadLetterQueue,
         this.imageImport.deadLetterQueue,
       ],
       functionGroups: [{ name: 'Workers', functions: [...built.values()].map((worker) => worker.fn) }],
@@ -283,6 +285,15 @@ export class AsyncStack extends Stack {
       service: 'listings-leads',
       description:
         'A webhook endpoint was disabled (20 failed deliveries in a row, or 410 Gone); its Tenant Admins were emailed',
+    });
+    // A delivery the sweeper had to queue again was lost by its ladder (a schedule that never fired, a
+    // rung that could not be queued): each is delivered late, and the cause needs a look.
+    this.alarms.watchBusinessCount({
+      namespace: METRICS_NAMESPACE,
+      metricName: 'WebhookDeliveriesSwept',
+      service: 'listings-leads',
+      description:
+        'The sweeper re-queued webhook deliveries overdue by more than 15 minutes (their ladder rung was lost)',
     });
   }
 
@@ -383,14 +394,15 @@ export class AsyncStack extends Stack {
         service.fn.addEventSource(
           new DynamoEventSource(this.#props.table, {
             startingPosition: StartingPosition.TRIM_HORIZON,
-            batchSize: 100,
+            // The row's settings, the same the local stream poller applies (scripts/local/stream-poller.ts).
+            batchSize: trigger.batchSize,
             // Order matters per item: one batch at a time per shard.
             parallelizationFactor: 1,
             // The handler reports the first failed record and everything after it; Lambda retries from there.
-            reportBatchItemFailures: true,
-            bisectBatchOnError: true,
-            retryAttempts: 10,
-            maxRecordAge: Duration.hours(6),
+            reportBatchItemFailures: trigger.reportBatchItemFailures,
+            bisectBatchOnError: trigger.bisectBatchOnError,
+            retryAttempts: trigger.retryAttempts,
+            maxRecordAge: Duration.seconds(trigger.maxRecordAgeSeconds),
             onFailure: new SqsDlq(this.streamDeadLetterQueue),
             filters: streamFilterPatterns().map((pattern) => FilterCriteria.filter(pattern)),
           }),
@@ -456,6 +468,7 @@ export class AsyncStack extends Stack {
   /** Where a scheduled worker's failed runs land (EventBridge delivery and the function's own retries). */
   #scheduleDeadLetterQueue(row: WorkerDefinition): IQueue {
     if (row.name === 'aiResume') return this.aiResumeDeadLetterQueue;
+    if (row.name === 'webhookSweeper') return this.webhookLadder.sweeperDeadLetterQueue;
     throw new Error(`Scheduled worker ${row.name} has no dead-letter queue in the async stack`);
   }
 }

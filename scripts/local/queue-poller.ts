@@ -2,21 +2,35 @@ import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { LocalQueueMessage } from '../../functions/data/entities/local-queue-message.ts';
 import { isConditionalFailure } from '../../functions/data/errors.ts';
 import type { QueueName } from '../../functions/kernel/ports/queue.ts';
-import { workers } from '../../functions/workers.ts';
+import { LOCAL_WEBHOOK_QUEUE } from '../../functions/kernel/ports/webhook-ladder.ts';
+import { visibilityTimeoutSeconds, workers } from '../../functions/workers.ts';
 import { visibleAtKey } from './adapters/local-queue.ts';
+import { fireDueSchedules } from './adapters/webhook-ladder.ts';
 
 /** A local queue's name: the service's queues, and the webhook delivery queue. */
 type LocalQueueName = QueueName | 'webhooks';
 
 type SqsHandler = (event: SQSEvent) => Promise<SQSBatchResponse | undefined>;
 
-/** How long a message that failed waits before it is delivered again, and how often. */
-const REDELIVERY_DELAY_MS = 5_000;
+/** The worker table's row fed by `queue` (none for a queue of a test's own). */
+function rowOf(queue: LocalQueueName) {
+  const row = workers.find((w) => w.trigger.kind === 'queue' && w.trigger.queue === queue);
+  return row?.trigger.kind === 'queue' ? { row, trigger: row.trigger } : undefined;
+}
 
 /** Receives before a message moves to the dead-letter queue: the worker table's row of the queue. */
 function maxReceiveCountOf(queue: LocalQueueName): number {
-  const row = workers.find((w) => w.trigger.kind === 'queue' && w.trigger.queue === queue);
-  return row?.trigger.kind === 'queue' ? row.trigger.maxReceiveCount : 5;
+  return rowOf(queue)?.trigger.maxReceiveCount ?? 5;
+}
+
+/**
+ * The queue's visibility timeout, as the async stack sets it from the worker table (six times the
+ * worker's timeout): how long a received message stays hidden, whether its handler is still running,
+ * crashed, or reported it failed. 60 s for a queue no row feeds (a test's own).
+ */
+export function visibilityTimeoutMsOf(queue: LocalQueueName): number {
+  const found = rowOf(queue);
+  return found ? visibilityTimeoutSeconds(found.row) * 1000 : 60_000;
 }
 
 /**
@@ -26,34 +40,60 @@ function maxReceiveCountOf(queue: LocalQueueName): number {
 export function deadLetterQueueOf(queue: LocalQueueName): string {
   return `${queue}-dlq`;
 }
-/**
- * Like SQS's visibility timeout: a claimed message stays in the table, invisible this long, until
- * its handler finishes. A process stopped mid-handler therefore loses nothing: the message shows
- * again after the lease (at-least-once, as in AWS).
- */
-const LEASE_MS = 60_000;
+
+export interface DeliverOptions {
+  /** Messages per invocation. @default the row's batch size (10 for a queue no row feeds) */
+  limit?: number;
+  /** @default visibilityTimeoutMsOf(queue) */
+  visibilityTimeoutMs?: number;
+}
 
 /**
- * Delivers the messages that are due, in the SQS event shape the Lambda worker expects. A message
- * is claimed by writing a leased copy (visible after LEASE_MS) and deleting the original
- * conditionally, so two pollers never deliver it twice and a crash mid-handler does not lose it;
- * a reported failure puts it back with a delay, and after the row's maxReceiveCount receives on
- * the queue's local dead-letter queue.
+ * Delivers the messages that are due, in the SQS event shape the Lambda worker expects, as SQS and
+ * its event source do (issue 24, L3):
+ * - a message is received by writing a copy hidden for the visibility timeout, with its receive
+ *   counted, and deleting the visible one conditionally: two pollers never deliver it twice, and a
+ *   process stopped mid-handler loses nothing (the copy shows again, one receive more);
+ * - a message the handler reported failed (or all of them, if it threw) stays hidden until its
+ *   visibility timeout ends, then is received again; a handled one is deleted;
+ * - a message received `maxReceiveCount` times that fails again, or is due again after that many,
+ *   moves to the queue's local dead-letter queue (written before the original goes: never lost).
  */
-export async function deliverDue(queue: LocalQueueName, handler: SqsHandler, limit = 10): Promise<number> {
+export async function deliverDue(
+  queue: LocalQueueName,
+  handler: SqsHandler,
+  options: DeliverOptions = {},
+): Promise<number> {
+  const limit = options.limit ?? rowOf(queue)?.trigger.batchSize ?? 10;
+  const visibilityMs = options.visibilityTimeoutMs ?? visibilityTimeoutMsOf(queue);
+  const maxReceives = maxReceiveCountOf(queue);
   const { data } = await LocalQueueMessage.query
     .byVisibility({ queue })
     .lte({ visibleAt: visibleAtKey(Date.now()), id: '\uffff' })
     .go({ limit });
   const claimed: ((typeof data)[number] & { leasedUntil: string })[] = [];
   for (const message of data) {
-    const leasedUntil = visibleAtKey(Date.now() + LEASE_MS);
-    await LocalQueueMessage.create({ ...message, visibleAt: leasedUntil }).go();
+    if (message.receiveCount >= maxReceives) {
+      // Received its last time and not deleted (a crash): the redrive policy moves it on this receive.
+      await LocalQueueMessage.create({
+        ...message,
+        queue: deadLetterQueueOf(queue),
+        visibleAt: visibleAtKey(Date.now()),
+      }).go();
+      await LocalQueueMessage.delete({ queue, visibleAt: message.visibleAt, id: message.id }).go();
+      continue;
+    }
+    const leasedUntil = visibleAtKey(Date.now() + visibilityMs);
+    await LocalQueueMessage.create({
+      ...message,
+      visibleAt: leasedUntil,
+      receiveCount: message.receiveCount + 1,
+    }).go();
     try {
       await LocalQueueMessage.delete({ queue, visibleAt: message.visibleAt, id: message.id })
         .where(({ id }, { exists }) => exists(id))
         .go();
-      claimed.push({ ...message, leasedUntil });
+      claimed.push({ ...message, receiveCount: message.receiveCount + 1, leasedUntil });
     } catch (error) {
       await LocalQueueMessage.delete({ queue, visibleAt: leasedUntil, id: message.id }).go();
       if (!isConditionalFailure(error)) throw error;
@@ -66,7 +106,7 @@ export async function deliverDue(queue: LocalQueueName, handler: SqsHandler, lim
       receiptHandle: m.id,
       body: m.body,
       attributes: {
-        ApproximateReceiveCount: String(m.receiveCount + 1),
+        ApproximateReceiveCount: String(m.receiveCount),
         SentTimestamp: String(Number(m.visibleAt)),
         SenderId: 'local',
         ApproximateFirstReceiveTimestamp: String(Date.now()),
@@ -86,17 +126,15 @@ export async function deliverDue(queue: LocalQueueName, handler: SqsHandler, lim
     failed = new Set(claimed.map((m) => m.id));
   }
   for (const message of claimed) {
-    const receives = message.receiveCount + 1;
     if (failed.has(message.id)) {
-      // The retry (or the dead-letter copy) is written before the leased copy goes: a crash between
-      // the two leaves the message twice (at least once), never not at all.
-      const redriven = receives >= maxReceiveCountOf(queue);
+      // Stays hidden until its visibility timeout ends (SQS), unless that was its last receive.
+      if (message.receiveCount < maxReceives) continue;
       await LocalQueueMessage.create({
-        queue: redriven ? deadLetterQueueOf(queue) : queue,
-        visibleAt: visibleAtKey(Date.now() + (redriven ? 0 : REDELIVERY_DELAY_MS)),
+        queue: deadLetterQueueOf(queue),
+        visibleAt: visibleAtKey(Date.now()),
         id: message.id,
         body: message.body,
-        receiveCount: receives,
+        receiveCount: message.receiveCount,
       }).go();
     }
     await LocalQueueMessage.delete({ queue, visibleAt: message.leasedUntil, id: message.id }).go();
@@ -104,31 +142,55 @@ export async function deliverDue(queue: LocalQueueName, handler: SqsHandler, lim
   return claimed.length;
 }
 
-/** Polls a local queue until stopped (the local stack's stand-in for the SQS event source). */
+/**
+ * Polls a local queue until stopped (the local stack's stand-in for the SQS event source): up to the
+ * row's `maxConcurrency` batches at once (issue 24, L4), each of the row's batch size.
+ */
 export function startQueuePoller(options: {
   queue: LocalQueueName;
   handler: SqsHandler;
   intervalMs?: number;
+  /** @default the row's batch size */
+  batchSize?: number;
+  /** @default the row's maxConcurrency (1 for a queue no row feeds) */
+  maxConcurrency?: number;
+  visibilityTimeoutMs?: number;
   onError?: (error: unknown) => void;
 }): { stop: () => void } {
   let stopped = false;
-  let timer: NodeJS.Timeout | undefined;
-  const loop = async () => {
+  const timers = new Set<NodeJS.Timeout>();
+  const concurrency = options.maxConcurrency ?? rowOf(options.queue)?.trigger.maxConcurrency ?? 1;
+  const deliver: DeliverOptions = {
+    ...(options.batchSize === undefined ? {} : { limit: options.batchSize }),
+    ...(options.visibilityTimeoutMs === undefined
+      ? {}
+      : { visibilityTimeoutMs: options.visibilityTimeoutMs }),
+  };
+  // Each lane is one invocation at a time; lanes run side by side, as concurrent invocations do.
+  const lane = async () => {
     if (stopped) return;
     try {
-      while (!stopped && (await deliverDue(options.queue, options.handler)) > 0) {
+      // The ladder's schedules target the delivery queue: the local Scheduler fires due ones first.
+      if (options.queue === LOCAL_WEBHOOK_QUEUE) await fireDueSchedules();
+      while (!stopped && (await deliverDue(options.queue, options.handler, deliver)) > 0) {
         // keep draining while messages are due
       }
     } catch (error) {
       options.onError?.(error);
     }
-    if (!stopped) timer = setTimeout(loop, options.intervalMs ?? 500);
+    if (!stopped) {
+      const timer = setTimeout(() => {
+        timers.delete(timer);
+        void lane();
+      }, options.intervalMs ?? 500);
+      timers.add(timer);
+    }
   };
-  void loop();
+  for (let i = 0; i < concurrency; i++) void lane();
   return {
     stop: () => {
       stopped = true;
-      if (timer) clearTimeout(timer);
+      for (const timer of timers) clearTimeout(timer);
     },
   };
 }

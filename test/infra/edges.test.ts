@@ -127,6 +127,32 @@ describe('EventBridge Scheduler sends due webhook retries to the delivery queue'
     expect(decided).toEqual(each(requests, 'ImplicitlyDenied'));
   });
 
+  it('lets the role put a schedule Scheduler gave up on in the schedules’ dead-letter queue, and not without its grant', async () => {
+    // Prepare: what Scheduler sends with the schedule's role when the target keeps failing (F1′).
+    const role = ladder().schedulerRole;
+    const deadLetter: AccessRequest = {
+      principal: app.arnOf(role),
+      action: 'sqs:SendMessage',
+      resource: app.arnOf(ladder().scheduleDeadLetterQueue),
+      context: OVER_TLS,
+    };
+    const dlqArn = app.arnOf(ladder().scheduleDeadLetterQueue);
+    // The grant shares its statement with the queue's: the planted edit removes only the DLQ from it.
+    const isDeadLetter = (resource: unknown) => JSON.stringify(resource).includes('ScheduleDeadLetterQueue');
+    const planted = app.editedRole(role, (s) => {
+      const resources = ([] as unknown[]).concat(s.Resource ?? []);
+      const kept = resources.filter((r) => !isDeadLetter(r));
+      return kept.length === 0 ? undefined : { ...s, Resource: kept };
+    });
+    // Act
+    const decided = await decisions(app, [deadLetter, send()]);
+    const withoutGrant = await decisions(planted, [deadLetter, send()]);
+    // Assess
+    expect(dlqArn).toMatch(/^arn:aws:sqs:/);
+    expect(Object.values(decided)).toEqual(['Allowed', 'Allowed']);
+    expect(Object.values(withoutGrant)).toEqual(['ImplicitlyDenied', 'Allowed']);
+  });
+
   it('fails without the trust statement, or without the role’s sqs:SendMessage', async () => {
     // Prepare
     const role = ladder().schedulerRole;
@@ -239,8 +265,14 @@ describe('EventBridge rules deliver to their targets and dead-letter queues', ()
     // Act
     const requests = deliveries(app);
     const decided = await decisions(app, requests);
-    // Assess: every target of the app has a dead-letter queue, and both are allowed.
-    expect(requests.map((r) => r.action).sort()).toEqual(['lambda:InvokeFunction', 'sqs:SendMessage']);
+    // Assess: every target of the app (the daily AI job, the webhook sweeper) has a dead-letter queue,
+    // and both are allowed.
+    expect(requests.map((r) => r.action).sort()).toEqual([
+      'lambda:InvokeFunction',
+      'lambda:InvokeFunction',
+      'sqs:SendMessage',
+      'sqs:SendMessage',
+    ]);
     expect(decided).toEqual(each(requests, 'Allowed'));
   });
 
@@ -261,12 +293,23 @@ describe('EventBridge rules deliver to their targets and dead-letter queues', ()
     const withoutQueueGrant = await decisions(noQueueGrant, requests);
     const withoutInvoke = await decisions(noInvoke, requests);
     // Assess
-    expect(Object.values(withoutQueueGrant).sort()).toEqual(['Allowed', 'ImplicitlyDenied']);
+    // Each rule's invoke is still allowed; each dead-letter send is not (the aiResume one named below).
+    expect(Object.values(withoutQueueGrant).sort()).toEqual([
+      'Allowed',
+      'Allowed',
+      'ImplicitlyDenied',
+      'ImplicitlyDenied',
+    ]);
     const sendLine = `events.amazonaws.com sqs:SendMessage ${app.arnOf(deadLetters)} `;
     expect(Object.entries(withoutQueueGrant).find(([line]) => line.startsWith(sendLine))?.[1]).toBe(
       'ImplicitlyDenied',
     );
-    expect(Object.values(withoutInvoke).sort()).toEqual(['Allowed', 'ImplicitlyDenied']);
+    expect(Object.values(withoutInvoke).sort()).toEqual([
+      'Allowed',
+      'Allowed',
+      'ImplicitlyDenied',
+      'ImplicitlyDenied',
+    ]);
   });
 });
 

@@ -122,8 +122,9 @@ describe('dead-letter queues', () => {
       .map((a) => ({ alarm: a, queue: JSON.stringify(a.Dimensions) }));
 
     // Assess
-    // The stream's, the AI queue's, the daily job's, the webhook ladder's and the photo import's.
-    expect(dlqIds.sort()).toHaveLength(5);
+    // The stream's, the AI queue's, the daily job's, the webhook ladder's, the webhook sweeper's and the
+    // photo import's (the ladder's schedules name theirs at CreateSchedule: test/infra/pipeline.test.ts).
+    expect(dlqIds.sort()).toHaveLength(6);
     for (const id of dlqIds) {
       const alarm = watched.find((w) => w.queue.includes(`"${id}"`))?.alarm;
       expect(alarm, id).toMatchObject({
@@ -133,7 +134,8 @@ describe('dead-letter queues', () => {
         ComparisonOperator: 'GreaterThanThreshold',
       });
     }
-    expect(watched).toHaveLength(dlqIds.length);
+    // And the ladder's schedules' dead-letter queue, named at CreateSchedule rather than in the template.
+    expect(watched).toHaveLength(dlqIds.length + 1);
   });
 });
 

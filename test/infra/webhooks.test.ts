@@ -57,11 +57,17 @@ describe('the webhook ladder', () => {
     template.resourceCountIs('AWS::Scheduler::ScheduleGroup', 1);
   });
 
-  it('gives Scheduler a role that can only send to the delivery queue, assumed only by Scheduler', () => {
+  it("gives Scheduler a role that can only send to the delivery queue (and the schedules' DLQ), assumed only by Scheduler", () => {
     const role = service.async.webhookLadder.schedulerRole;
     const statements = grantedTo(role);
     expect(statements.map((s) => [actionsOf(s), s.Resource])).toEqual([
-      [['sqs:SendMessage'], { 'Fn::GetAtt': [idOf(service.async.webhookLadder.queue), 'Arn'] }],
+      [
+        ['sqs:SendMessage'],
+        [
+          { 'Fn::GetAtt': [idOf(service.async.webhookLadder.queue), 'Arn'] },
+          { 'Fn::GetAtt': [idOf(service.async.webhookLadder.scheduleDeadLetterQueue), 'Arn'] },
+        ],
+      ],
     ]);
     const roleProps = template.toJSON().Resources[idOf(role)].Properties;
     const trust = roleProps.AssumeRolePolicyDocument.Statement;
@@ -93,14 +99,18 @@ describe('the webhook ladder', () => {
     expect(dynamo).not.toContain('dynamodb:Scan');
   });
 
-  it('configures the worker with the queue, its ARN, the schedule group and the role; never the local switch', () => {
+  it("configures the worker with the queue, its ARN, the schedule group, the role and the schedules' DLQ; never the local switch", () => {
     const ladder = service.async.webhookLadder;
     const env = envOf(ladder.worker);
     expect(env.WEBHOOK_QUEUE_URL).toEqual({ Ref: idOf(ladder.queue) });
     expect(env.WEBHOOK_QUEUE_ARN).toEqual({ 'Fn::GetAtt': [idOf(ladder.queue), 'Arn'] });
     expect(env.WEBHOOK_SCHEDULE_GROUP).toEqual(service.async.resolve(ladder.scheduleGroup.scheduleGroupName));
     expect(env.WEBHOOK_SCHEDULER_ROLE_ARN).toEqual({ 'Fn::GetAtt': [idOf(ladder.schedulerRole), 'Arn'] });
-    expect(env.EMAIL_FROM).toBeDefined();
+    expect(env.WEBHOOK_SCHEDULE_DLQ_ARN).toEqual({
+      'Fn::GetAtt': [idOf(ladder.scheduleDeadLetterQueue), 'Arn'],
+    });
+    // The disable notice is sent by the stream consumer (the endpoint is its outbox): no email here.
+    expect(env.EMAIL_FROM).toBeUndefined();
     expect(env.LOCAL_ALLOW_PRIVATE_URLS).toBeUndefined();
     expect(env.RETRY_DELAY_SCALE).toBeUndefined();
   });

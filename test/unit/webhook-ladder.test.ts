@@ -12,6 +12,7 @@ import {
 const QUEUE_URL = 'https://sqs.us-east-1.amazonaws.com/123456789012/webhook-deliveries';
 const QUEUE_ARN = 'arn:aws:sqs:us-east-1:123456789012:webhook-deliveries';
 const ROLE_ARN = 'arn:aws:iam::123456789012:role/webhook-scheduler';
+const SCHEDULE_DLQ_ARN = 'arn:aws:sqs:us-east-1:123456789012:webhook-schedules-dlq';
 const message: DeliveryMessage = {
   tenantId: 't1',
   endpointId: 'e1',
@@ -48,6 +49,7 @@ describe('AwsWebhookLadder', () => {
     queueArn: QUEUE_ARN,
     scheduleGroup: 'webhook-retries',
     schedulerRoleArn: ROLE_ARN,
+    scheduleDeadLetterArn: SCHEDULE_DLQ_ARN,
   };
 
   beforeEach(() => {
@@ -96,7 +98,13 @@ describe('AwsWebhookLadder', () => {
       ScheduleExpressionTimezone: 'UTC',
       FlexibleTimeWindow: { Mode: 'OFF' },
       ActionAfterCompletion: 'DELETE',
-      Target: { Arn: QUEUE_ARN, RoleArn: ROLE_ARN, Input: JSON.stringify(message) },
+      Target: {
+        Arn: QUEUE_ARN,
+        RoleArn: ROLE_ARN,
+        Input: JSON.stringify(message),
+        // A schedule Scheduler cannot send (role, quota, queue) lands on a dead-letter queue (F1′).
+        DeadLetterConfig: { Arn: SCHEDULE_DLQ_ARN },
+      },
     });
   });
 

@@ -23,6 +23,8 @@ export const WebhookEndpoint = lazyEntity(
           createdByKeyId: { type: 'string', readOnly: true },
           /** Failed attempts in a row across its deliveries; 20 disable the endpoint. */
           consecutiveFailures: { type: 'number', required: true, default: 0 },
+          /** When the last failure was counted: failures within a window of it count as one (issue 24, F6). */
+          failureCountedAt: { type: 'string' },
           disabledReason: { type: ['failures', 'gone', 'key_revoked', 'key_expired', 'manual'] as const },
           disabledAt: { type: 'string' },
           deletedAt: { type: 'string' },

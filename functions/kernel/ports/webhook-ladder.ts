@@ -33,6 +33,11 @@ export interface AwsLadderSettings {
   scheduleGroup?: string | undefined;
   /** The role EventBridge Scheduler assumes to send to the queue (and can do nothing else). */
   schedulerRoleArn?: string | undefined;
+  /**
+   * Where Scheduler puts a schedule's message it could not send after its retries (issue 24, F1′):
+   * a rung that never fires is kept there and alarmed on, instead of leaving its delivery pending.
+   */
+  scheduleDeadLetterArn?: string | undefined;
 }
 
 // Loaded on first send: a function that binds the ladder and never retries pays nothing for them.
@@ -75,10 +80,11 @@ export class AwsWebhookLadder implements WebhookLadderPort {
       );
       return;
     }
-    const { queueArn, scheduleGroup, schedulerRoleArn } = this.#settings;
-    if (!queueArn || !scheduleGroup || !schedulerRoleArn) {
+    const { queueArn, scheduleGroup, schedulerRoleArn, scheduleDeadLetterArn } = this.#settings;
+    if (!queueArn || !scheduleGroup || !schedulerRoleArn || !scheduleDeadLetterArn) {
       throw new Error(
-        'WEBHOOK_QUEUE_ARN, WEBHOOK_SCHEDULE_GROUP and WEBHOOK_SCHEDULER_ROLE_ARN must be set to schedule a retry',
+        'WEBHOOK_QUEUE_ARN, WEBHOOK_SCHEDULE_GROUP, WEBHOOK_SCHEDULER_ROLE_ARN and WEBHOOK_SCHEDULE_DLQ_ARN ' +
+          'must be set to schedule a retry',
       );
     }
     // `at()` takes a date-time without zone or fraction (the zone is given apart, UTC): rounded up to
@@ -99,6 +105,7 @@ export class AwsWebhookLadder implements WebhookLadderPort {
             RoleArn: schedulerRoleArn,
             Input: body,
             RetryPolicy: { MaximumEventAgeInSeconds: 86_400, MaximumRetryAttempts: 185 },
+            DeadLetterConfig: { Arn: scheduleDeadLetterArn },
           },
         }),
       );
@@ -123,6 +130,7 @@ export function awsLadderFromEnvironment(env: NodeJS.ProcessEnv = process.env): 
     queueArn: env.WEBHOOK_QUEUE_ARN,
     scheduleGroup: env.WEBHOOK_SCHEDULE_GROUP,
     schedulerRoleArn: env.WEBHOOK_SCHEDULER_ROLE_ARN,
+    scheduleDeadLetterArn: env.WEBHOOK_SCHEDULE_DLQ_ARN,
   });
 }
 

@@ -1,0 +1,93 @@
+import { randomUUID } from 'node:crypto';
+import { listTenants } from '../data/tenants.ts';
+import {
+  listLiveEndpoints,
+  queryPendingDeliveriesSince,
+  replaceScheduleToken,
+  type WebhookDeliveryRecord,
+} from '../data/webhooks.ts';
+import { RETRY_LADDER_MS } from '../domain/webhooks.ts';
+import { config } from '../kernel/config.ts';
+import { logger } from '../kernel/logger.ts';
+import { BusinessMetric, countMetric } from '../kernel/metrics.ts';
+import {
+  MAX_SQS_DELAY_SECONDS,
+  type WebhookLadderPort,
+  webhookLadder,
+} from '../kernel/ports/webhook-ladder.ts';
+
+/**
+ * How late a pending delivery's attempt may be before the sweeper takes it for lost: one rung SQS
+ * holds (15 minutes). A rung SQS holds is never later than that unless it was lost; a schedule fires
+ * within a minute of its time (and is retried by Scheduler meanwhile; a late one finds its token
+ * replaced and does nothing).
+ */
+export const OVERDUE_AFTER_MS = MAX_SQS_DELAY_SECONDS * 1000;
+
+/**
+ * How far back deliveries are looked at: the whole ladder (about 69 hours) from the first attempt,
+ * with a day to spare. A delivery pending for longer than that was already found by earlier sweeps.
+ */
+export const SWEEP_LOOKBACK_MS = RETRY_LADDER_MS.reduce((a, b) => a + b, 0) + 24 * 3_600_000;
+
+/** When the delivery's next automatic attempt was due: its rung's time, or its creation for the first. */
+function dueAt(delivery: WebhookDeliveryRecord): number {
+  return Date.parse(delivery.nextAttemptAt ?? delivery.createdAt);
+}
+
+export interface SweepResult {
+  endpoints: number;
+  pending: number;
+  requeued: number;
+}
+
+/**
+ * The ladder's safety net (issue 24, F1′): finds pending deliveries whose automatic attempt is overdue
+ * by more than `OVERDUE_AFTER_MS` (a schedule that never fired, a rung that could not be queued after
+ * its attempt was recorded, a queue message lost) and queues each again at once. The delivery is first
+ * handed to the new message (a new `scheduleToken`), so the lost one, should it still come, is stale:
+ * one attempt, not two. Reads without a Scan: the Tenants (gsi2), each one's endpoints, and each
+ * endpoint's deliveries of the look-back period (its delivery index, pending ones filtered). Counted
+ * (WebhookDeliveriesSwept, alarmed): every delivery found here was late because something failed.
+ *
+ * `overdueAfterMs` shrinks with RETRY_DELAY_SCALE locally (to no less than 30 s, so that an attempt the
+ * local worker is still making, receiver timeout included, is not taken for lost).
+ */
+export async function requeueOverdueDeliveries(
+  ladder: WebhookLadderPort = webhookLadder(),
+  overdueAfterMs = Math.max(30_000, OVERDUE_AFTER_MS * config().RETRY_DELAY_SCALE),
+  now = Date.now(),
+): Promise<SweepResult> {
+  const since = new Date(now - SWEEP_LOOKBACK_MS).toISOString();
+  const result: SweepResult = { endpoints: 0, pending: 0, requeued: 0 };
+  for (const tenant of await listTenants()) {
+    for (const endpoint of await listLiveEndpoints(tenant.tenantId)) {
+      result.endpoints++;
+      const pending = await queryPendingDeliveriesSince(tenant.tenantId, endpoint.id, since);
+      result.pending += pending.length;
+      for (const delivery of pending.filter((d) => now - dueAt(d) > overdueAfterMs)) {
+        const token = randomUUID().replaceAll('-', '');
+        if (!(await replaceScheduleToken(delivery, token, new Date(now).toISOString()))) continue;
+        await ladder.enqueue(
+          {
+            tenantId: delivery.tenantId,
+            endpointId: delivery.endpointId,
+            deliveryId: delivery.id,
+            trigger: 'auto',
+            token,
+          },
+          0,
+        );
+        result.requeued++;
+        logger.warn('webhook delivery overdue: queued again', {
+          tenantId: delivery.tenantId,
+          deliveryId: delivery.id,
+          dueAt: delivery.nextAttemptAt ?? delivery.createdAt,
+          autoAttempts: delivery.autoAttempts,
+        });
+      }
+    }
+  }
+  if (result.requeued > 0) countMetric(BusinessMetric.WebhookDeliveriesSwept, result.requeued);
+  return result;
+}

@@ -1,0 +1,113 @@
+/**
+ * The local stand-in of the SQS event sources (scripts/local/queue-poller.ts), alone: visibility
+ * timeouts and receive counts (issue 24, L3 rest) and concurrent batches of the row's size (L4).
+ */
+import type { SQSEvent } from 'aws-lambda';
+import { describe, expect, it } from 'vitest';
+import { LocalQueueMessage } from '../../functions/data/entities/local-queue-message.ts';
+import { visibilityTimeoutSeconds, workerFor } from '../../functions/workers.ts';
+import { visibleAtKey } from '../../scripts/local/adapters/local-queue.ts';
+import { deliverDue, startQueuePoller, visibilityTimeoutMsOf } from '../../scripts/local/queue-poller.ts';
+import { unique } from '../support/factories.ts';
+
+async function messagesOf(queue: string) {
+  const { data } = await LocalQueueMessage.query.byVisibility({ queue }).go({ pages: 'all' });
+  return data;
+}
+
+async function put(queue: string, count: number) {
+  for (let i = 0; i < count; i++) {
+    await LocalQueueMessage.create({
+      queue: queue as 'ai',
+      visibleAt: visibleAtKey(Date.now() - 1),
+      id: unique('m'),
+      body: JSON.stringify({ i }),
+      receiveCount: 0,
+    }).go();
+  }
+}
+
+describe('the local queue event source (L3): the visibility timeout of the worker table', () => {
+  it("takes each queue's visibility timeout from its worker row (six times the worker's timeout)", () => {
+    expect(visibilityTimeoutMsOf('webhooks')).toBe(
+      visibilityTimeoutSeconds(workerFor('webhookDelivery')) * 1000,
+    );
+    expect(visibilityTimeoutMsOf('ai')).toBe(visibilityTimeoutSeconds(workerFor('aiWorker')) * 1000);
+  });
+
+  it('keeps a failed message hidden until its visibility timeout ends, not a few seconds', async () => {
+    // Prepare
+    const queue = unique('q') as 'ai';
+    await put(queue, 1);
+    const before = Date.now();
+    // Act: the handler reports it failed
+    await deliverDue(
+      queue,
+      async (event) => ({ batchItemFailures: event.Records.map((r) => ({ itemIdentifier: r.messageId })) }),
+      { visibilityTimeoutMs: 120_000 },
+    );
+    // Assess: one copy, received once, visible again only after the timeout
+    const [left, ...more] = await messagesOf(queue);
+    expect(more).toEqual([]);
+    expect(left?.receiveCount).toBe(1);
+    expect(Number(left?.visibleAt)).toBeGreaterThanOrEqual(before + 120_000);
+  });
+
+  it('counts a receive when the message is handed out, so a handler that dies still used one', async () => {
+    // Prepare
+    const queue = unique('q') as 'ai';
+    await put(queue, 1);
+    let hiddenWhileRunning: { receiveCount: number }[] = [];
+    // Act: what the table holds while the handler runs is what a crash at that moment leaves
+    await deliverDue(queue, async (event: SQSEvent) => {
+      hiddenWhileRunning = await messagesOf(queue);
+      return { batchItemFailures: event.Records.map((r) => ({ itemIdentifier: r.messageId })) };
+    });
+    // Assess
+    expect(hiddenWhileRunning.map((m) => m.receiveCount)).toEqual([1]);
+  });
+});
+
+describe('the local queue event source (L4): maxConcurrency batches at once, of the row batch size', () => {
+  it('runs up to maxConcurrency batches side by side, each of at most batchSize messages', async () => {
+    // Prepare: 6 messages; a handler that holds each batch until 3 are in flight (or a generous wait)
+    const queue = unique('q') as 'ai';
+    await put(queue, 6);
+    let inFlight = 0;
+    let most = 0;
+    const sizes: number[] = [];
+    let release: () => void = () => undefined;
+    const three = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let handled = 0;
+    let done: () => void = () => undefined;
+    const allHandled = new Promise<void>((resolve) => {
+      done = resolve;
+    });
+    // Act
+    const poller = startQueuePoller({
+      queue,
+      batchSize: 2,
+      maxConcurrency: 3,
+      intervalMs: 50,
+      handler: async (event) => {
+        sizes.push(event.Records.length);
+        inFlight++;
+        most = Math.max(most, inFlight);
+        if (inFlight === 3) release();
+        await Promise.race([three, new Promise((resolve) => setTimeout(resolve, 3000))]);
+        inFlight--;
+        handled += event.Records.length;
+        if (handled >= 6) done();
+        return { batchItemFailures: [] };
+      },
+    });
+    await allHandled;
+    poller.stop();
+    // Assess
+    expect(most).toBe(3);
+    expect(Math.max(...sizes)).toBeLessThanOrEqual(2);
+    expect(sizes.reduce((a, b) => a + b, 0)).toBe(6);
+  });
+});

@@ -1,0 +1,159 @@
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { WebhookDelivery } from '../../functions/data/entities/webhook-delivery.ts';
+import { getDelivery } from '../../functions/data/webhooks.ts';
+import type { WebhookResponse } from '../../functions/kernel/net/webhook-sender.ts';
+import {
+  type DeliveryMessage,
+  setWebhookLadder,
+  type WebhookLadderPort,
+} from '../../functions/kernel/ports/webhook-ladder.ts';
+import { fanOutEvent, processDeliveryMessage } from '../../functions/services/webhook-deliveries.ts';
+import { createEndpoint } from '../../functions/services/webhook-endpoints.ts';
+import { OVERDUE_AFTER_MS, requeueOverdueDeliveries } from '../../functions/services/webhook-sweeper.ts';
+import { handler as sweeperHandler } from '../../functions/workers/webhook-sweeper.ts';
+import { bindLocalAdapters } from '../../scripts/local/adapters/index.ts';
+import { asFunction, WORKER_ENTRIES } from '../support/aws-operations.ts';
+import { createTestTenant, type TestTenant } from '../support/factories.ts';
+
+/**
+ * Issue 24, F1′: a delivery whose ladder rung was lost (a schedule that never fired, a rung that could
+ * not be queued) is found by the sweeper and queued again, on DynamoDB Local with the real delivery code.
+ */
+
+process.env.LOCAL_ALLOW_PRIVATE_URLS = '1';
+
+/** The ladder as a list; `failing` makes every enqueue throw. */
+class TestLadder implements WebhookLadderPort {
+  readonly queued: { message: DeliveryMessage; delayMs: number }[] = [];
+  failing = false;
+  async enqueue(message: DeliveryMessage, delayMs: number) {
+    if (this.failing) throw new Error('Scheduler is unavailable (test)');
+    this.queued.push({ message, delayMs });
+  }
+}
+
+const answer = (status: number): WebhookResponse => ({
+  statusCode: status,
+  error: null,
+  durationMs: 5,
+  responseBody: `status ${status}`,
+});
+
+let tenant: TestTenant;
+
+beforeAll(async () => {
+  tenant = await createTestTenant();
+});
+afterAll(() => bindLocalAdapters());
+
+function envelope(type: string): string {
+  const id = randomUUID();
+  return JSON.stringify({
+    id,
+    type,
+    version: 1,
+    created_at: '2026-01-01T00:00:00.000000+00:00',
+    tenant: { slug: tenant.slug },
+    data: { id: 'x' },
+  });
+}
+
+describe('the overdue-delivery sweeper', () => {
+  it('queues again a delivery whose rung was lost, once, and the old message is then stale', async () => {
+    // Prepare: a first attempt fails and its rung (due in 5 minutes) cannot be queued.
+    const ladder = new TestLadder();
+    await createEndpoint({
+      tenantId: tenant.tenantId,
+      url: 'http://127.0.0.1:9/sweep',
+      events: ['property.price_changed'],
+      via: 'console',
+    });
+    await fanOutEvent(tenant.tenantId, envelope('property.price_changed'), { ladder });
+    const first = ladder.queued[0]?.message as DeliveryMessage;
+    let posts = 0;
+    const deps = {
+      ladder,
+      send: async () => {
+        posts++;
+        return posts === 1 ? answer(500) : answer(200);
+      },
+      delayScale: 5,
+    };
+    ladder.failing = true;
+    expect(await processDeliveryMessage(first, deps)).toBe('retry_scheduled');
+    ladder.failing = false;
+    // The rung was due 20 minutes ago (the time that has passed since, without its message).
+    await WebhookDelivery.patch({ tenantId: tenant.tenantId, id: first.deliveryId })
+      .set({ nextAttemptAt: new Date(Date.now() - 20 * 60_000).toISOString() })
+      .go();
+    const lost = await getDelivery(tenant.tenantId, first.deliveryId);
+
+    // Act: a sweep that allows 25 minutes of lateness, then the real one (15), then another.
+    const early = await requeueOverdueDeliveries(ladder, 25 * 60_000);
+    const queuedEarly = ladder.queued.length;
+    await requeueOverdueDeliveries(ladder, OVERDUE_AFTER_MS);
+    const swept = ladder.queued.slice(queuedEarly).filter((q) => q.message.deliveryId === first.deliveryId);
+    await requeueOverdueDeliveries(ladder, OVERDUE_AFTER_MS);
+
+    // Assess: nothing early; once overdue, one message now with a new token, which delivers it.
+    expect(early.endpoints).toBeGreaterThan(0);
+    expect(queuedEarly).toBe(1);
+    expect(swept).toHaveLength(1);
+    expect(swept[0]?.delayMs).toBe(0);
+    expect(swept[0]?.message.token).not.toBe(lost?.scheduleToken);
+    expect(ladder.queued.filter((q) => q.message.deliveryId === first.deliveryId)).toHaveLength(2);
+    expect(await processDeliveryMessage(swept[0]?.message as DeliveryMessage, deps)).toBe('delivered');
+    const lateOriginal = { ...first, token: lost?.scheduleToken as string };
+    expect(await processDeliveryMessage(lateOriginal, deps)).toBe('stale');
+    expect(posts).toBe(2);
+    expect((await getDelivery(tenant.tenantId, first.deliveryId))?.status).toBe('succeeded');
+  });
+
+  it('queues again a new delivery whose first message never arrived (due at its creation)', async () => {
+    // Prepare: fan-out creates the delivery, but its first message is lost.
+    const ladder = new TestLadder();
+    await createEndpoint({
+      tenantId: tenant.tenantId,
+      url: 'http://127.0.0.1:9/first',
+      events: ['property.went_live'],
+      via: 'console',
+    });
+    await fanOutEvent(tenant.tenantId, envelope('property.went_live'), { ladder });
+    const lostMessage = ladder.queued[0]?.message as DeliveryMessage;
+    ladder.queued.length = 0;
+
+    // Act
+    await requeueOverdueDeliveries(ladder, OVERDUE_AFTER_MS, Date.now() + OVERDUE_AFTER_MS + 60_000);
+
+    // Assess
+    const again = ladder.queued.filter((q) => q.message.deliveryId === lostMessage.deliveryId);
+    expect(again).toHaveLength(1);
+    expect(again[0]?.message.token).not.toBe(lostMessage.token);
+  });
+
+  it('runs as its function: the scheduled handler queues the overdue delivery on the bound ladder', async () => {
+    // Prepare: a delivery whose first message was lost 20 minutes ago.
+    const ladder = new TestLadder();
+    await createEndpoint({
+      tenantId: tenant.tenantId,
+      url: 'http://127.0.0.1:9/handler',
+      events: ['property.archived'],
+      via: 'console',
+    });
+    await fanOutEvent(tenant.tenantId, envelope('property.archived'), { ladder });
+    const deliveryId = ladder.queued[0]?.message.deliveryId as string;
+    await WebhookDelivery.patch({ tenantId: tenant.tenantId, id: deliveryId })
+      .set({ nextAttemptAt: new Date(Date.now() - 20 * 60_000).toISOString() })
+      .go();
+    const bound = new TestLadder();
+    setWebhookLadder(bound);
+
+    // Act
+    const result = await asFunction(WORKER_ENTRIES.webhookSweeper, sweeperHandler)();
+
+    // Assess
+    expect(result.requeued).toBeGreaterThanOrEqual(1);
+    expect(bound.queued.filter((q) => q.message.deliveryId === deliveryId)).toHaveLength(1);
+  });
+});
