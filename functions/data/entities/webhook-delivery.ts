@@ -7,8 +7,9 @@ import { asIs, entityConfig, lazyEntity, ownPartition, SERVICE, timestamps } fro
  *
  * Pending retries live here (`nextAttemptAt`), and `scheduleToken` names the one queued message
  * allowed to make the next automatic attempt: a duplicate or stale message carries another token
- * and is dropped, so the ladder can always re-queue first and record second (at-least-once, never
- * lost). `sendRequestId` is an outbox for API-requested sends (redeliver, test): the stream consumer
+ * and is dropped, so the ladder records the attempt with the next token first and queues that
+ * message second, retried, with the sweeper behind it (at-least-once, never lost, never an
+ * unrecorded POST). `sendRequestId` is an outbox for API-requested sends (redeliver, test): the stream consumer
  * queues a message for each new value, and `handledRequestId` records the last one sent.
  *
  * Bounded (issue 26 item 4): kept DELIVERY_RETENTION_DAYS (`ttl`), and it holds its last
