@@ -130,6 +130,7 @@ describe('POST /v1/leads:ingest', () => {
             tenantId: tenant.tenantId,
             leadId: res.body.lead.id,
             requestedAt: res.body.lead.updated_at,
+            inquiryId: res.body.inquiry_id,
           },
         },
       ]),

@@ -7,10 +7,14 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { freePort } from '../../scripts/local/dynamo-local.ts';
 import { runAdminCli } from '../support/cli.ts';
 import { checkResponse } from '../support/contract.ts';
+
+// Each admin command is a process of its own (a few seconds each on a loaded machine), and a test
+// runs several in a row: more than the default 30 s.
+vi.setConfig({ testTimeout: 90_000 });
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const READY = /API ready on (http:\/\/127\.0\.0\.1:\d+)/;
