@@ -169,6 +169,9 @@ describe('tenant state', () => {
     });
     expect(created.status).toBe(201);
     await t.update({ subscription: 'read_only' });
+    // The Tenant is read with the key, eventually consistently (and cached in AWS): the change
+    // holds once the read follows it.
+    await afterIndexLag();
     // Act
     const post = await api.call('POST', '/v1/properties', {
       key: t.key,

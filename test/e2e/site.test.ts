@@ -8,7 +8,7 @@ import {
   revokeSiteKey,
   updateSiteKeyOrigins,
 } from '../../functions/services/site-keys.ts';
-import { eventually } from '../support/eventually.ts';
+import { afterIndexLag, eventually } from '../support/eventually.ts';
 import {
   createTestAgent,
   createTestPlaces,
@@ -270,6 +270,8 @@ describe('site reads', () => {
       place_code: places.town.code,
     });
     await createListing({ title: 'Draft without place', listing_type: 'sale', price: '1' });
+    // The site reads the catalogue through the listings index: the site is visited after it follows.
+    await afterIndexLag();
   });
 
   it('searches only live listings, never with internal_ref; approximate rounded, hidden none', async () => {
