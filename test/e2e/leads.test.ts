@@ -6,6 +6,7 @@ import { modifyLead } from '../../functions/data/leads.ts';
 import { tierOf } from '../../functions/domain/leads.ts';
 import { listOutbox } from '../../scripts/local/adapters/outbox-email.ts';
 import { locs, type Output } from '../support/api-client.ts';
+import { afterIndexLag } from '../support/eventually.ts';
 import { createTestAgent, createTestTenant, type TestTenant, unique } from '../support/factories.ts';
 import { startTestApi, type TestApi } from '../support/http.ts';
 import { startTestStreamConsumer } from '../support/stream.ts';
@@ -41,6 +42,7 @@ async function createLead(body: Record<string, unknown>, key = tenant.key): Prom
 /** Every page of GET /v1/leads with `query`, as served. */
 async function allPages(query: string, key = tenant.key): Promise<LeadOut[][]> {
   const pages: LeadOut[][] = [];
+  await afterIndexLag(); // a list read by an index, after the test's writes
   let cursor: string | null = null;
   do {
     const sep = query ? '&' : '';
@@ -169,6 +171,7 @@ describe('POST /v1/leads', () => {
     expect(results.filter((r) => r.status === 201)).toHaveLength(1);
     expect(results.filter((r) => r.status === 200)).toHaveLength(19);
     expect(new Set(results.map((r) => r.body.id)).size).toBe(1);
+    await afterIndexLag();
     const found = await api.call('GET', `/v1/leads?q=${encodeURIComponent(address)}&include_archived=true`);
     expect(found.body.data).toHaveLength(1);
   });
@@ -402,7 +405,7 @@ describe('DELETE /v1/leads/{lead_id}', () => {
     const withArchived = (await allPages('limit=200&include_archived=true')).flat();
     expect(defaultList.map((l) => l.id)).not.toContain(lead.id);
     expect(withArchived.find((l) => l.id === lead.id)?.is_active).toBe(false);
-    const q = await api.call('GET', `/v1/leads?q=${encodeURIComponent(lead.email ?? '')}`);
+    const q = await api.call('GET', `/v1/leads?q=${encodeURIComponent(lead.email ?? '')}`); // after allPages' wait
     expect(q.body.data).toEqual([]);
   });
 
@@ -469,6 +472,7 @@ describe('GET /v1/leads', () => {
       }));
     }
     await api.call('DELETE', `/v1/leads/${made[5]?.id}`, { key: listTenant.key });
+    await afterIndexLag(); // the lists below read indexes: set up before they are asked
   });
 
   const list = (query: string) => api.call('GET', `/v1/leads?${query}`, { key: listTenant.key });
