@@ -1,6 +1,9 @@
 import type { EntityItem } from 'electrodb';
 import { ApiKey } from './entities/api-key.ts';
+import { UniqueClaim } from './entities/unique-claim.ts';
 import { isConditionalFailure } from './errors.ts';
+import { apiKeyWrites } from './service.ts';
+import { writeTransaction } from './transactions.ts';
 
 export type ApiKeyRecord = EntityItem<typeof ApiKey>;
 
@@ -21,22 +24,45 @@ export async function findApiKeyById(tenantId: string, id: string): Promise<ApiK
 }
 
 /**
- * The key by id as it is now: the Tenant index (eventually consistent) gives its hash, which never
- * changes, and the item itself is then read consistently, so a revocation or expiry written a moment
- * ago is seen. For decisions that must not trust a cached or lagging copy (webhook subscribers).
+ * The key by id as it is now, for decisions that must not trust a cached or lagging copy (webhook
+ * subscribers): its id claim gives its hash, which never changes, and the item itself is then read,
+ * both strongly consistent, so a key issued a moment ago is found and a revocation or expiry written
+ * a moment ago is seen. A key issued before id claims existed is found through the Tenant index.
  */
 export async function findApiKeyByIdConsistently(
   tenantId: string,
   id: string,
 ): Promise<ApiKeyRecord | undefined> {
-  const indexed = await findApiKeyById(tenantId, id);
-  if (!indexed) return undefined;
-  const { data } = await ApiKey.get({ keyHash: indexed.keyHash }).go({ consistent: true });
+  const { data: claim } = await UniqueClaim.get({ scope: `t#${tenantId}`, kind: 'api-key-id', value: id }).go(
+    {
+      consistent: true,
+    },
+  );
+  const keyHash = claim?.ownerId ?? (await findApiKeyById(tenantId, id))?.keyHash;
+  if (!keyHash) return undefined;
+  const { data } = await ApiKey.get({ keyHash }).go({ consistent: true });
   return data ?? undefined;
 }
 
+/** Stores a new key with the claim that finds it by id, in one transaction. */
 export async function createApiKey(record: ApiKeyRecord): Promise<ApiKeyRecord> {
-  await ApiKey.create(record).go();
+  const result = await writeTransaction(() =>
+    apiKeyWrites()
+      .transaction.write(({ ApiKey: key, UniqueClaim: claim }) => [
+        key.create(record).commit(),
+        claim
+          .create({
+            scope: `t#${record.tenantId}`,
+            kind: 'api-key-id',
+            value: record.id,
+            ownerId: record.keyHash,
+            createdAt: record.createdAt,
+          })
+          .commit(),
+      ])
+      .go(),
+  );
+  if (result.canceled) throw new Error(`API key ${record.id} already exists`);
   return record;
 }
 

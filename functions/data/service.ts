@@ -3,6 +3,7 @@ import { Activity } from './entities/activity.ts';
 import { Agent } from './entities/agent.ts';
 import { AiCharge } from './entities/ai-charge.ts';
 import { AiSpend } from './entities/ai-spend.ts';
+import { ApiKey } from './entities/api-key.ts';
 import { Inquiry } from './entities/inquiry.ts';
 import { Lead } from './entities/lead.ts';
 import { LeadSearchToken, LegacyLeadSearchToken } from './entities/lead-search-token.ts';
@@ -57,6 +58,15 @@ let tenantService: ReturnType<typeof buildTenantWrites> | undefined;
 export function tenantWrites(): ReturnType<typeof buildTenantWrites> {
   tenantService ??= buildTenantWrites();
   return tenantService;
+}
+
+const buildApiKeyWrites = () => new Service({ ApiKey, UniqueClaim });
+let apiKeyService: ReturnType<typeof buildApiKeyWrites> | undefined;
+
+/** A new API key and the claim that finds its hash by its id. */
+export function apiKeyWrites(): ReturnType<typeof buildApiKeyWrites> {
+  apiKeyService ??= buildApiKeyWrites();
+  return apiKeyService;
 }
 
 const buildAgentWrites = () => new Service({ UniqueClaim, Agent });

@@ -310,8 +310,8 @@ describe('the stream consumer filter (cost)', () => {
   });
 
   it('classifies every entity of functions/data/entities as bookkeeping or as a stream entity', () => {
-    // Act
-    const names = entityNames();
+    // Act: one name per entity (a legacy version kept for its deletes, leadSearchToken v1, shares it)
+    const names = [...new Set(entityNames())];
 
     // Assess
     expect(names.length).toBeGreaterThan(10);

@@ -27,6 +27,7 @@ import { bindLocalAdapters } from '../../scripts/local/adapters/index.ts';
 import { LocalEnrichmentProvider } from '../../scripts/local/adapters/local-ai.ts';
 import { deliverDue } from '../../scripts/local/queue-poller.ts';
 import { asFunction, WORKER_ENTRIES } from '../support/aws-operations.ts';
+import { afterIndexLag } from '../support/eventually.ts';
 import { createTestPlaces, unique } from '../support/factories.ts';
 
 // Run as their functions, so that what they do on AWS is checked against their roles (permissions.test.ts).
@@ -594,7 +595,8 @@ describe('the AI worker on the local queue', () => {
     // Act
     let delivered = 0;
     for (let i = 0; i < 20 && (await reread(created)).enrichmentStatus === 'pending'; i++) {
-      delivered += await deliverDue('ai', aiWorker);
+      // A run an injected conflict failed is due again at once here, not after SQS's visibility timeout.
+      delivered += await deliverDue('ai', aiWorker, { visibilityTimeoutMs: 0 });
     }
     const dropped = await aiWorker(malformed);
     // Assess
@@ -665,6 +667,7 @@ describe('the daily resume job', () => {
     await AiSpend.delete({ tenantId: agency.tenantId, month }).go();
     recorder = new RecordingQueue();
     setQueue(recorder);
+    await afterIndexLag(); // the job lists Tenants, and a run their held listings, through indexes
     // Act
     const { handler } = await import('../../functions/workers/ai-resume.ts');
     await asFunction(WORKER_ENTRIES.aiResume, handler)();

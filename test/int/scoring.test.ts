@@ -18,6 +18,7 @@ import { scoreLead } from '../../functions/services/scoring.ts';
 import { handler as aiWorkerHandler } from '../../functions/workers/ai.ts';
 import { bindLocalAdapters } from '../../scripts/local/adapters/index.ts';
 import { asFunction, WORKER_ENTRIES } from '../support/aws-operations.ts';
+import { afterIndexLag } from '../support/eventually.ts';
 import { createTestTenant, type TestTenant, unique } from '../support/factories.ts';
 import { startTestApi, type TestApi } from '../support/http.ts';
 import { type FollowingStreamConsumer, startFollowingStreamConsumer } from '../support/reactions.ts';
@@ -410,6 +411,7 @@ describe('scoring: AI spend', () => {
       recommended_action: 'send_comps',
       score_reasons: ['Asked twice this week'],
     });
+    await afterIndexLag(); // the tier list is an index
     expect(await idsInTier('warm', agency.key)).toEqual([ingested.lead.id]);
   });
 

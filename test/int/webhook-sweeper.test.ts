@@ -14,6 +14,7 @@ import { OVERDUE_AFTER_MS, requeueOverdueDeliveries } from '../../functions/serv
 import { handler as sweeperHandler } from '../../functions/workers/webhook-sweeper.ts';
 import { bindLocalAdapters } from '../../scripts/local/adapters/index.ts';
 import { asFunction, WORKER_ENTRIES } from '../support/aws-operations.ts';
+import { afterIndexLag } from '../support/eventually.ts';
 import { createTestTenant, type TestTenant } from '../support/factories.ts';
 
 /**
@@ -148,6 +149,7 @@ describe('the overdue-delivery sweeper', () => {
       .go();
     const bound = new TestLadder();
     setWebhookLadder(bound);
+    await afterIndexLag(); // the sweeper finds Tenants, endpoints and deliveries through indexes
 
     // Act
     const result = await asFunction(WORKER_ENTRIES.webhookSweeper, sweeperHandler)();

@@ -238,8 +238,8 @@ describe('the generated Lambda entry', () => {
     // Assess
     expect(bound(aiWorker)).toEqual(['ai-provider.ts', 'queue.ts', 'scoring.ts']);
     expect(aiWorker).toContain('bindAwsAdapters("aiWorker (functions/workers.ts)"');
-    expect(bound(aiResume)).toEqual([]);
-    expect(aiResume).toContain('bindAwsAdapters("aiResume (functions/workers.ts)", [])');
+    expect(bound(aiResume)).toEqual(['queue.ts']);
+    expect(aiResume).toContain('bindAwsAdapters("aiResume (functions/workers.ts)"');
     expect(preflight).not.toContain('bindAwsAdapters');
     expect(awsPortModules(['webhookQueue', 'webhookSchedules', 'email'])).toEqual([
       'email.ts',

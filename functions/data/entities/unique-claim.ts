@@ -23,6 +23,8 @@ export const UniqueClaim = lazyEntity(
               'property-slug',
               'lead-email',
               'lead-phone',
+              // An API key's id → its hash (ownerId): the key by id, read consistently (api-keys.ts).
+              'api-key-id',
             ] as const,
             required: true,
             readOnly: true,
