@@ -479,6 +479,7 @@ describe('GET /v1/activities and GET /v1/leads/{lead_id}/activities', () => {
     }
     const order = [...created].sort(byUpdatedThenId).map((a) => a.id);
     const seen: Activity[] = [];
+    await afterIndexLag(); // the list is read through an index, after the test's writes
     // Act
     const first = await api.call('GET', `/v1/leads/${leadId}/activities?limit=3`, { key: fresh.key });
     seen.push(...first.body.data);
@@ -487,6 +488,7 @@ describe('GET /v1/activities and GET /v1/leads/{lead_id}/activities', () => {
       expect((await patch(id, { completed: true }, fresh.key)).status).toBe(200);
       await sleep(2);
     }
+    await afterIndexLag(); // the edits move them to the end of the index
     let cursor: string | null = first.body.next_cursor;
     while (cursor) {
       const res = await api.call(
@@ -552,6 +554,7 @@ describe('GET /v1/activities and GET /v1/leads/{lead_id}/activities', () => {
       await addActivity(leadB, { kind: 'note', title: `B${i}` }, fresh.key);
     }
     const get = (path: string) => api.call('GET', path, { key: fresh.key });
+    await afterIndexLag(); // the cursors come from lists read through indexes
     const leadCursor: string = (await get(`/v1/leads/${leadA}/activities?limit=1`)).body.next_cursor;
     const allCursor: string = (await get('/v1/activities?limit=1')).body.next_cursor;
     const [data = '', mac = ''] = allCursor.split('.');
