@@ -90,6 +90,7 @@ describe('Areas: admin commands and what the API shows', () => {
       '--places',
       `${places.region.code}`,
     );
+    await afterIndexLag(); // GET /v1/areas reads the Tenant's Area index
     const list = await api.call('GET', '/v1/areas', { key: t.key });
     // Assess
     expect(area).toMatchObject({
@@ -237,6 +238,7 @@ describe('Areas: admin commands and what the API shows', () => {
     expect((await read(t, listing.id)).areas).toEqual([
       { id: community.id, kind: 'community', name: 'Club', via: 'manual' },
     ]);
+    await afterIndexLag(); // GET /v1/areas reads the Tenant's Area index
     const areas = await api.call('GET', '/v1/areas', { key: t.key });
     expect(areas.body.data.map((a: { name: string }) => a.name)).toEqual(['Club']);
   });
@@ -318,6 +320,7 @@ describe('listing import (CLI, black-box)', () => {
     };
     writeFileSync(file, JSON.stringify([item]));
     await admin('listing import', '--tenant', t.slug, '--file', file);
+    await afterIndexLag(); // the list is read through an index, after the import
     const imported = (await api.call('GET', '/v1/properties', { key: t.key })).body.data[0];
     await api.call('PATCH', `/v1/properties/${imported.id}`, { key: t.key, body: { price: '90000' } });
     writeFileSync(file, JSON.stringify([{ ...item, price: '120000', bedrooms: 3 }]));

@@ -576,6 +576,7 @@ describe('GET /v1/inquiries', () => {
       if (address === a) leadA = res.body.lead.id;
       else leadB = res.body.lead.id;
     }
+    await afterIndexLag(); // the lists below read indexes: set up before they are asked
   });
 
   const list = (query: string) => api.call('GET', `/v1/inquiries?${query}`, { key: own.key });
