@@ -180,35 +180,20 @@ export async function queryDeliveries(
 }
 
 /**
- * The endpoint's failed deliveries created at or after `since` (ISO, UTC): one Query on the endpoint's
- * delivery index, from `since` on, the failed ones kept by a filter.
+ * The endpoint's deliveries in `state` created at or after `since` (ISO, UTC): one Query on the
+ * endpoint's delivery index, from `since` on, the others left out by a filter (no Scan). `failed`
+ * for recover, `pending` for the sweeper.
  */
-export async function queryFailedDeliveriesSince(
+export async function queryDeliveriesSince(
   tenantId: string,
   endpointId: string,
+  state: 'failed' | 'pending' | 'succeeded',
   since: string,
 ): Promise<WebhookDeliveryRecord[]> {
   const { data } = await WebhookDelivery.query
     .byEndpoint({ tenantId, endpointId })
     .gte({ createdAt: since })
-    .where(({ status }, { eq }) => eq(status, 'failed'))
-    .go({ pages: 'all' });
-  return data;
-}
-
-/**
- * The endpoint's pending deliveries created at or after `since` (ISO, UTC): one Query on the
- * endpoint's delivery index, the pending ones kept by a filter (the sweeper's read; no Scan).
- */
-export async function queryPendingDeliveriesSince(
-  tenantId: string,
-  endpointId: string,
-  since: string,
-): Promise<WebhookDeliveryRecord[]> {
-  const { data } = await WebhookDelivery.query
-    .byEndpoint({ tenantId, endpointId })
-    .gte({ createdAt: since })
-    .where(({ status }, { eq }) => eq(status, 'pending'))
+    .where(({ status }, { eq }) => eq(status, state))
     .go({ pages: 'all' });
   return data;
 }

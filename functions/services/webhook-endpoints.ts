@@ -8,8 +8,8 @@ import {
   insertEndpoint,
   listLiveEndpoints,
   queryDeliveries,
+  queryDeliveriesSince,
   queryEndpoints,
-  queryFailedDeliveriesSince,
   requestSend,
   updateEndpoint,
   type WebhookDeliveryRecord,
@@ -379,7 +379,7 @@ export async function recoverFailedDeliveries(
     );
   }
   const failed = (
-    await queryFailedDeliveriesSince(tenantId, endpointId, new Date(sinceMs).toISOString())
+    await queryDeliveriesSince(tenantId, endpointId, 'failed', new Date(sinceMs).toISOString())
   ).filter((d) => d.eventType !== PING_EVENT_TYPE);
   for (let i = 0; i < failed.length; i += RECOVER_CONCURRENCY) {
     await Promise.all(

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { listTenants } from '../data/tenants.ts';
 import {
   listLiveEndpoints,
-  queryPendingDeliveriesSince,
+  queryDeliveriesSince,
   replaceScheduleToken,
   type WebhookDeliveryRecord,
 } from '../data/webhooks.ts';
@@ -63,7 +63,7 @@ export async function requeueOverdueDeliveries(
   for (const tenant of await listTenants()) {
     for (const endpoint of await listLiveEndpoints(tenant.tenantId)) {
       result.endpoints++;
-      const pending = await queryPendingDeliveriesSince(tenant.tenantId, endpoint.id, since);
+      const pending = await queryDeliveriesSince(tenant.tenantId, endpoint.id, 'pending', since);
       result.pending += pending.length;
       for (const delivery of pending.filter((d) => now - dueAt(d) > overdueAfterMs)) {
         const token = randomUUID().replaceAll('-', '');
