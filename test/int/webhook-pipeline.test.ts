@@ -2,7 +2,6 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ReactionReceipt } from '../../functions/data/entities/reaction-receipt.ts';
 import { countEndpointFailure, getDelivery, getEndpoint } from '../../functions/data/webhooks.ts';
-import type { WebhookResponse } from '../../functions/kernel/net/webhook-sender.ts';
 import { type Email, setEmails } from '../../functions/kernel/ports/email.ts';
 import type { DeliveryMessage, WebhookLadderPort } from '../../functions/kernel/ports/webhook-ladder.ts';
 import { createAgent } from '../../functions/services/agents.ts';
@@ -15,6 +14,7 @@ import { createEndpoint } from '../../functions/services/webhook-endpoints.ts';
 import { webhookFanout } from '../../functions/streams/webhook-fanout.ts';
 import { bindLocalAdapters } from '../../scripts/local/adapters/index.ts';
 import { createTestTenant, type TestTenant, unique } from '../support/factories.ts';
+import { answer, TestLadder } from '../support/webhook-fixtures.ts';
 
 /**
  * Issue 24's webhook findings (F6–F9), each against the real delivery code on DynamoDB Local; the
@@ -23,20 +23,6 @@ import { createTestTenant, type TestTenant, unique } from '../support/factories.
 
 // The receiver stand-ins live on 127.0.0.1 (the local switch; the deployed worker refuses it).
 process.env.LOCAL_ALLOW_PRIVATE_URLS = '1';
-
-/** The ladder as a list; `failing` makes every enqueue throw (SQS or Scheduler down). */
-class TestLadder implements WebhookLadderPort {
-  readonly queued: { message: DeliveryMessage; delayMs: number }[] = [];
-  failing = false;
-  async enqueue(message: DeliveryMessage, delayMs: number) {
-    if (this.failing) throw new Error('SQS is unavailable (test)');
-    this.queued.push({ message, delayMs });
-  }
-}
-
-function answer(status: number): WebhookResponse {
-  return { statusCode: status, error: null, durationMs: 5, responseBody: `status ${status}` };
-}
 
 let tenant: TestTenant;
 

@@ -2,12 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WebhookDelivery } from '../../functions/data/entities/webhook-delivery.ts';
 import { getDelivery } from '../../functions/data/webhooks.ts';
-import type { WebhookResponse } from '../../functions/kernel/net/webhook-sender.ts';
-import {
-  type DeliveryMessage,
-  setWebhookLadder,
-  type WebhookLadderPort,
-} from '../../functions/kernel/ports/webhook-ladder.ts';
+import { type DeliveryMessage, setWebhookLadder } from '../../functions/kernel/ports/webhook-ladder.ts';
 import { fanOutEvent, processDeliveryMessage } from '../../functions/services/webhook-deliveries.ts';
 import { createEndpoint } from '../../functions/services/webhook-endpoints.ts';
 import { OVERDUE_AFTER_MS, requeueOverdueDeliveries } from '../../functions/services/webhook-sweeper.ts';
@@ -16,6 +11,7 @@ import { bindLocalAdapters } from '../../scripts/local/adapters/index.ts';
 import { asFunction, WORKER_ENTRIES } from '../support/aws-operations.ts';
 import { afterIndexLag } from '../support/eventually.ts';
 import { createTestTenant, type TestTenant } from '../support/factories.ts';
+import { answer, TestLadder } from '../support/webhook-fixtures.ts';
 
 /**
  * Issue 24, F1′: a delivery whose ladder rung was lost (a schedule that never fired, a rung that could
@@ -23,23 +19,6 @@ import { createTestTenant, type TestTenant } from '../support/factories.ts';
  */
 
 process.env.LOCAL_ALLOW_PRIVATE_URLS = '1';
-
-/** The ladder as a list; `failing` makes every enqueue throw. */
-class TestLadder implements WebhookLadderPort {
-  readonly queued: { message: DeliveryMessage; delayMs: number }[] = [];
-  failing = false;
-  async enqueue(message: DeliveryMessage, delayMs: number) {
-    if (this.failing) throw new Error('Scheduler is unavailable (test)');
-    this.queued.push({ message, delayMs });
-  }
-}
-
-const answer = (status: number): WebhookResponse => ({
-  statusCode: status,
-  error: null,
-  durationMs: 5,
-  responseBody: `status ${status}`,
-});
 
 let tenant: TestTenant;
 
