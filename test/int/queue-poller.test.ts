@@ -62,4 +62,38 @@ describe('the local queue event source (L3): receive counts and the dead-letter 
     expect(Number(left?.visibleAt)).toBeGreaterThan(Date.now());
     expect(await messagesOf(deadLetterQueueOf(queue))).toEqual([]);
   });
+
+  it('delivers only the messages `select` picks, oldest first, and leaves the others as they were', async () => {
+    // Prepare: three older messages of others, then the test's own
+    const queue = unique('q') as 'ai';
+    const at = Date.now() - 1_000;
+    for (const [i, body] of ['{"of":"a"}', '{"of":"b"}', '{"of":"c"}', '{"of":"mine"}'].entries()) {
+      await LocalQueueMessage.create({
+        queue,
+        visibleAt: visibleAtKey(at + i),
+        id: unique('m'),
+        body,
+        receiveCount: 0,
+      }).go();
+    }
+    const seen: string[] = [];
+    // Act: a batch of one, as the `ai` row's
+    const delivered = await deliverDue(
+      queue,
+      async (event) => {
+        seen.push(...event.Records.map((r) => r.body));
+        return { batchItemFailures: [] };
+      },
+      { limit: 1, select: (body) => body.includes('mine') },
+    );
+    // Assess
+    expect(delivered).toBe(1);
+    expect(seen).toEqual(['{"of":"mine"}']);
+    const left = await messagesOf(queue);
+    expect(left.map((m) => [m.body, m.receiveCount])).toEqual([
+      ['{"of":"a"}', 0],
+      ['{"of":"b"}', 0],
+      ['{"of":"c"}', 0],
+    ]);
+  });
 });
