@@ -1,7 +1,11 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { PropertyCreate } from '../contract/properties.ts';
 import { toValidationIssues } from '../contract/validation.ts';
+import { isThrottled } from '../data/errors.ts';
+import type { ListingRecord } from '../data/listings.ts';
 import type { TenantRecord } from '../data/tenants.ts';
 import { ConflictError, RequestValidationError } from '../kernel/errors.ts';
+import { recomputeListing } from './areas.ts';
 import { upsertListingByRef } from './listings.ts';
 
 export interface ImportSummary {
@@ -10,14 +14,80 @@ export interface ImportSummary {
   updated: number;
   skipped: number;
   failed: number;
+  /** One line per item that did not land (after its retries), in feed order. */
   failures: { index: number; internal_ref: string | null; error: string }[];
+}
+
+/**
+ * How an item throttled by DynamoDB is retried: capped exponential backoff with full jitter (a
+ * random pause up to `min(capMs, baseMs·2^attempt)`), so that a bulk import backs off a hot
+ * partition instead of giving up on the item. 8 attempts span about 13 s at most.
+ */
+export interface ImportRetry {
+  attempts: number;
+  baseMs: number;
+  capMs: number;
+}
+
+export const IMPORT_RETRY: ImportRetry = { attempts: 8, baseMs: 100, capMs: 5_000 };
+
+export interface ImportOptions {
+  retry?: ImportRetry;
+}
+
+/**
+ * DynamoDB refused for capacity, past the SDK's own retries: the SDK's throttling errors (with
+ * RequestLimitExceeded, the account's request limit), a transaction cancelled for throttling, or
+ * the 409 `writeTransaction` answers once its own attempts were all cancelled so (or for a
+ * conflict: both pass, and a retry is the documented answer to both).
+ */
+export function isPassingRefusal(error: unknown): boolean {
+  if (error instanceof ConflictError || isThrottled(error)) return true;
+  let current: unknown = error;
+  for (let depth = 0; current && depth < 5; depth++) {
+    const e = current as { name?: string; CancellationReasons?: { Code?: string }[]; cause?: unknown };
+    if (e.name === 'RequestLimitExceeded') return true;
+    if (
+      e.name === 'TransactionCanceledException' &&
+      e.CancellationReasons?.some(
+        (r) => r.Code === 'ThrottlingError' || r.Code === 'ProvisionedThroughputExceeded',
+      )
+    )
+      return true;
+    current = e.cause;
+  }
+  return false;
+}
+
+const backoff = (retry: ImportRetry, attempt: number) =>
+  sleep(Math.random() * Math.min(retry.capMs, retry.baseMs * 2 ** attempt));
+
+type Outcome = 'created' | 'updated' | 'skipped';
+
+/**
+ * What a retried item did: an earlier attempt may have landed its write and failed after it (on the
+ * Area memberships), so the last attempt finds nothing to change. The record says whether this
+ * import wrote it since the item's first attempt; its memberships are computed again (idempotent).
+ */
+async function outcomeAfterRetry(
+  tenantId: string,
+  record: ListingRecord,
+  writerName: string,
+  since: string,
+): Promise<Outcome> {
+  await recomputeListing(tenantId, record);
+  if (record.createdBy === writerName && record.createdAt >= since) return 'created';
+  if (record.updatedBy === writerName && record.updatedAt >= since) return 'updated';
+  return 'skipped';
 }
 
 /**
  * Imports a feed: each item in the create shape with its internal_ref. A new reference creates a
  * listing (origin import); a known one is updated by PATCH rules, except the fields a key edited
  * since (manual edits win); an item that changes nothing is skipped. A bad item is reported and
- * the import goes on.
+ * the import goes on; an item DynamoDB refuses for capacity is retried with backoff (`retry`), and
+ * reported if it still fails. No item stops the import. Re-running a feed is its resume: items
+ * already imported unchanged are skipped by internal_ref (a read each, no write).
  */
 export async function importListings(
   tenant: TenantRecord,
@@ -25,7 +95,9 @@ export async function importListings(
   source: string,
   /** Called after each item: how many are done, of how many. */
   progress: (done: number, total: number) => void = () => undefined,
+  options: ImportOptions = {},
 ): Promise<ImportSummary> {
+  const retry = options.retry ?? IMPORT_RETRY;
   const summary: ImportSummary = {
     total: items.length,
     created: 0,
@@ -40,23 +112,37 @@ export async function importListings(
       typeof (item as { internal_ref?: unknown })?.internal_ref === 'string'
         ? (item as { internal_ref: string }).internal_ref
         : null;
-    try {
-      if (!ref)
-        throw RequestValidationError.single(
-          ['internal_ref'],
-          'Each imported listing needs its internal_ref',
-          'missing',
-        );
-      const parsed = PropertyCreate.safeParse(item);
-      if (!parsed.success) throw new RequestValidationError(toValidationIssues('body', parsed.error, item));
-      const result = await upsertListingByRef(writer, ref, parsed.data, undefined);
-      if (result.created) summary.created++;
-      else if (result.changed) summary.updated++;
-      else summary.skipped++;
-    } catch (error) {
-      if (!(error instanceof RequestValidationError) && !(error instanceof ConflictError)) throw error;
-      summary.failed++;
-      summary.failures.push({ index, internal_ref: ref, error: error.message });
+    const since = new Date().toISOString();
+    for (let attempt = 1; ; attempt++) {
+      try {
+        if (!ref)
+          throw RequestValidationError.single(
+            ['internal_ref'],
+            'Each imported listing needs its internal_ref',
+            'missing',
+          );
+        const parsed = PropertyCreate.safeParse(item);
+        if (!parsed.success) throw new RequestValidationError(toValidationIssues('body', parsed.error, item));
+        const result = await upsertListingByRef(writer, ref, parsed.data, undefined);
+        const outcome: Outcome = result.created
+          ? 'created'
+          : result.changed
+            ? 'updated'
+            : attempt > 1
+              ? await outcomeAfterRetry(tenant.tenantId, result.record, writer.name, since)
+              : 'skipped';
+        summary[outcome]++;
+        break;
+      } catch (error) {
+        const retryable = !(error instanceof RequestValidationError) && isPassingRefusal(error);
+        if (retryable && attempt < retry.attempts) {
+          await backoff(retry, attempt);
+          continue;
+        }
+        summary.failed++;
+        summary.failures.push({ index, internal_ref: ref, error: (error as Error).message });
+        break;
+      }
     }
     progress(index + 1, items.length);
   }

@@ -284,7 +284,7 @@ export const commands: Record<string, Command> = {
   },
   'listing import': {
     usage:
-      '--tenant SLUG --file FEED.json   (a JSON array of listings in the create shape, each with internal_ref)',
+      '--tenant SLUG --file FEED.json   (a JSON array of listings in the create shape, each with internal_ref; throttled items are retried, failures listed per item; re-running the same feed resumes it: imported items are skipped by internal_ref)',
     run: async (flags, progress) => {
       const tenant = await requireTenantBySlug(required(flags, 'tenant'));
       const file = required(flags, 'file');

@@ -4,6 +4,7 @@ import { getTenant, type TenantRecord } from '../../functions/data/tenants.ts';
 import { importListings } from '../../functions/services/listing-import.ts';
 import { editListing, type ListingWriter } from '../../functions/services/listings.ts';
 import { createTenantFromAdmin } from '../../functions/services/tenants.ts';
+import { withDynamoFaults } from '../support/dynamodb-faults.ts';
 import { createTestAgent, createTestPlaces, unique } from '../support/factories.ts';
 
 let placeCode: string;
@@ -173,5 +174,59 @@ describe('importListings', () => {
       [2, 3],
       [3, 3],
     ]);
+  });
+});
+
+describe('importListings under throttling', () => {
+  /** Short pauses: the test is about the retries and the report, not about waiting. */
+  const quickRetry = { attempts: 12, baseMs: 1, capMs: 20 };
+
+  it('completes an import of a few hundred items while a tenth of its calls are throttled past the SDK retries, reporting per item', async () => {
+    // Prepare
+    const tenant = await newTenant();
+    const refs = Array.from({ length: 200 }, () => unique('T'));
+    const items: unknown[] = feed(refs);
+    items[100] = { title: 'No reference', place_code: placeCode };
+    // Act
+    const summary = await withDynamoFaults({ throttleRate: 0.1, throttlePastRetries: true }, () =>
+      importListings(tenant, items, 'hot.json', undefined, { retry: quickRetry }),
+    );
+    // Assess
+    expect(summary.total).toBe(200);
+    expect(summary.created + summary.updated + summary.skipped + summary.failed).toBe(200);
+    expect(summary.failures.length).toBe(summary.failed);
+    expect(summary.failures).toContainEqual(expect.objectContaining({ index: 100, internal_ref: null }));
+    // Twelve attempts of an item all throttled is rare (about 1 in 10⁴ here), but reported if so.
+    const throttled = summary.failures.filter((f) => f.index !== 100);
+    for (const failure of throttled) expect(failure.error).toMatch(/throttl|throughput/i);
+    expect(summary.created).toBe(199 - throttled.length);
+    const failedRefs = new Set(throttled.map((f) => f.internal_ref));
+    const stored = await queryAllListings(tenant.tenantId);
+    expect(stored.map((p) => p.internalRef).sort()).toEqual(
+      refs.filter((ref, i) => i !== 100 && !failedRefs.has(ref)).sort(),
+    );
+  }, 300_000);
+
+  it('reports each item still throttled after its attempts and goes on; a re-run is the resume (by internal_ref)', async () => {
+    // Prepare: the first third imported by an earlier run
+    const tenant = await newTenant();
+    const refs = Array.from({ length: 30 }, () => unique('T'));
+    await importListings(tenant, feed(refs.slice(0, 10)), 'feed.json');
+    const reports: number[] = [];
+    // Act: every attempt of every call throttled, then the same feed again once the table is calm
+    const throttled = await withDynamoFaults({ throttleRate: 1, throttlePastRetries: true }, () =>
+      importListings(tenant, feed(refs), 'feed.json', (done) => reports.push(done), {
+        retry: { attempts: 2, baseMs: 1, capMs: 2 },
+      }),
+    );
+    const resumed = await importListings(tenant, feed(refs), 'feed.json');
+    // Assess
+    expect(reports).toEqual(Array.from({ length: 30 }, (_, i) => i + 1));
+    expect(throttled).toMatchObject({ total: 30, created: 0, updated: 0, skipped: 0, failed: 30 });
+    expect(throttled.failures.map((f) => f.internal_ref)).toEqual(refs);
+    expect(throttled.failures[0]?.error).toMatch(/throttl|throughput/i);
+    expect(resumed).toMatchObject({ total: 30, created: 20, skipped: 10, updated: 0, failed: 0 });
+    const stored = await queryAllListings(tenant.tenantId);
+    expect(stored.map((p) => p.internalRef).sort()).toEqual([...refs].sort());
   });
 });

@@ -164,6 +164,11 @@ export function streamSeed(seed: number, stream: string): number {
 export interface DynamoFaultOverrides extends Partial<Omit<DynamoFaultSettings, 'seed'>> {
   /** Cancel the scope's next `count` TransactWriteItems for a conflict on member `member` (0-based). */
   conflicts?: { count: number; member: number };
+  /**
+   * Throttles (at `throttleRate`) are thrown above the SDK's retry middleware: the caller sees the
+   * throttle as when a partition stays hot past the SDK's retries, without the SDK's backoff wait.
+   */
+  throttlePastRetries?: boolean;
 }
 
 const scopes = new AsyncLocalStorage<DynamoFaultOverrides>();
@@ -396,6 +401,11 @@ export function addDynamoFaults<I extends object, O extends object>(
       const faults = current();
       const scope = scopes.getStore();
 
+      if (scope?.throttlePastRetries && faults.throttleRate > 0 && throttleDraw() < faults.throttleRate) {
+        log.events.push(`throttle ${apiName}`);
+        throw throttleError(throttleDraw() < 0.5);
+      }
+
       if (apiName === 'TransactWriteItems') {
         const members = (input.TransactItems ?? []) as unknown[];
         let conflicted: number | undefined;
@@ -478,20 +488,12 @@ export function addDynamoFaults<I extends object, O extends object>(
       const apiName = (context.commandName ?? '').replace(/Command$/, '');
       const throttled = context as HandlerExecutionContext & { dynamoFaultsThrottled?: boolean };
       const { throttleRate } = current();
+      // A scope that throttles past the retries does so above them (initialize step) instead.
+      if (scopes.getStore()?.throttlePastRetries) return next(args);
       if (throttleRate > 0 && throttleDraw() < throttleRate && !throttled.dynamoFaultsThrottled) {
         throttled.dynamoFaultsThrottled = true;
-        const provisioned = throttleDraw() < 0.5;
         log.events.push(`throttle ${apiName}`);
-        const $metadata = { httpStatusCode: 400, attempts: 1, totalRetryDelay: 0 };
-        throw provisioned
-          ? new ProvisionedThroughputExceededException({
-              message: 'The level of configured provisioned throughput for the table was exceeded.',
-              $metadata,
-            })
-          : new ThrottlingException({
-              message: 'Throughput exceeds the current capacity of your table or index.',
-              $metadata,
-            });
+        throw throttleError(throttleDraw() < 0.5);
       }
       return next(args);
     },
@@ -499,6 +501,20 @@ export function addDynamoFaults<I extends object, O extends object>(
   );
 
   return log;
+}
+
+/** What DynamoDB answers a call over its partition's throughput (either of its two forms). */
+function throttleError(provisioned: boolean): Error {
+  const $metadata = { httpStatusCode: 400, attempts: 1, totalRetryDelay: 0 };
+  return provisioned
+    ? new ProvisionedThroughputExceededException({
+        message: 'The level of configured provisioned throughput for the table was exceeded.',
+        $metadata,
+      })
+    : new ThrottlingException({
+        message: 'Throughput exceeds the current capacity of your table or index.',
+        $metadata,
+      });
 }
 
 /**
