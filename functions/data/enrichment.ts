@@ -2,8 +2,10 @@ import type { EnrichmentStatus } from '../domain/enrichment.ts';
 import type { ListingTexts } from '../domain/listing-text.ts';
 import { Listing } from './entities/listing.ts';
 import { isConditionalFailure, SDK_ERRORS } from './errors.ts';
-import type { ListingRecord } from './listings.ts';
+import { type ListingRecord, listingTextWrites, placeTexts } from './listings.ts';
+import { listingWrites } from './service.ts';
 import { nextTimestamp } from './timestamps.ts';
+import { writeTransaction } from './transactions.ts';
 
 export interface EnrichmentUpdate {
   status: EnrichmentStatus;
@@ -25,19 +27,49 @@ export async function recordEnrichment(
   update: EnrichmentUpdate,
 ): Promise<boolean> {
   const now = nextTimestamp(listing.updatedAt);
-  try {
-    let op = Listing.patch({ tenantId: listing.tenantId, id: listing.id }).set({
-      enrichmentStatus: update.status,
-      ...(update.texts ? { texts: update.texts, updatedAt: now } : {}),
-      ...(update.status === 'enriched' ? { enrichedAt: now } : {}),
-      ...(update.attempts !== undefined ? { enrichmentAttempts: update.attempts } : {}),
-      ...(update.error ? { enrichmentError: update.error } : {}),
-      ...(update.newRequestId ? { enrichmentRequestId: update.newRequestId } : {}),
-    });
-    if (!update.error && listing.enrichmentError) op = op.remove(['enrichmentError']);
+  // Texts are laid out as every listing write lays them out (the long ones in their own items).
+  const texts = update.texts ? placeTexts(listing, update.texts, listing.sourceLanguage) : undefined;
+  const key = { tenantId: listing.tenantId, id: listing.id };
+  const fields = {
+    enrichmentStatus: update.status,
+    ...(texts ? { ...texts.set, updatedAt: now } : {}),
+    ...(update.status === 'enriched' ? { enrichedAt: now } : {}),
+    ...(update.attempts !== undefined ? { enrichmentAttempts: update.attempts } : {}),
+    ...(update.error ? { enrichmentError: update.error } : {}),
+    ...(update.newRequestId ? { enrichmentRequestId: update.newRequestId } : {}),
+  };
+  const remove = [
+    ...(!update.error && listing.enrichmentError ? (['enrichmentError'] as const) : []),
+    ...(texts?.clear ?? []),
+  ];
+  if (texts && (texts.put.length > 0 || texts.remove.length > 0)) {
+    // Texts kept apart change too: the listing and its text items in one transaction.
+    const result = await writeTransaction(() =>
+      listingWrites()
+        .transaction.write(({ Listing: p, ListingText: t }) => {
+          let op = p.patch(key).set(fields);
+          if (remove.length > 0) op = op.remove(remove);
+          return [
+            op
+              .where(({ updatedAt }, { eq }) => eq(updatedAt, listing.updatedAt))
+              .where(({ enrichmentRequestId }, { eq }) => eq(enrichmentRequestId, requestId))
+              .commit(),
+            ...listingTextWrites(t, listing, texts),
+          ];
+        })
+        .go(),
+    );
+    return !result.canceled;
+  }
+  const patch = () => {
+    let op = Listing.patch(key).set(fields);
+    if (remove.length > 0) op = op.remove(remove);
     // Texts are merged from `listing`: a client write since then must not be overwritten.
     if (update.texts) op = op.where(({ updatedAt }, { eq }) => eq(updatedAt, listing.updatedAt));
-    await op.where(({ enrichmentRequestId }, { eq }) => eq(enrichmentRequestId, requestId)).go();
+    return op.where(({ enrichmentRequestId }, { eq }) => eq(enrichmentRequestId, requestId));
+  };
+  try {
+    await patch().go();
     return true;
   } catch (error) {
     if (isConditionalFailure(error)) return false;

@@ -8,6 +8,7 @@ import { Inquiry } from './entities/inquiry.ts';
 import { Lead } from './entities/lead.ts';
 import { LeadSearchToken, LegacyLeadSearchToken } from './entities/lead-search-token.ts';
 import { Listing } from './entities/listing.ts';
+import { ListingText } from './entities/listing-text.ts';
 import { Tenant } from './entities/tenant.ts';
 import { UniqueClaim } from './entities/unique-claim.ts';
 
@@ -42,10 +43,10 @@ export function leadWrites(): ReturnType<typeof buildLeadWrites> {
   return leadService;
 }
 
-const buildListingWrites = () => new Service({ UniqueClaim, Listing });
+const buildListingWrites = () => new Service({ UniqueClaim, Listing, ListingText });
 let listingService: ReturnType<typeof buildListingWrites> | undefined;
 
-/** A listing's writes: the listing and the claims on its slug and internal_ref. */
+/** A listing's writes: the listing, the claims on its slug and internal_ref, its texts kept apart. */
 export function listingWrites(): ReturnType<typeof buildListingWrites> {
   listingService ??= buildListingWrites();
   return listingService;

@@ -28,6 +28,8 @@ export const STREAM_IGNORED_ENTITIES = [
   'reactionReceipt',
   // A photo import's progress: the gallery change it ends in is a change of the listing itself.
   'imageImport',
+  // A listing's text kept beside it: written with the listing item, whose change the stream reads.
+  'propertyText',
 ] as const;
 
 /**

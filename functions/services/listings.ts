@@ -10,6 +10,8 @@ import {
   insertListing,
   type ListingChange,
   type ListingRecord,
+  migrateListingLayout,
+  queryAllListings,
   queryListings,
   requireListing,
 } from '../data/listings.ts';
@@ -346,4 +348,21 @@ export async function listListings<O>(
   const memberships = await Promise.all(onPage.map((p) => membershipsOfListing(tenantId, p.id)));
   const areasOf = new Map(onPage.map((p, i) => [p.id, memberships[i] ?? []]));
   return pageFrom(items, q.limit, scope, (p) => present(p, areasOf.get(p.id) ?? []));
+}
+
+/**
+ * `listing migrate`: lays out every listing of a Tenant stored before the item bounds (texts apart,
+ * price history capped; data/listings.ts). Rerunnable: a listing already within them is only read.
+ */
+export async function migrateListings(
+  tenantId: string,
+  progress: (done: number, total: number) => void = () => undefined,
+): Promise<{ examined: number; migrated: number }> {
+  const listings = await queryAllListings(tenantId);
+  let migrated = 0;
+  for (const [index, listing] of listings.entries()) {
+    if (await migrateListingLayout(listing)) migrated++;
+    progress(index + 1, listings.length);
+  }
+  return { examined: listings.length, migrated };
 }

@@ -13,7 +13,7 @@ import { issueApiKey, parseScopes, revokeApiKeyById } from '../../functions/serv
 import { createArea, recomputeAreas, setManualMembership } from '../../functions/services/areas.ts';
 import { resumeHeldEnrichments } from '../../functions/services/enrichment.ts';
 import { importListings } from '../../functions/services/listing-import.ts';
-import { readListing } from '../../functions/services/listings.ts';
+import { migrateListings, readListing } from '../../functions/services/listings.ts';
 import { orderByDepth, type PlaceInput, savePlace } from '../../functions/services/places.ts';
 import {
   issueSiteKey,
@@ -290,6 +290,14 @@ export const commands: Record<string, Command> = {
       const file = required(flags, 'file');
       const items = readJsonArray(file);
       return importListings(tenant, items, basename(file), progress('listing import'));
+    },
+  },
+  'listing migrate': {
+    usage:
+      '--tenant SLUG   (lays out listings stored before the item bounds: long translations in their own items, the last 20 price changes; rerunnable)',
+    run: async (flags, progress) => {
+      const tenant = await requireTenantBySlug(required(flags, 'tenant'));
+      return migrateListings(tenant.tenantId, progress('listing migrate'));
     },
   },
   'listing show': {

@@ -46,6 +46,12 @@ export const Listing = lazyEntity(
            * SEO descriptions, and which fields a client wrote (AI leaves those alone).
            */
           texts: { type: 'any' },
+          /**
+           * The languages whose text is kept in its own item beside the listing (entities/listing-text.ts),
+           * not in `texts`: set only once the translations outgrow the item's budget (data/listings.ts
+           * `layoutTexts`). Readers of data/listings.ts see `texts` whole either way.
+           */
+          textsApart: { type: 'list', items: { type: 'string' } },
           /** false: writes never queue AI enrichment for this listing. */
           aiEnrichment: { type: 'boolean', required: true, default: true },
           enrichmentStatus: { type: ['pending', 'enriched', 'failed', 'off', 'paused'] as const },
@@ -54,7 +60,10 @@ export const Listing = lazyEntity(
           enrichmentAttempts: { type: 'number' },
           enrichmentError: { type: 'string' },
           enrichedAt: { type: 'string' },
-          /** Every price change: `{price, rent_price, currency, changed_at, changed_by}`, oldest first. */
+          /**
+           * The last price changes (at most data/listings.ts `PRICE_HISTORY_KEPT`):
+           * `{price, rent_price, currency, changed_at, changed_by}`, oldest first.
+           */
           priceHistory: { type: 'any' },
           /** Fields a key edited on an imported listing: a later import leaves them alone. */
           manualFields: { type: 'list', items: { type: 'string' } },
