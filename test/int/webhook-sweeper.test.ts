@@ -39,7 +39,9 @@ function envelope(type: string): string {
   });
 }
 
-describe('the overdue-delivery sweeper', () => {
+// A sweep reads every Tenant of the shared test table (thousands by the end of a full run) and
+// their endpoints: slow on a loaded machine, so a test gets more than the default 30 s.
+describe('the overdue-delivery sweeper', { timeout: 120_000 }, () => {
   it('queues again a delivery whose rung was lost, once, and the old message is then stale', async () => {
     // Prepare: a first attempt fails and its rung (due in 5 minutes) cannot be queued.
     const ladder = new TestLadder();
