@@ -11,12 +11,14 @@
  * environment is set before the first dynamic import.
  * Progress goes to stderr, the table to stdout.
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { availableParallelism, loadavg } from 'node:os';
 import { dirname, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { ensureTable, startDynamoLocal } from '../local/dynamo-local.ts';
 import { bundleHandlers } from './bundles.ts';
+import { COST_NOTES } from './cost.ts';
+import { replaceCostBlock } from './cost-table.ts';
 import { startDynamoRecorder } from './dynamo-recorder.ts';
 import { BENCH_TABLE, type CursorKeySource, localHandlerEnv } from './env.ts';
 import {
@@ -34,7 +36,7 @@ import { parseSections, round, SECTIONS } from './stats.ts';
 const { values: args } = parseArgs({
   options: {
     out: { type: 'string' },
-    /** Sections to run, comma-separated (cold-start, costs, load, leads, events, photos, site); all by default. */
+    /** Sections to run, comma-separated (cold-start, costs, load, leads, events, photos, site, cost); all by default. */
     only: { type: 'string' },
     /** Fresh processes per function for the cold-start medians (at least 10 for a median). */
     runs: { type: 'string', default: '11' },
@@ -58,6 +60,8 @@ const { values: args } = parseArgs({
     archived: { type: 'string', default: '0' },
     /** Live listings of the site section's Tenant (issue 12 asks for 5,000). */
     listings: { type: 'string', default: '5000' },
+    /** Cost section: also rewrite README.md's cost-table block with the figures of this run. */
+    readme: { type: 'boolean', default: false },
   },
 });
 
@@ -263,6 +267,16 @@ async function main(): Promise<BenchReport> {
     site = await measureSiteSearch(siteFixture, recorder, Math.max(samples, 30), log);
   }
 
+  let cost: BenchReport['cost'] = null;
+  if (sections.has('cost')) {
+    log(
+      `${step('cost')} Cost: each operation of the reference month's mix (${samples} requests each after a warm-up)…`,
+    );
+    const { measureCostSection } = await import('./cost.ts');
+    const measuredOn = `${startedAt.toISOString().slice(0, 10)}, load ${loadAverages().join(' / ')}`;
+    cost = await measureCostSection(fixture, samples, log, measuredOn);
+  }
+
   return {
     startedAt: startedAt.toISOString(),
     elapsedSeconds: Math.round((performance.now() - t0) / 1000),
@@ -278,11 +292,13 @@ async function main(): Promise<BenchReport> {
     events,
     photos,
     site,
+    cost,
     notes: [
       ...(coldStart ? COLD_START_NOTES : []),
       ...(costs || loadFigures || leads ? NOTES : []),
       ...(leads ? LEADS_NOTES : []),
       ...(site ? SITE_NOTES : []),
+      ...(cost ? COST_NOTES : []),
     ],
   };
 }
@@ -291,6 +307,12 @@ try {
   const report = await main();
   await cleanUp();
   process.stdout.write(`${renderReport(report)}\n`);
+  if (args.readme) {
+    if (!report.cost) throw new Error('--readme needs the cost section (--only cost)');
+    const readme = resolve(ROOT, 'README.md');
+    writeFileSync(readme, replaceCostBlock(readFileSync(readme, 'utf8'), report.cost.table));
+    log(`Rewrote the cost table in ${readme}`);
+  }
   if (args.out) {
     const file = resolve(args.out);
     mkdirSync(dirname(file), { recursive: true });

@@ -1,5 +1,6 @@
 import type { BundleResult, PackageShare } from './bundles.ts';
 import type { ColdFigures } from './cold-start.ts';
+import type { CostSection } from './cost.ts';
 import type { CostResult } from './dynamo-costs.ts';
 import type { EventsSection } from './event-delivery.ts';
 import { HOT_PATH_TARGETS, type HotPathSection } from './hot-path.ts';
@@ -106,6 +107,8 @@ export interface BenchReport {
   photos?: PhotosSection | null;
   /** Site search on 5,000 live listings: round trips, units, server time, catalogue load (issue 12). */
   site?: SiteSection | null;
+  /** Monthly cost of the reference agency and portal from measured per-request figures (issue 25). */
+  cost?: CostSection | null;
   notes: string[];
 }
 
@@ -262,6 +265,7 @@ export function renderReport(r: BenchReport): string {
   if (r.events) out.push(...renderEvents(r.events, r.targets), '');
   if (r.photos) out.push(...renderPhotos(r.photos), '');
   if (r.site) out.push(...renderSite(r.site), '');
+  if (r.cost) out.push('Cost per Tenant, monthly (issue 25):', r.cost.table, '');
   out.push('Notes:');
   for (const note of r.notes) out.push(`  - ${note}`);
   return out.join('\n');
