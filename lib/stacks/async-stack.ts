@@ -20,6 +20,7 @@ import {
   workers,
 } from '../../functions/workers.ts';
 import { AlarmTopic, ServiceAlarms } from '../constructs/alarms.ts';
+import { bindCatalogueStore } from '../constructs/catalogue-store-access.ts';
 import { ImageImportPipeline } from '../constructs/image-import.ts';
 import { bindPhotoStore } from '../constructs/photo-store-access.ts';
 import { METRICS_NAMESPACE, repoRoot, ServiceFunction } from '../constructs/service-function.ts';
@@ -373,6 +374,9 @@ export class AsyncStack extends Stack {
             put: ['images/*'],
             delete: ['images/*'],
           });
+          break;
+        case 'catalogueWrite':
+          bindCatalogueStore(service, props.photoBucket, { write: true });
           break;
         default:
           throw new Error(`Worker ${row.name} uses unknown service ${String(use satisfies never)}`);
