@@ -29,6 +29,8 @@ import {
 } from '../../functions/services/site-catalogue.ts';
 import { createTenantFromAdmin } from '../../functions/services/tenants.ts';
 import { catalogueRebuildRequest } from '../../functions/streams/reactions/catalogue-rebuild.ts';
+import { parseArgs } from '../../scripts/admin/args.ts';
+import { commands } from '../../scripts/admin/commands.ts';
 import { afterIndexLag, eventually } from '../support/eventually.ts';
 import { createTestLead, createTestPlaces, unique } from '../support/factories.ts';
 
@@ -193,6 +195,33 @@ describe('catalogue rebuilds', () => {
     // Assess
     expect(rebuilt).toMatchObject({ source: 'catch-up', listings: 2 });
     expect((await readSnapshot(tenantId))?.snapshot.listings.map((l) => l.id)).toContain(after.id);
+  });
+});
+
+describe('catalogue rebuild (admin command)', () => {
+  it("rewrites the Tenant's snapshot from the table, reporting its steps", async () => {
+    // Prepare: a snapshot that lost a listing the table holds.
+    const caller = await newCaller();
+    const tenantId = caller.tenant.tenantId;
+    const listing = await addListing(caller, 'Missing from the snapshot');
+    await afterIndexLag();
+    await writeSnapshot({
+      version: CATALOGUE_SNAPSHOT_VERSION,
+      tenantId,
+      watermark: listing.updatedAt,
+      builtAt: new Date().toISOString(),
+      listings: [],
+    });
+    const steps: string[] = [];
+    const { flags } = parseArgs(['--tenant', caller.tenant.slug]);
+    // Act
+    const result = await commands['catalogue rebuild']?.run(flags, (label) => (done, total) => {
+      steps.push(`${label} ${done}/${total}`);
+    });
+    // Assess
+    expect(result).toMatchObject({ tenantId, source: 'table', listings: 1 });
+    expect(steps).toEqual(['catalogue rebuild 1/3', 'catalogue rebuild 2/3', 'catalogue rebuild 3/3']);
+    expect((await readSnapshot(tenantId))?.snapshot.listings.map((l) => l.id)).toEqual([listing.id]);
   });
 });
 
