@@ -165,6 +165,8 @@ export class AsyncStack extends Stack {
   readonly aiDeadLetterQueue: Queue;
   /** Receives the daily job's events that failed every retry (EventBridge delivery and the function). */
   readonly aiResumeDeadLetterQueue: Queue;
+  /** Receives the catalogue rebuilder's runs that failed every retry (EventBridge delivery and the function). */
+  readonly catalogueRebuildDeadLetterQueue: Queue;
   /** The model the AI worker is bound to. */
   readonly aiModel: AiModelSettings;
   /** The topic every alarm of the service notifies (the API stack's alarms too). */
@@ -241,6 +243,23 @@ export class AsyncStack extends Stack {
       },
     ]);
 
+    // A run of the catalogue rebuilder that failed its retries. Nothing to redrive: the markers of the
+    // Tenants it did not rebuild stay, and the next minute's run takes them; the alarm says it keeps failing.
+    this.catalogueRebuildDeadLetterQueue = new Queue(this, 'CatalogueRebuildDeadLetterQueue', {
+      encryption: QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+      retentionPeriod: Duration.days(14),
+    });
+    NagSuppressions.addResourceSuppressions(this.catalogueRebuildDeadLetterQueue, [
+      { id: 'Serverless-SQSRedrivePolicy', reason: DLQ_HAS_NO_DLQ },
+      {
+        id: 'AwsSolutions-SQS3',
+        reason:
+          "This queue is itself a dead-letter destination: of the catalogue rebuilder's EventBridge target " +
+          "and of the function's asynchronous invocations. cdk-nag only recognises SQS redrive policies as DLQ use.",
+      },
+    ]);
+
     this.imageImport = new ImageImportPipeline(this, 'ImageImportQueues', {
       workerTimeout: Duration.seconds(consumerTimeoutSeconds('images')),
     });
@@ -262,6 +281,7 @@ export class AsyncStack extends Stack {
         this.streamDeadLetterQueue,
         this.aiDeadLetterQueue,
         this.aiResumeDeadLetterQueue,
+        this.catalogueRebuildDeadLetterQueue,
         this.webhookLadder.deadLetterQueue,
         this.webhookLadder.scheduleDeadLetterQueue,
         this.webhookLadder.sweeperDeadLetterQueue,
@@ -472,6 +492,7 @@ export class AsyncStack extends Stack {
   /** Where a scheduled worker's failed runs land (EventBridge delivery and the function's own retries). */
   #scheduleDeadLetterQueue(row: WorkerDefinition): IQueue {
     if (row.name === 'aiResume') return this.aiResumeDeadLetterQueue;
+    if (row.name === 'catalogueRebuild') return this.catalogueRebuildDeadLetterQueue;
     if (row.name === 'webhookSweeper') return this.webhookLadder.sweeperDeadLetterQueue;
     throw new Error(`Scheduled worker ${row.name} has no dead-letter queue in the async stack`);
   }

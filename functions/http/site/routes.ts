@@ -132,5 +132,6 @@ export const siteRoutes = [
     entry: 'site/count-site-property-view.ts',
     summary: "Count a view of a listing's detail page (once a minute per visitor)",
     tag: 'Site',
+    uses: ['catalogueRead'],
   },
 ] as const satisfies readonly RouteDefinition[];
