@@ -188,20 +188,10 @@ export class AsyncStack extends Stack {
 
     // Receives the description of a batch (shard, sequence numbers) that failed every retry or grew too
     // old, so that it can be read again from the stream while the stream still holds it (24 h).
-    this.streamDeadLetterQueue = new Queue(this, 'StreamDeadLetterQueue', {
-      encryption: QueueEncryption.SQS_MANAGED,
-      enforceSSL: true,
-      retentionPeriod: Duration.days(14),
-    });
-    NagSuppressions.addResourceSuppressions(this.streamDeadLetterQueue, [
-      { id: 'Serverless-SQSRedrivePolicy', reason: DLQ_HAS_NO_DLQ },
-      {
-        id: 'AwsSolutions-SQS3',
-        reason:
-          'This queue is itself a dead-letter destination: the on-failure destination of the stream ' +
-          'consumer. cdk-nag only recognises SQS redrive policies as DLQ use.',
-      },
-    ]);
+    this.streamDeadLetterQueue = this.#deadLetterQueue(
+      'StreamDeadLetterQueue',
+      'the on-failure destination of the stream consumer',
+    );
 
     // AI messages that failed in an unexpected way five times (the worker's own retry ladder re-sends
     // provider failures as new messages, so these are bugs or outages), kept for inspection and redrive.
@@ -228,37 +218,17 @@ export class AsyncStack extends Stack {
 
     // A scheduled run that EventBridge could not deliver, or that failed Lambda's two asynchronous
     // retries, lands here; redrive it by invoking the function again (the job is idempotent).
-    this.aiResumeDeadLetterQueue = new Queue(this, 'AiResumeDeadLetterQueue', {
-      encryption: QueueEncryption.SQS_MANAGED,
-      enforceSSL: true,
-      retentionPeriod: Duration.days(14),
-    });
-    NagSuppressions.addResourceSuppressions(this.aiResumeDeadLetterQueue, [
-      { id: 'Serverless-SQSRedrivePolicy', reason: DLQ_HAS_NO_DLQ },
-      {
-        id: 'AwsSolutions-SQS3',
-        reason:
-          "This queue is itself a dead-letter destination: of the daily job's EventBridge target and of " +
-          "the function's asynchronous invocations. cdk-nag only recognises SQS redrive policies as DLQ use.",
-      },
-    ]);
+    this.aiResumeDeadLetterQueue = this.#deadLetterQueue(
+      'AiResumeDeadLetterQueue',
+      "of the daily job's EventBridge target and of the function's asynchronous invocations",
+    );
 
     // A run of the catalogue rebuilder that failed its retries. Nothing to redrive: the markers of the
     // Tenants it did not rebuild stay, and the next minute's run takes them; the alarm says it keeps failing.
-    this.catalogueRebuildDeadLetterQueue = new Queue(this, 'CatalogueRebuildDeadLetterQueue', {
-      encryption: QueueEncryption.SQS_MANAGED,
-      enforceSSL: true,
-      retentionPeriod: Duration.days(14),
-    });
-    NagSuppressions.addResourceSuppressions(this.catalogueRebuildDeadLetterQueue, [
-      { id: 'Serverless-SQSRedrivePolicy', reason: DLQ_HAS_NO_DLQ },
-      {
-        id: 'AwsSolutions-SQS3',
-        reason:
-          "This queue is itself a dead-letter destination: of the catalogue rebuilder's EventBridge target " +
-          "and of the function's asynchronous invocations. cdk-nag only recognises SQS redrive policies as DLQ use.",
-      },
-    ]);
+    this.catalogueRebuildDeadLetterQueue = this.#deadLetterQueue(
+      'CatalogueRebuildDeadLetterQueue',
+      "of the catalogue rebuilder's EventBridge target and of the function's asynchronous invocations",
+    );
 
     this.imageImport = new ImageImportPipeline(this, 'ImageImportQueues', {
       workerTimeout: Duration.seconds(consumerTimeoutSeconds('images')),
@@ -487,6 +457,26 @@ export class AsyncStack extends Stack {
       default:
         throw new Error(`Worker ${row.name} has an unknown trigger ${String(trigger satisfies never)}`);
     }
+  }
+
+  /**
+   * A dead-letter queue (SQS-managed encryption, TLS only, kept 14 days); `destinationOf` says for
+   * cdk-nag what it is the destination of (it only recognises SQS redrive policies as DLQ use).
+   */
+  #deadLetterQueue(id: string, destinationOf: string): Queue {
+    const queue = new Queue(this, id, {
+      encryption: QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+      retentionPeriod: Duration.days(14),
+    });
+    NagSuppressions.addResourceSuppressions(queue, [
+      { id: 'Serverless-SQSRedrivePolicy', reason: DLQ_HAS_NO_DLQ },
+      {
+        id: 'AwsSolutions-SQS3',
+        reason: `This queue is itself a dead-letter destination: ${destinationOf}. cdk-nag only recognises SQS redrive policies as DLQ use.`,
+      },
+    ]);
+    return queue;
   }
 
   /** Where a scheduled worker's failed runs land (EventBridge delivery and the function's own retries). */
