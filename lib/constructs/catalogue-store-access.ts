@@ -1,16 +1,11 @@
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import { NagSuppressions } from 'cdk-nag';
+import { PHOTO_PREFIX_WILDCARD } from './photo-store-access.ts';
 import type { ServiceFunction } from './service-function.ts';
 
 /** The key prefix of the catalogue snapshots (functions/kernel/ports/catalogue-store.ts `catalogueKey`). */
 export const CATALOGUE_PREFIX = 'catalogue/';
-
-/**
- * cdk-nag's finding for a grant on the catalogue prefix of the photo bucket, however its ARN is
- * rendered (a cross-stack reference here): `Resource::<…PhotoBucket…Arn…>/catalogue/*`.
- */
-const CATALOGUE_PREFIX_WILDCARD = '/^Resource::.*PhotoBucket[0-9A-F]*.*Arn.*\\/catalogue\\/\\*$/g';
 
 /**
  * Binds the catalogue snapshots to a function: `CATALOGUE_BUCKET`, `s3:GetObject` under
@@ -42,7 +37,7 @@ export function bindCatalogueStore(
         reason:
           'Catalogue snapshots are one object per Tenant (catalogue/<tenant>.json.gz), so the grant ' +
           'names the key prefix: the narrowest IAM allows, since a Tenant is not an IAM identity.',
-        appliesTo: [{ regex: CATALOGUE_PREFIX_WILDCARD }],
+        appliesTo: [{ regex: PHOTO_PREFIX_WILDCARD }],
       },
     ],
     true,
