@@ -16,11 +16,20 @@
  * - `webhookSchedules`: schedules a later rung of the webhook ladder with EventBridge Scheduler
  *   (`scheduler:CreateSchedule` in the ladder's group, `iam:PassRole` of the scheduler role);
  * - `photoImport`: stores fetched photos under the photo bucket's `images/` (`PHOTO_BUCKET`,
- *   `PHOTO_BASE_URL`; `s3:PutObject` and `s3:DeleteObject` there).
+ *   `PHOTO_BASE_URL`; `s3:PutObject` and `s3:DeleteObject` there);
+ * - `catalogueWrite`: reads and writes the Tenants' catalogue snapshots (`CATALOGUE_BUCKET`;
+ *   `s3:GetObject` and `s3:PutObject` under `catalogue/`, `s3:ListBucket`).
  *
  * test/infra/uses.test.ts checks that every port a worker's bundle reaches is declared here.
  */
-export type WorkerUse = 'aiQueue' | 'bedrock' | 'email' | 'webhookQueue' | 'webhookSchedules' | 'photoImport';
+export type WorkerUse =
+  | 'aiQueue'
+  | 'bedrock'
+  | 'email'
+  | 'webhookQueue'
+  | 'webhookSchedules'
+  | 'photoImport'
+  | 'catalogueWrite';
 
 /**
  * The DynamoDB actions a function (a worker here, a route through lib/) may be granted on the table
@@ -245,6 +254,27 @@ export const workers = [
     table: { actions: ['dynamodb:GetItem', 'dynamodb:UpdateItem'], indexes: [] },
     uses: ['photoImport'],
     timeoutSeconds: 60,
+  },
+  {
+    name: 'catalogueRebuild',
+    entry: 'functions/workers/catalogue-rebuild.ts',
+    description: 'Every minute: rewrites the catalogue snapshot of each Tenant whose listings changed',
+    // The stream consumer marks a Tenant due 30 s after a listing change (debounced: one marker at a
+    // time), so a snapshot is rewritten at most once a minute per Tenant, however many listings a
+    // bulk import writes, and is current within about 90 s of the last change.
+    trigger: {
+      kind: 'schedule',
+      cron: { minute: '*', hour: '*' },
+      summary: 'Rewrite the catalogue snapshots of Tenants whose listings changed',
+      localEveryMs: 5_000,
+    },
+    // Lists the due markers (Query), removes each (DeleteItem) or puts it back after a failure
+    // (UpdateItem); reads the listings changed since the snapshot's watermark, or all of them (gsi1).
+    table: { actions: ['dynamodb:Query', 'dynamodb:DeleteItem', 'dynamodb:UpdateItem'], indexes: ['gsi1'] },
+    uses: ['catalogueWrite'],
+    // A Tenant without a snapshot is read whole (50,000 listings: about 10 s locally), one after another.
+    timeoutSeconds: 300,
+    memoryMb: 1024,
   },
 ] as const satisfies readonly WorkerDefinition[];
 

@@ -26,13 +26,23 @@ export interface RouteDefinition {
    * Photos (`PHOTO_BUCKET`, `PHOTO_BASE_URL`): `imageQueue` sends to the photo import queue
    * (`IMAGE_IMPORT_QUEUE_URL`); `photoUpload` signs PUTs under `uploads/` only; `photoConfirm` reads
    * and deletes under `uploads/` and writes under `images/`; `photoDelete` deletes under `images/`.
+   * `catalogueRead`: reads the Tenants' catalogue snapshots (`CATALOGUE_BUCKET`, `s3:GetObject`
+   * under `catalogue/`, and `s3:ListBucket` so that a missing one is a 404): the site reads and
+   * lead matches.
    * @default - none
    */
   readonly uses?: readonly RouteUse[];
 }
 
 /** The AWS services a route may call besides the table (see `RouteDefinition.uses`). */
-export type RouteUse = 'aiQueue' | 'email' | 'imageQueue' | 'photoUpload' | 'photoConfirm' | 'photoDelete';
+export type RouteUse =
+  | 'aiQueue'
+  | 'email'
+  | 'imageQueue'
+  | 'photoUpload'
+  | 'photoConfirm'
+  | 'photoDelete'
+  | 'catalogueRead';
 
 /** One segment of a path template: literal text, or a variable with literal text around it. */
 type PathSegment =

@@ -1,12 +1,12 @@
 import type { EntityItem } from 'electrodb';
 import { untilProcessed } from './batch.ts';
 import { AreaMembership } from './entities/area-membership.ts';
-import { Listing } from './entities/listing.ts';
 import { MatchSent } from './entities/match-sent.ts';
+import type { ListingRecord } from './listings.ts';
 
 export type MatchSentRecord = EntityItem<typeof MatchSent>;
 
-/** The listing attributes a match reads and shows (a projection: listing texts can be large). */
+/** The listing attributes a match reads and shows. */
 const MATCH_ATTRIBUTES = [
   'tenantId',
   'id',
@@ -28,22 +28,11 @@ const MATCH_ATTRIBUTES = [
 ] as const;
 
 /**
- * Every live listing of a Tenant (a Place, not archived), projected to what a match needs. This
- * reads the Tenant's whole listing index (gsi1, `pages: 'all'`): the filter trims what comes back,
- * not what DynamoDB reads, so the cost grows with the Tenant's listings (see docs/criteria-matches.md).
+ * A listing as a match reads it. The Tenant's live listings come from its catalogue
+ * (services/site-catalogue.ts: in memory when warm, its snapshot when cold), never from a Query of
+ * every listing.
  */
-export async function queryLiveListings(tenantId: string) {
-  const { data } = await Listing.query
-    .byUpdated({ tenantId })
-    .where(
-      ({ archivedAt, placeCode }, { notExists, exists }) =>
-        `${notExists(archivedAt)} AND ${exists(placeCode)}`,
-    )
-    .go({ pages: 'all', attributes: MATCH_ATTRIBUTES });
-  return data;
-}
-
-export type MatchListing = Awaited<ReturnType<typeof queryLiveListings>>[number];
+export type MatchListing = Pick<ListingRecord, (typeof MATCH_ATTRIBUTES)[number]>;
 
 /**
  * For each of the given Areas (at most 50, criteria §8), its members via rule or manual: one Query

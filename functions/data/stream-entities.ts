@@ -26,6 +26,8 @@ export const STREAM_IGNORED_ENTITIES = [
   'outboxEmail',
   // Receipts of the stream reactions' own effects: written by the consumer, read by it only.
   'reactionReceipt',
+  // The debounce of catalogue snapshot rebuilds: its own rebuilder reads it, on a schedule.
+  'catalogueRebuild',
   // A photo import's progress: the gallery change it ends in is a change of the listing itself.
   'imageImport',
   // A listing's text kept beside it: written with the listing item, whose change the stream reads.

@@ -46,6 +46,16 @@ const ConfigSchema = z.object({
   IMAGE_IMPORT_QUEUE_URL: z.optional(z.url()),
   /** The photo bucket's name; required in Lambda by the functions that store or sign photos. */
   PHOTO_BUCKET: z.optional(z.string().check(z.minLength(1))),
+  /**
+   * The bucket that holds the Tenants' catalogue snapshots under `catalogue/` (the photo bucket, a
+   * private prefix no distribution serves); required in Lambda by the functions that read or write one.
+   */
+  CATALOGUE_BUCKET: z.optional(z.string().check(z.minLength(1))),
+  /**
+   * The function's memory (Lambda sets it): the in-memory catalogues may hold a share of it
+   * (services/site-catalogue.ts). Unset locally, where 1024 MB is assumed.
+   */
+  AWS_LAMBDA_FUNCTION_MEMORY_SIZE: z._default(coercedNumber().check(z.gt(0)), 1024),
   /** Where photos are served (the CDN's https origin; the local S3 locally), keys appended. */
   PHOTO_BASE_URL: z.optional(z.url()),
   /** Bedrock model (or inference profile) id for AI work; required in Lambda by the AI worker. */

@@ -4,7 +4,6 @@ import { getListingWithAreas, type ListingRecord } from '../data/listings.ts';
 import {
   type MatchListing,
   membersOfAreas,
-  queryLiveListings,
   recordSent,
   restoreSent,
   sentAtByListing,
@@ -22,6 +21,7 @@ import { RequestValidationError, type ValidationIssue } from '../kernel/errors.t
 import { emails } from '../kernel/ports/email.ts';
 import { criteriaOf } from './lead-criteria.ts';
 import { linkLeadListing } from './lead-listings.ts';
+import { siteCatalogue } from './site-catalogue.ts';
 
 export interface Match {
   listing: MatchListing;
@@ -40,18 +40,20 @@ async function savedCriteria(tenantId: string, leadId: string): Promise<Criteria
  * GET /v1/leads/{lead_id}/matches: the Tenant's live listings that meet every criterion the Lead
  * has, newest first, at most MAX_MATCHES. No criteria (never saved, or nothing but notes and a
  * currency) → no matches. Reads: the Lead, its criteria and its sends (its partition), the Tenant's
- * listing index once, and one Query per criteria Area (≤ 50). An unknown Lead → 404.
+ * catalogue of live listings (services/site-catalogue.ts: warm, the catch-up Query; cold, its
+ * snapshot and the catch-up; never the whole listing index while a snapshot exists), and one Query
+ * per criteria Area (≤ 50). An unknown Lead → 404.
  */
 export async function listLeadMatches(tenantId: string, leadId: string): Promise<Match[]> {
   const [, criteria] = await Promise.all([requireLead(tenantId, leadId), savedCriteria(tenantId, leadId)]);
   if (!hasCriterion(criteria)) return [];
-  const [listings, members, sent] = await Promise.all([
-    queryLiveListings(tenantId),
+  const [catalogue, members, sent] = await Promise.all([
+    siteCatalogue(tenantId),
     criteria.areaIds.length ? membersOfAreas(tenantId, criteria.areaIds) : new Map<string, Set<string>>(),
     sentAtByListing(tenantId, leadId),
   ]);
   const matches: Match[] = [];
-  for (const listing of listings) {
+  for (const listing of catalogue.listings.values()) {
     const reasons = matchReasons(criteria, listing, members.get(listing.id) ?? NO_AREAS);
     if (reasons) matches.push({ listing, reasons, sentAt: sent.get(listing.id) });
   }

@@ -4,23 +4,49 @@ import { type ListingRecord, queryAllListings, queryListingsUpdatedSince } from 
 import { listingStatus } from '../domain/listing.ts';
 import { buildLocations, newestFirst, type SiteLocation, searchableText } from '../domain/site-search.ts';
 import { config } from '../kernel/config.ts';
+import { logger } from '../kernel/logger.ts';
+import {
+  CATALOGUE_SNAPSHOT_VERSION,
+  type CatalogueListing,
+  type CatalogueSnapshot,
+  compactListing,
+  readSnapshot,
+  requestCatalogueRebuild,
+} from './catalogue-snapshot.ts';
 
 /**
- * The compact per-Tenant catalogue of live listings that the site reads search (issue 12, point 7),
- * held in memory by a warm function. It is loaded once (every listing of the Tenant), then kept
- * current by a catch-up Query per request on the listings' (updatedAt, id) index from the last
- * change seen, less an overlap for index lag: with no change it returns nothing and costs half a
- * read unit and one round trip, and any change (new, edited, archived) shows on the next request.
- * A search therefore never reads every live listing. Areas and Agents change rarely and are
- * re-read at most every AUTH_CACHE_TTL_SECONDS (≤ 60 s), the same freshness as the edge cache.
+ * The compact per-Tenant catalogue of live listings that the site reads search (issue 12, point 7)
+ * and lead matches read (issue 25), held in memory by a warm function. A cold function loads the
+ * Tenant's stored snapshot (services/catalogue-snapshot.ts: one S3 GET) and falls back to reading
+ * every listing only when there is no usable snapshot (then it asks for one to be built). From then
+ * on it is kept current by a catch-up Query per request on the listings' (updatedAt, id) index from
+ * the last change seen, less an overlap for index lag: with no change it returns nothing and costs
+ * half a read unit and one round trip, and any change (new, edited, archived) shows on the next
+ * request. Areas and Agents change rarely and are re-read at most every AUTH_CACHE_TTL_SECONDS
+ * (≤ 60 s), the same freshness as the edge cache.
+ *
+ * Memory is bounded by bytes, not by a count of Tenants: the catalogues are kept least recently used
+ * first within CATALOGUE_MEMORY_SHARE of the function's memory, by an estimate of their size.
  */
-const CATCH_UP_OVERLAP_MS = 5_000;
-const TENANT_LIMIT = 50;
+export const CATCH_UP_OVERLAP_MS = 5_000;
+
+/**
+ * The share of the function's memory (AWS_LAMBDA_FUNCTION_MEMORY_SIZE) the catalogues may hold: the
+ * rest is the runtime, the handler's modules and the answers being built (a search's hits and JSON).
+ */
+export const CATALOGUE_MEMORY_SHARE = 0.4;
+
+/**
+ * Estimated bytes held per entry beyond its JSON text (counted twice: V8 may hold strings as two
+ * bytes per character, and the parsed objects carry headers and property tables): its Map entries in
+ * `listings` and `slugs` and the object and array headers of a typical listing.
+ */
+const ENTRY_OVERHEAD_BYTES = 400;
 
 export interface Catalogue {
   tenantId: string;
   /** Live listings by id, in the order a search lists them by default (newest first). */
-  listings: Map<string, ListingRecord>;
+  listings: Map<string, CatalogueListing>;
   /** Live listings' current slugs → id. */
   slugs: Map<string, string>;
   /** Folded search text per listing id (built on first use). */
@@ -31,13 +57,70 @@ export interface Catalogue {
   relatedLoadedAt: number;
   /** Derived from listings and areas; dropped on any change. */
   locations?: SiteLocation[] | undefined;
+  /** Estimated bytes held (listings, slugs, search texts). */
+  bytes: number;
 }
 
+/** Catalogues least recently used first (a Map keeps insertion order; a use re-inserts). */
 const catalogues = new Map<string, Catalogue>();
 
-/** Tests and the bench: forget every catalogue (a cold function). */
+/** What this container did with its catalogues: the bench reports it per container. */
+export interface CatalogueCounters {
+  /** Cold loads from a snapshot, and from the table (no usable snapshot). */
+  snapshotLoads: number;
+  tableLoads: number;
+  /** Snapshot reads (S3 GETs), usable or not. */
+  snapshotReads: number;
+  /** Catalogues dropped to stay within the budget. */
+  evictions: number;
+}
+
+const counters: CatalogueCounters = { snapshotLoads: 0, tableLoads: 0, snapshotReads: 0, evictions: 0 };
+
+/** The byte budget of the in-memory catalogues: CATALOGUE_MEMORY_SHARE of the function's memory. */
+export function catalogueBudgetBytes(): number {
+  return Math.floor(config().AWS_LAMBDA_FUNCTION_MEMORY_SIZE * 1024 * 1024 * CATALOGUE_MEMORY_SHARE);
+}
+
+/** The container's catalogues now: how many, their estimated bytes, the budget and the counters. */
+export function catalogueStats() {
+  let bytes = 0;
+  let listings = 0;
+  for (const c of catalogues.values()) {
+    bytes += c.bytes;
+    listings += c.listings.size;
+  }
+  return { held: catalogues.size, listings, bytes, budgetBytes: catalogueBudgetBytes(), ...counters };
+}
+
+/** Tests and the bench: forget every catalogue and counter (a cold function). */
 export function clearSiteCatalogues(): void {
   catalogues.clear();
+  for (const key of Object.keys(counters) as (keyof CatalogueCounters)[]) counters[key] = 0;
+}
+
+/** Estimated bytes one entry holds (see ENTRY_OVERHEAD_BYTES). */
+export function estimateEntryBytes(listing: CatalogueListing): number {
+  return JSON.stringify(listing).length * 2 + ENTRY_OVERHEAD_BYTES;
+}
+
+/** A catalogue with no listing yet. */
+export function emptyCatalogue(tenantId: string): Catalogue {
+  return {
+    tenantId,
+    listings: new Map(),
+    slugs: new Map(),
+    searchText: new Map(),
+    relatedLoadedAt: 0,
+    bytes: 0,
+  };
+}
+
+function forgetSearchText(c: Catalogue, id: string): void {
+  const text = c.searchText.get(id);
+  if (text === undefined) return;
+  c.bytes -= text.length * 2;
+  c.searchText.delete(id);
 }
 
 /**
@@ -45,7 +128,7 @@ export function clearSiteCatalogues(): void {
  * every request: a version already held (same updatedAt), or a listing that is not live and was not
  * held, changes nothing, so the derived locations and search text are kept.
  */
-function apply(c: Catalogue, items: ListingRecord[]): void {
+export function applyListings(c: Catalogue, items: readonly (ListingRecord | CatalogueListing)[]): void {
   let changed = false;
   for (const p of items) {
     if (!c.watermark || p.updatedAt > c.watermark) c.watermark = p.updatedAt;
@@ -53,11 +136,16 @@ function apply(c: Catalogue, items: ListingRecord[]): void {
     const live = listingStatus(p) === 'live';
     if (previous ? previous.updatedAt === p.updatedAt && live : !live) continue;
     changed = true;
-    if (previous) c.slugs.delete(previous.slug);
-    c.searchText.delete(p.id);
+    if (previous) {
+      c.slugs.delete(previous.slug);
+      c.bytes -= estimateEntryBytes(previous);
+    }
+    forgetSearchText(c, p.id);
     if (live) {
-      c.listings.set(p.id, p);
+      const entry = compactListing(p);
+      c.listings.set(p.id, entry);
       c.slugs.set(p.slug, p.id);
+      c.bytes += estimateEntryBytes(entry);
     } else {
       c.listings.delete(p.id);
     }
@@ -69,52 +157,144 @@ function apply(c: Catalogue, items: ListingRecord[]): void {
   }
 }
 
-async function loadRelated(c: Catalogue): Promise<void> {
-  const [areas, agents] = await Promise.all([listAreas(c.tenantId), listActiveAgents(c.tenantId)]);
-  const members = await Promise.all(areas.map((a) => membersOfArea(c.tenantId, a.id)));
-  c.areas = areas.map((a, i) => ({
-    id: a.id,
-    kind: a.kind,
-    name: a.name,
-    memberIds: new Set((members[i] ?? []).filter((m) => m.via !== 'excluded').map((m) => m.propertyId)),
-  }));
-  c.agents = agents;
-  c.relatedLoadedAt = Date.now();
-  c.locations = undefined;
+/**
+ * A catalogue from a snapshot: its entries as stored (newest first, compact, live), its watermark,
+ * and its size estimated from the snapshot's text (one pass over 50,000 entries is not repeated).
+ */
+export function catalogueFromSnapshot(snapshot: CatalogueSnapshot, textLength: number): Catalogue {
+  const c = emptyCatalogue(snapshot.tenantId);
+  for (const entry of snapshot.listings) {
+    c.listings.set(entry.id, entry);
+    c.slugs.set(entry.slug, entry.id);
+  }
+  c.watermark = snapshot.watermark;
+  c.bytes = textLength * 2 + snapshot.listings.length * ENTRY_OVERHEAD_BYTES;
+  return c;
+}
+
+/** The catalogue as a snapshot to store. */
+export function snapshotOf(c: Catalogue, builtAt = new Date().toISOString()): CatalogueSnapshot {
+  return {
+    version: CATALOGUE_SNAPSHOT_VERSION,
+    tenantId: c.tenantId,
+    watermark: c.watermark,
+    builtAt,
+    listings: [...c.listings.values()],
+  };
+}
+
+/** The catch-up's lower bound: the watermark less the overlap for index lag. */
+export function catchUpSince(watermark: string): string {
+  return new Date(Date.parse(watermark) - CATCH_UP_OVERLAP_MS).toISOString();
+}
+
+/**
+ * The stored snapshot as a catalogue, or undefined when there is none or it cannot be used (the
+ * port unbound or failing, the object corrupt or of another version): the caller then reads the
+ * table, which answers the request as before, and a rebuild is asked for.
+ */
+async function fromSnapshot(tenantId: string): Promise<Catalogue | undefined> {
+  counters.snapshotReads++;
+  try {
+    const stored = await readSnapshot(tenantId);
+    return stored ? catalogueFromSnapshot(stored.snapshot, stored.textLength) : undefined;
+  } catch (error) {
+    logger.warn('catalogue snapshot unusable: reading the table', { tenantId, error: error as Error });
+    return undefined;
+  }
+}
+
+/**
+ * A cold catalogue: the snapshot, then the catch-up from its watermark (two round trips in a row),
+ * or without one the whole listing index, and a rebuild is asked for (a failure to ask is logged,
+ * never the request's: the next cold load asks again).
+ */
+async function coldLoad(tenantId: string): Promise<Catalogue> {
+  const loaded = await fromSnapshot(tenantId);
+  if (loaded) {
+    counters.snapshotLoads++;
+    if (loaded.watermark) {
+      applyListings(loaded, await queryListingsUpdatedSince(tenantId, catchUpSince(loaded.watermark)));
+    } else {
+      applyListings(loaded, await queryAllListings(tenantId));
+    }
+    return loaded;
+  }
+  counters.tableLoads++;
+  const c = emptyCatalogue(tenantId);
+  const [items] = await Promise.all([
+    queryAllListings(tenantId),
+    requestCatalogueRebuild(tenantId).catch((error: unknown) =>
+      logger.warn('could not ask for a catalogue rebuild', { tenantId, error: error as Error }),
+    ),
+  ]);
+  applyListings(c, items);
+  return c;
+}
+
+/** The Tenant's Areas (with their members) and active Agents, as a catalogue holds them. */
+async function loadRelated(tenantId: string) {
+  const [areas, agents] = await Promise.all([listAreas(tenantId), listActiveAgents(tenantId)]);
+  const members = await Promise.all(areas.map((a) => membersOfArea(tenantId, a.id)));
+  return {
+    areas: areas.map((a, i) => ({
+      id: a.id,
+      kind: a.kind,
+      name: a.name,
+      memberIds: new Set((members[i] ?? []).filter((m) => m.via !== 'excluded').map((m) => m.propertyId)),
+    })),
+    agents,
+    relatedLoadedAt: Date.now(),
+  };
+}
+
+/**
+ * Holds `c` as the most recently used catalogue, then drops the least recently used others while
+ * the estimate is over the budget. The one in use stays even alone over it: its request needs it.
+ */
+function hold(c: Catalogue): void {
+  catalogues.delete(c.tenantId);
+  catalogues.set(c.tenantId, c);
+  const budget = catalogueBudgetBytes();
+  let total = 0;
+  for (const held of catalogues.values()) total += held.bytes;
+  for (const [tenantId, held] of catalogues) {
+    if (total <= budget || held === c) break;
+    catalogues.delete(tenantId);
+    total -= held.bytes;
+    counters.evictions++;
+  }
 }
 
 /**
  * The Tenant's catalogue, current as of this request (listings) or the last minute (Areas, Agents).
- * The listings' read (the whole index on a fresh function, else the catch-up) and a due re-read of
- * Areas and Agents go out together, so the once-a-minute refresh adds no round trip of waiting
- * beyond the Area members.
+ * The listings' read (warm: the catch-up; cold: the snapshot and its catch-up, or the table) and a
+ * due re-read of Areas and Agents go out together, so the once-a-minute refresh adds no round trip
+ * of waiting beyond the Area members.
  */
 export async function siteCatalogue(
   tenantId: string,
   options: { related?: boolean } = {},
 ): Promise<Catalogue> {
   const held = catalogues.get(tenantId);
-  const c: Catalogue = held ?? {
-    tenantId,
-    listings: new Map(),
-    slugs: new Map(),
-    searchText: new Map(),
-    relatedLoadedAt: 0,
-  };
-  const stale = Date.now() - c.relatedLoadedAt >= config().AUTH_CACHE_TTL_SECONDS * 1000;
-  const since = c.watermark
-    ? new Date(Date.parse(c.watermark) - CATCH_UP_OVERLAP_MS).toISOString()
-    : '1970-01-01T00:00:00.000Z';
-  await Promise.all([
-    (held ? queryListingsUpdatedSince(tenantId, since) : queryAllListings(tenantId)).then((items) =>
-      apply(c, items),
-    ),
-    options.related && (!c.areas || !c.agents || stale) ? loadRelated(c) : undefined,
-  ]);
-  if (!held) {
-    if (catalogues.size >= TENANT_LIMIT) catalogues.delete(catalogues.keys().next().value as string);
-    catalogues.set(tenantId, c);
+  const listings = held
+    ? queryListingsUpdatedSince(
+        tenantId,
+        held.watermark ? catchUpSince(held.watermark) : '1970-01-01T00:00:00.000Z',
+      ).then((items) => {
+        applyListings(held, items);
+        return held;
+      })
+    : coldLoad(tenantId);
+  const relatedDue = (c: Catalogue | undefined) =>
+    options.related &&
+    (!c?.areas || !c.agents || Date.now() - c.relatedLoadedAt >= config().AUTH_CACHE_TTL_SECONDS * 1000);
+  const [c, related] = await Promise.all([listings, relatedDue(held) ? loadRelated(tenantId) : undefined]);
+  if (related) {
+    Object.assign(c, related);
+    c.locations = undefined;
   }
+  hold(c);
   return c;
 }
 
@@ -126,6 +306,7 @@ export function searchTextOf(c: Catalogue) {
       const listing = c.listings.get(l.id);
       text = listing ? searchableText(listing) : '';
       c.searchText.set(l.id, text);
+      c.bytes += text.length * 2;
     }
     return text;
   };

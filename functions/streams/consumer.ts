@@ -5,6 +5,7 @@ import { isStreamIgnored } from '../data/stream-entities.ts';
 import { logger } from '../kernel/logger.ts';
 import { withMetrics } from '../kernel/metrics.ts';
 import { recordEvents } from './events.ts';
+import { catalogueRebuildRequest } from './reactions/catalogue-rebuild.ts';
 import { enrichmentRequest } from './reactions/enrichment-request.ts';
 import { ownerNotification } from './reactions/owner-notification.ts';
 import { scoringRequest } from './reactions/scoring-request.ts';
@@ -47,6 +48,8 @@ const processors: ChangeProcessor[] = [
   scoringRequest,
   // AI enrichment of a listing that asks for it (an outbox: the write committed, so it cannot be lost).
   enrichmentRequest,
+  // A listing change makes its Tenant's catalogue snapshot due a rebuild (debounced per Tenant).
+  catalogueRebuildRequest,
   // Webhooks: fan-out of new events, and queued redeliveries. Loaded on first use: the delivery
   // module brings undici and the signer, which a batch without events or deliveries never needs.
   (change) => import('./webhook-fanout.ts').then((m) => m.webhookFanout(change)),

@@ -5,9 +5,11 @@ import type { ServiceFunction } from './service-function.ts';
 
 /**
  * cdk-nag's finding for a grant on one key prefix of the photo bucket, however the bucket's ARN is
- * rendered (a cross-stack reference here): `Resource::<…PhotoBucket…Arn…>/uploads/*` or `…/images/*`.
+ * rendered (a cross-stack reference here): `Resource::<…PhotoBucket…Arn…>/uploads/*`, `…/images/*`
+ * or `…/catalogue/*` (the catalogue snapshots, lib/constructs/catalogue-store-access.ts).
  */
-export const PHOTO_PREFIX_WILDCARD = '/^Resource::.*PhotoBucket[0-9A-F]*.*Arn.*\\/(uploads|images)\\/\\*$/g';
+export const PHOTO_PREFIX_WILDCARD =
+  '/^Resource::.*PhotoBucket[0-9A-F]*.*Arn.*\\/(uploads|images|catalogue)\\/\\*$/g';
 
 /** What a function may do in the photo bucket, by key prefix pattern (`uploads/*`, `images/*`). */
 export interface PhotoStoreAccess {

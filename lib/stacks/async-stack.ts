@@ -20,6 +20,7 @@ import {
   workers,
 } from '../../functions/workers.ts';
 import { AlarmTopic, ServiceAlarms } from '../constructs/alarms.ts';
+import { bindCatalogueStore } from '../constructs/catalogue-store-access.ts';
 import { ImageImportPipeline } from '../constructs/image-import.ts';
 import { bindPhotoStore } from '../constructs/photo-store-access.ts';
 import { METRICS_NAMESPACE, repoRoot, ServiceFunction } from '../constructs/service-function.ts';
@@ -164,6 +165,8 @@ export class AsyncStack extends Stack {
   readonly aiDeadLetterQueue: Queue;
   /** Receives the daily job's events that failed every retry (EventBridge delivery and the function). */
   readonly aiResumeDeadLetterQueue: Queue;
+  /** Receives the catalogue rebuilder's runs that failed every retry (EventBridge delivery and the function). */
+  readonly catalogueRebuildDeadLetterQueue: Queue;
   /** The model the AI worker is bound to. */
   readonly aiModel: AiModelSettings;
   /** The topic every alarm of the service notifies (the API stack's alarms too). */
@@ -185,20 +188,10 @@ export class AsyncStack extends Stack {
 
     // Receives the description of a batch (shard, sequence numbers) that failed every retry or grew too
     // old, so that it can be read again from the stream while the stream still holds it (24 h).
-    this.streamDeadLetterQueue = new Queue(this, 'StreamDeadLetterQueue', {
-      encryption: QueueEncryption.SQS_MANAGED,
-      enforceSSL: true,
-      retentionPeriod: Duration.days(14),
-    });
-    NagSuppressions.addResourceSuppressions(this.streamDeadLetterQueue, [
-      { id: 'Serverless-SQSRedrivePolicy', reason: DLQ_HAS_NO_DLQ },
-      {
-        id: 'AwsSolutions-SQS3',
-        reason:
-          'This queue is itself a dead-letter destination: the on-failure destination of the stream ' +
-          'consumer. cdk-nag only recognises SQS redrive policies as DLQ use.',
-      },
-    ]);
+    this.streamDeadLetterQueue = this.#deadLetterQueue(
+      'StreamDeadLetterQueue',
+      'the on-failure destination of the stream consumer',
+    );
 
     // AI messages that failed in an unexpected way five times (the worker's own retry ladder re-sends
     // provider failures as new messages, so these are bugs or outages), kept for inspection and redrive.
@@ -225,20 +218,17 @@ export class AsyncStack extends Stack {
 
     // A scheduled run that EventBridge could not deliver, or that failed Lambda's two asynchronous
     // retries, lands here; redrive it by invoking the function again (the job is idempotent).
-    this.aiResumeDeadLetterQueue = new Queue(this, 'AiResumeDeadLetterQueue', {
-      encryption: QueueEncryption.SQS_MANAGED,
-      enforceSSL: true,
-      retentionPeriod: Duration.days(14),
-    });
-    NagSuppressions.addResourceSuppressions(this.aiResumeDeadLetterQueue, [
-      { id: 'Serverless-SQSRedrivePolicy', reason: DLQ_HAS_NO_DLQ },
-      {
-        id: 'AwsSolutions-SQS3',
-        reason:
-          "This queue is itself a dead-letter destination: of the daily job's EventBridge target and of " +
-          "the function's asynchronous invocations. cdk-nag only recognises SQS redrive policies as DLQ use.",
-      },
-    ]);
+    this.aiResumeDeadLetterQueue = this.#deadLetterQueue(
+      'AiResumeDeadLetterQueue',
+      "of the daily job's EventBridge target and of the function's asynchronous invocations",
+    );
+
+    // A run of the catalogue rebuilder that failed its retries. Nothing to redrive: the markers of the
+    // Tenants it did not rebuild stay, and the next minute's run takes them; the alarm says it keeps failing.
+    this.catalogueRebuildDeadLetterQueue = this.#deadLetterQueue(
+      'CatalogueRebuildDeadLetterQueue',
+      "of the catalogue rebuilder's EventBridge target and of the function's asynchronous invocations",
+    );
 
     this.imageImport = new ImageImportPipeline(this, 'ImageImportQueues', {
       workerTimeout: Duration.seconds(consumerTimeoutSeconds('images')),
@@ -261,6 +251,7 @@ export class AsyncStack extends Stack {
         this.streamDeadLetterQueue,
         this.aiDeadLetterQueue,
         this.aiResumeDeadLetterQueue,
+        this.catalogueRebuildDeadLetterQueue,
         this.webhookLadder.deadLetterQueue,
         this.webhookLadder.scheduleDeadLetterQueue,
         this.webhookLadder.sweeperDeadLetterQueue,
@@ -374,6 +365,9 @@ export class AsyncStack extends Stack {
             delete: ['images/*'],
           });
           break;
+        case 'catalogueWrite':
+          bindCatalogueStore(service, props.photoBucket, { write: true });
+          break;
         default:
           throw new Error(`Worker ${row.name} uses unknown service ${String(use satisfies never)}`);
       }
@@ -465,9 +459,30 @@ export class AsyncStack extends Stack {
     }
   }
 
+  /**
+   * A dead-letter queue (SQS-managed encryption, TLS only, kept 14 days); `destinationOf` says for
+   * cdk-nag what it is the destination of (it only recognises SQS redrive policies as DLQ use).
+   */
+  #deadLetterQueue(id: string, destinationOf: string): Queue {
+    const queue = new Queue(this, id, {
+      encryption: QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+      retentionPeriod: Duration.days(14),
+    });
+    NagSuppressions.addResourceSuppressions(queue, [
+      { id: 'Serverless-SQSRedrivePolicy', reason: DLQ_HAS_NO_DLQ },
+      {
+        id: 'AwsSolutions-SQS3',
+        reason: `This queue is itself a dead-letter destination: ${destinationOf}. cdk-nag only recognises SQS redrive policies as DLQ use.`,
+      },
+    ]);
+    return queue;
+  }
+
   /** Where a scheduled worker's failed runs land (EventBridge delivery and the function's own retries). */
   #scheduleDeadLetterQueue(row: WorkerDefinition): IQueue {
     if (row.name === 'aiResume') return this.aiResumeDeadLetterQueue;
+    if (row.name === 'catalogueRebuild') return this.catalogueRebuildDeadLetterQueue;
     if (row.name === 'webhookSweeper') return this.webhookLadder.sweeperDeadLetterQueue;
     throw new Error(`Scheduled worker ${row.name} has no dead-letter queue in the async stack`);
   }

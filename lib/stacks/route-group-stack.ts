@@ -10,6 +10,7 @@ import { NagSuppressions } from 'cdk-nag';
 import type { Construct } from 'constructs';
 import { isPublishable, isWrite, type RouteDefinition } from '../../functions/api/route.ts';
 import { tableDefinition } from '../../functions/data/table.ts';
+import { bindCatalogueStore } from '../constructs/catalogue-store-access.ts';
 import { bindPhotoStore } from '../constructs/photo-store-access.ts';
 import {
   repoRoot,
@@ -107,6 +108,9 @@ export function bindRouteUses(
         break;
       case 'photoDelete':
         photos({ delete: ['images/*'] });
+        break;
+      case 'catalogueRead':
+        bindCatalogueStore(service, props.photoBucket, { write: false });
         break;
       default:
         throw new Error(`Route ${route.operationId} uses unknown service ${String(use satisfies never)}`);

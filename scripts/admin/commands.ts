@@ -8,9 +8,14 @@ import { rekeyLeads } from '../../functions/data/leads.ts';
 import { listingViewCount } from '../../functions/data/listing-views.ts';
 import { requireTenantBySlug } from '../../functions/data/tenants.ts';
 import { RequestValidationError } from '../../functions/kernel/errors.ts';
+import {
+  bindAwsAdapter as bindAwsCatalogueStore,
+  setCatalogueStore,
+} from '../../functions/kernel/ports/catalogue-store.ts';
 import { createAgent } from '../../functions/services/agents.ts';
 import { issueApiKey, parseScopes, revokeApiKeyById } from '../../functions/services/api-keys.ts';
 import { createArea, recomputeAreas, setManualMembership } from '../../functions/services/areas.ts';
+import { rebuildCatalogueSnapshot } from '../../functions/services/catalogue-rebuild.ts';
 import { resumeHeldEnrichments } from '../../functions/services/enrichment.ts';
 import { importListings } from '../../functions/services/listing-import.ts';
 import { migrateListings, readListing } from '../../functions/services/listings.ts';
@@ -31,6 +36,7 @@ import {
   updateTenantFromAdmin,
 } from '../../functions/services/tenants.ts';
 import { createEndpoint, listAllEndpoints } from '../../functions/services/webhook-endpoints.ts';
+import { localCatalogueStore } from '../local/adapters/local-catalogue-store.ts';
 import { listOutbox } from '../local/adapters/outbox-email.ts';
 import {
   booleanFlag,
@@ -43,6 +49,16 @@ import {
   UsageError,
 } from './args.ts';
 import type { ProgressReporter } from './progress.ts';
+
+/**
+ * The catalogue store of the table the CLI works on: the local S3 beside a local table (the local
+ * stack's, or S3_ENDPOINT), S3 itself beside a deployed one (CATALOGUE_BUCKET).
+ */
+function bindCatalogueStoreOfTarget(): void {
+  if (process.env.S3_ENDPOINT) setCatalogueStore(localCatalogueStore());
+  else if (!process.env.DYNAMODB_ENDPOINT) bindAwsCatalogueStore();
+  else throw new AdminInputError('No S3 for the catalogue snapshots: run `npm start`, or set S3_ENDPOINT');
+}
 
 export interface Command {
   usage: string;
@@ -320,6 +336,18 @@ export const commands: Record<string, Command> = {
           error: property.enrichmentError ?? null,
         },
       };
+    },
+  },
+  'catalogue rebuild': {
+    usage:
+      "--tenant SLUG   (rewrites the Tenant's catalogue snapshot from every listing in the table; deployed: CATALOGUE_BUCKET)",
+    run: async (flags, progress) => {
+      const tenant = await requireTenantBySlug(required(flags, 'tenant'));
+      bindCatalogueStoreOfTarget();
+      return rebuildCatalogueSnapshot(tenant.tenantId, {
+        fromTable: true,
+        step: progress('catalogue rebuild'),
+      });
     },
   },
   'theme set': {

@@ -25,6 +25,8 @@ async function connect(): Promise<() => Promise<void>> {
   const running = readStackInfo(dir);
   if (running) {
     Object.assign(process.env, { DYNAMODB_ENDPOINT: running.dynamoEndpoint, TABLE_NAME: running.tableName });
+    // Its S3 too (the catalogue snapshots), unless one is given.
+    if (running.s3Endpoint) process.env.S3_ENDPOINT ??= running.s3Endpoint;
     return async () => undefined;
   }
   const { ensureTable, startDynamoLocal } = await import('../local/dynamo-local.ts');

@@ -35,6 +35,7 @@ const USES_ACTIONS: Record<RouteUse, readonly string[]> = {
   photoUpload: ['s3:PutObject'],
   photoConfirm: ['s3:GetObject', 's3:DeleteObject', 's3:PutObject', 's3:ListBucket'],
   photoDelete: ['s3:DeleteObject'],
+  catalogueRead: ['s3:GetObject', 's3:ListBucket'],
 };
 const USES_ENVIRONMENT: Record<RouteUse, readonly string[]> = {
   aiQueue: ['AI_QUEUE_URL'],
@@ -43,6 +44,7 @@ const USES_ENVIRONMENT: Record<RouteUse, readonly string[]> = {
   photoUpload: PHOTO_ENVIRONMENT,
   photoConfirm: PHOTO_ENVIRONMENT,
   photoDelete: PHOTO_ENVIRONMENT,
+  catalogueRead: ['CATALOGUE_BUCKET'],
 };
 
 /** The rows as RouteDefinition (the `as const` rows without `uses` have no such key). */

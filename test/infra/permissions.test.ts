@@ -173,6 +173,11 @@ function recordedNeeds(name: string): Needed[] {
   return [...new Map(needs.map((n) => [`${n.action} ${n.resource}`, n])).values()];
 }
 
+/** A Tenant's catalogue snapshot, as the catalogue store names it. */
+function catalogueObject(): string {
+  return `${app.arnOf(app.service.data.photoBucket)}/catalogue/${randomUUID()}.json.gz`;
+}
+
 /** A photo object of one Tenant's listing under `prefix`, as the S3 photo store names it. */
 function photoObject(prefix: 'uploads' | 'images'): string {
   return `${app.arnOf(app.service.data.photoBucket)}/${prefix}/${randomUUID()}/${randomUUID()}/photo`;
@@ -210,6 +215,17 @@ function declaredNeeds(name: string): Needed[] {
         return over([
           { action: 's3:PutObject', resource: photoObject('images') },
           { action: 's3:DeleteObject', resource: photoObject('images') },
+        ]);
+      case 'catalogueRead':
+        return over([
+          { action: 's3:GetObject', resource: catalogueObject() },
+          { action: 's3:ListBucket', resource: app.arnOf(app.service.data.photoBucket) },
+        ]);
+      case 'catalogueWrite':
+        return over([
+          { action: 's3:GetObject', resource: catalogueObject() },
+          { action: 's3:PutObject', resource: catalogueObject() },
+          { action: 's3:ListBucket', resource: app.arnOf(app.service.data.photoBucket) },
         ]);
       case 'aiQueue':
         return over([{ action: 'sqs:SendMessage', resource: queueArn(async.aiQueue) }]);

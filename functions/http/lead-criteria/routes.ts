@@ -28,6 +28,7 @@ export const leadCriteriaRoutes = [
     entry: 'lead-criteria/list-lead-matches.ts',
     summary: 'Live listings meeting every criterion of the Lead, newest first (at most 50)',
     tag: 'Leads',
+    uses: ['catalogueRead'],
   },
   {
     operationId: 'sendLeadMatches',

@@ -15,6 +15,7 @@ export const siteRoutes = [
     summary:
       'Search live listings (filters listing, location, type, price, beds, amenities, q, featured; sort)',
     tag: 'Site',
+    uses: ['catalogueRead'],
   },
   {
     operationId: 'getSitePropertyBySlug',
@@ -24,6 +25,7 @@ export const siteRoutes = [
     entry: 'site/get-site-property-by-slug.ts',
     summary: 'One live listing by slug; a retired slug still finds it (is_canonical false)',
     tag: 'Site',
+    uses: ['catalogueRead'],
   },
   {
     operationId: 'getSitePropertyById',
@@ -33,6 +35,7 @@ export const siteRoutes = [
     entry: 'site/get-site-property-by-id.ts',
     summary: 'One listing by id: available with its detail while live, unavailable once off the market',
     tag: 'Site',
+    uses: ['catalogueRead'],
   },
   {
     operationId: 'listSimilarBySlug',
@@ -42,6 +45,7 @@ export const siteRoutes = [
     entry: 'site/list-similar-by-slug.ts',
     summary: 'Up to 3 live listings like the one with this slug',
     tag: 'Site',
+    uses: ['catalogueRead'],
   },
   {
     operationId: 'listSimilarById',
@@ -51,6 +55,7 @@ export const siteRoutes = [
     entry: 'site/list-similar-by-id.ts',
     summary: 'Up to 6 live listings like this one',
     tag: 'Site',
+    uses: ['catalogueRead'],
   },
   {
     operationId: 'listSiteLocations',
@@ -60,6 +65,7 @@ export const siteRoutes = [
     entry: 'site/list-site-locations.ts',
     summary: 'Areas, Places and property types with live listings, with counts',
     tag: 'Site',
+    uses: ['catalogueRead'],
   },
   {
     operationId: 'getSiteLocation',
@@ -69,6 +75,7 @@ export const siteRoutes = [
     entry: 'site/get-site-location.ts',
     summary: 'One location (Area, Place or property type) by slug',
     tag: 'Site',
+    uses: ['catalogueRead'],
   },
   {
     operationId: 'listSiteAgents',
@@ -78,6 +85,7 @@ export const siteRoutes = [
     entry: 'site/list-site-agents.ts',
     summary: "Active Agents' public profiles",
     tag: 'Site',
+    uses: ['catalogueRead'],
   },
   {
     operationId: 'getSiteAgentBySlug',
@@ -87,6 +95,7 @@ export const siteRoutes = [
     entry: 'site/get-site-agent-by-slug.ts',
     summary: "One active Agent's public profile",
     tag: 'Site',
+    uses: ['catalogueRead'],
   },
   {
     operationId: 'listSiteAmenities',
@@ -123,5 +132,6 @@ export const siteRoutes = [
     entry: 'site/count-site-property-view.ts',
     summary: "Count a view of a listing's detail page (once a minute per visitor)",
     tag: 'Site',
+    uses: ['catalogueRead'],
   },
 ] as const satisfies readonly RouteDefinition[];

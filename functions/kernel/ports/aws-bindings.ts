@@ -19,6 +19,8 @@ export const AWS_PORTS_BY_USE = {
   photoConfirm: ['photo-store.ts'],
   photoDelete: ['photo-store.ts'],
   photoImport: ['photo-store.ts'],
+  catalogueRead: ['catalogue-store.ts'],
+  catalogueWrite: ['catalogue-store.ts'],
 } as const satisfies Record<string, readonly string[]>;
 
 /** A `uses` name that binds ports (every `RouteUse` and `WorkerUse`; test/infra/uses.test.ts checks both ways). */

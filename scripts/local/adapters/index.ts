@@ -1,10 +1,12 @@
 import { setEnrichmentProvider } from '../../../functions/kernel/ports/ai-provider.ts';
+import { setCatalogueStore } from '../../../functions/kernel/ports/catalogue-store.ts';
 import { setEmails } from '../../../functions/kernel/ports/email.ts';
 import { setPhotoStore } from '../../../functions/kernel/ports/photo-store.ts';
 import { setQueue } from '../../../functions/kernel/ports/queue.ts';
 import { LocalScoringProvider, setScoringProvider } from '../../../functions/kernel/ports/scoring.ts';
 import { setWebhookLadder } from '../../../functions/kernel/ports/webhook-ladder.ts';
 import { LocalEnrichmentProvider } from './local-ai.ts';
+import { localCatalogueStore } from './local-catalogue-store.ts';
 import { localPhotoStore } from './local-photo-store.ts';
 import { LocalQueue } from './local-queue.ts';
 import { OutboxEmailPort } from './outbox-email.ts';
@@ -19,7 +21,7 @@ export const LOCAL_CURSOR_SECRET = 'local-stack-cursor-secret-not-for-aws';
 /**
  * Binds the local adapters of every port: the table-backed queue, the outbox, the deterministic
  * enrichment provider, the rule-based scorer, the webhook ladder on the local queue and the photo
- * store on the local S3. Called by the local stack (`npm start`), the bench and the test setup;
+ * store and the catalogue snapshots on the local S3. Called by the local stack (`npm start`), the bench and the test setup;
  * Lambda never calls it: each Lambda entry binds the AWS adapters its row `uses` (lib/bundling.ts).
  */
 export function bindLocalAdapters(): void {
@@ -30,4 +32,6 @@ export function bindLocalAdapters(): void {
   setWebhookLadder(new LocalWebhookLadder());
   // The local S3 of `npm start` and the tests (S3_ENDPOINT); without one, the photo routes say so.
   setPhotoStore(process.env.S3_ENDPOINT ? localPhotoStore() : undefined);
+  // The catalogue snapshots, on the same local S3; without one, every cold catalogue reads the table.
+  setCatalogueStore(process.env.S3_ENDPOINT ? localCatalogueStore() : undefined);
 }
