@@ -53,7 +53,7 @@ export async function measureCostSection(
   });
   expectStatus(created, 201, 'cost listing');
   const { id: listingId, slug } = JSON.parse(created.body ?? '{}') as { id: string; slug: string };
-  const { key } = await issueSiteKey({ tenantId: fixture.tenantId, origins: [SITE_PAGE] });
+  const { key } = await issueSiteKey({ tenantId: fixture.tenantId, origins: SITE_PAGE });
   const site = (query: Record<string, string> = {}) => ({
     query: { key, origin: SITE_PAGE, ...query },
     headers: { origin: SITE_PAGE },
