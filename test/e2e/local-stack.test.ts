@@ -171,27 +171,20 @@ describe('admin CLI against the running stack', () => {
   });
 
   it('creates keys that work at once, and a revoked key gets 401', async () => {
-    // Act
-    const created = await adminJson(
-      'key',
-      'create',
-      '--tenant',
-      slug,
-      '--name',
-      'short-lived',
-      '--scopes',
-      'properties:read,properties:write',
-    );
-    const other = await adminJson(
-      'key',
-      'create',
-      '--tenant',
-      slug,
-      '--name',
-      'keeper',
-      '--scopes',
-      'properties:write',
-    );
+    // Act: two processes side by side (each admin command starts its own node)
+    const [created, other] = await Promise.all([
+      adminJson(
+        'key',
+        'create',
+        '--tenant',
+        slug,
+        '--name',
+        'short-lived',
+        '--scopes',
+        'properties:read,properties:write',
+      ),
+      adminJson('key', 'create', '--tenant', slug, '--name', 'keeper', '--scopes', 'properties:write'),
+    ]);
     // Assess
     expect(Object.keys(created).sort()).toEqual(['id', 'key']);
     const key = created.key as string;
@@ -242,10 +235,12 @@ describe('admin CLI against the running stack', () => {
   });
 
   it('reports an error as one stderr line, exit code 1 and nothing on stdout', async () => {
-    // Act
-    const unknownTenant = await admin('tenant', 'show', '--tenant', 'no-such-tenant-here');
-    const missingFlag = await admin('key', 'create', '--tenant', slug, '--scopes', 'properties:read');
-    const unknownCommand = await admin('tenant', 'explode');
+    // Act: three independent commands, side by side
+    const [unknownTenant, missingFlag, unknownCommand] = await Promise.all([
+      admin('tenant', 'show', '--tenant', 'no-such-tenant-here'),
+      admin('key', 'create', '--tenant', slug, '--scopes', 'properties:read'),
+      admin('tenant', 'explode'),
+    ]);
     // Assess
     for (const run of [unknownTenant, missingFlag, unknownCommand]) {
       expect(run.code).toBe(1);

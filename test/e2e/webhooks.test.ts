@@ -208,8 +208,10 @@ beforeAll(async () => {
   Object.assign(env, { LOCAL_ALLOW_PRIVATE_URLS: '1', RETRY_DELAY_SCALE: '0.0001' });
   await startStack();
   tenantId = (await adminJson('tenant', 'create', '--slug', slug, '--name', 'Webhook Co')).id;
-  key = (
-    await adminJson(
+  // Each admin command is a process of its own (seconds on a loaded machine): the three that only
+  // need the tenant run side by side.
+  const [wide, narrow] = await Promise.all([
+    adminJson(
       'key',
       'create',
       '--tenant',
@@ -218,22 +220,22 @@ beforeAll(async () => {
       'hooks',
       '--scopes',
       'webhooks:manage,leads:read,properties:read,activities:read',
-    )
-  ).key;
-  narrowKey = (
-    await adminJson('key', 'create', '--tenant', slug, '--name', 'narrow', '--scopes', 'webhooks:manage')
-  ).key;
-  await adminJson(
-    'agent',
-    'create',
-    '--tenant',
-    slug,
-    '--name',
-    'Ada Admin',
-    '--email',
-    'ada@example.com',
-    '--admin',
-  );
+    ),
+    adminJson('key', 'create', '--tenant', slug, '--name', 'narrow', '--scopes', 'webhooks:manage'),
+    adminJson(
+      'agent',
+      'create',
+      '--tenant',
+      slug,
+      '--name',
+      'Ada Admin',
+      '--email',
+      'ada@example.com',
+      '--admin',
+    ),
+  ]);
+  key = wide.key;
+  narrowKey = narrow.key;
 }, 240_000);
 
 afterAll(async () => {
@@ -306,7 +308,8 @@ describe('webhook endpoints API', () => {
     );
     expect(listed.find((e) => e.id === cli.id)?.created_via).toBe('console');
     expect((await api('DELETE', `/v1/webhooks/subscriptions/${cli.id}`)).status).toBe(404);
-  });
+    // Two admin commands, each a process of its own: more than the default 30 s on a loaded machine.
+  }, 90_000);
 });
 
 describe('delivery and the ladder', () => {
