@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { freePort } from '../../scripts/local/dynamo-local.ts';
 import { runAdminCli } from '../support/cli.ts';
 import { checkResponse } from '../support/contract.ts';
+import { killStack } from '../support/local-stack.ts';
 
 // Each admin command is a process of its own (a few seconds each on a loaded machine), and a test
 // runs several in a row: more than the default 30 s.
@@ -37,6 +38,7 @@ async function startStack(port: number): Promise<RunningStack> {
     cwd: ROOT,
     env: { ...env, PORT: String(port) },
     stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true, // killStack ends its DynamoDB Local with it
   });
   stacks.push(child);
   let out = '';
@@ -128,7 +130,7 @@ afterAll(async () => {
   for (const child of stacks) {
     if (child.exitCode !== null || child.signalCode !== null) continue;
     child.kill('SIGINT');
-    await exited(child, 10_000).catch(() => child.kill('SIGKILL'));
+    await exited(child, 10_000).catch(() => killStack(child));
   }
   rmSync(dataDir, { recursive: true, force: true });
 }, 20_000);

@@ -19,6 +19,7 @@ import { freePort } from '../../scripts/local/dynamo-local.ts';
 import { readStackInfo } from '../../scripts/local/stack-file.ts';
 import { runAdminCli } from '../support/cli.ts';
 import { checkResponse } from '../support/contract.ts';
+import { killStack } from '../support/local-stack.ts';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const READY = /API ready on (http:\/\/127\.0\.0\.1:\d+)/;
@@ -50,6 +51,7 @@ async function startStack(): Promise<void> {
     cwd: ROOT,
     env: { ...env, PORT: String(port) },
     stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true, // killStack ends its DynamoDB Local with it
   });
   stackChild = child;
   let out = '';
@@ -80,7 +82,7 @@ async function stopStack(): Promise<void> {
   const done = new Promise((r) => child.once('exit', r));
   child.kill('SIGINT');
   await Promise.race([done, new Promise((r) => setTimeout(r, 20_000))]);
-  if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  if (child.exitCode === null && child.signalCode === null) killStack(child);
 }
 
 /** What the admin CLI printed; by default a created object (a tenant's `id`, a key's `key`…). */
