@@ -128,9 +128,12 @@ beforeAll(async () => {
 
 afterAll(async () => {
   for (const child of stacks) {
-    if (child.exitCode !== null || child.signalCode !== null) continue;
-    child.kill('SIGINT');
-    await exited(child, 10_000).catch(() => killStack(child));
+    if (child.exitCode === null && child.signalCode === null) {
+      child.kill('SIGINT');
+      await exited(child, 10_000).catch(() => undefined);
+    }
+    // Whatever is left of it: a stack stopped while starting leaves its DynamoDB Local behind.
+    killStack(child);
   }
   rmSync(dataDir, { recursive: true, force: true });
 }, 20_000);

@@ -78,11 +78,14 @@ async function startStack(): Promise<void> {
 
 async function stopStack(): Promise<void> {
   const child = stackChild;
-  if (!child || child.exitCode !== null || child.signalCode !== null) return;
-  const done = new Promise((r) => child.once('exit', r));
-  child.kill('SIGINT');
-  await Promise.race([done, new Promise((r) => setTimeout(r, 20_000))]);
-  if (child.exitCode === null && child.signalCode === null) killStack(child);
+  if (!child) return;
+  if (child.exitCode === null && child.signalCode === null) {
+    const done = new Promise((r) => child.once('exit', r));
+    child.kill('SIGINT');
+    await Promise.race([done, new Promise((r) => setTimeout(r, 20_000))]);
+  }
+  // Whatever is left of it (its DynamoDB Local, if it died while starting), before a restart on its data.
+  killStack(child);
 }
 
 /** What the admin CLI printed; by default a created object (a tenant's `id`, a key's `key`…). */

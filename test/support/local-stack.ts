@@ -47,8 +47,11 @@ export async function startLocalStack(options: { env?: Record<string, string> } 
   const stop = async () => {
     if (child.exitCode === null && child.signalCode === null) {
       child.kill('SIGINT');
-      await exited(child, 20_000).catch(() => killStack(child));
+      await exited(child, 20_000).catch(() => undefined);
     }
+    // Whatever is left of it: a stack stopped while starting (before it handles SIGINT) dies at
+    // once and leaves its DynamoDB Local behind.
+    killStack(child);
     rmSync(dataDir, { recursive: true, force: true });
   };
   try {
@@ -75,9 +78,9 @@ export async function startLocalStack(options: { env?: Record<string, string> } 
 }
 
 /**
- * Kills a stack that did not stop on SIGINT, with everything it started: killing `npm start` alone
- * left its DynamoDB Local running, an orphan using CPU for the rest of the test run. The stack must
- * have been spawned `detached` (its own process group).
+ * Kills a stack's whole process group, what SIGINT did not stop: killing `npm start` alone left its
+ * DynamoDB Local running, an orphan using CPU for the rest of the test run. The stack must have been
+ * spawned `detached` (its own process group); nothing happens when the group is gone.
  */
 export function killStack(child: ChildProcess): void {
   if (child.pid === undefined) return;
