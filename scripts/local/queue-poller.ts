@@ -175,30 +175,52 @@ export function startQueuePoller(options: {
       ? {}
       : { visibilityTimeoutMs: options.visibilityTimeoutMs }),
   };
-  // Each lane is one invocation at a time; lanes run side by side, as concurrent invocations do.
-  const lane = async () => {
+  // Each lane is one invocation at a time; lanes run side by side, as concurrent invocations do. An
+  // empty queue is polled by the first lane alone: the others wait until it claims a batch, then drain
+  // the queue beside it and wait again once they find nothing. Every lane polling an empty queue cost
+  // `maxConcurrency` queries an interval (400 a second for the webhook queue): an idle `npm start`
+  // kept most of a core busy.
+  let waiting: (() => void)[] = [];
+  const wakeWaiting = () => {
+    const woken = waiting;
+    waiting = [];
+    for (const wake of woken) wake();
+  };
+  const handler: SqsHandler = (event) => {
+    wakeWaiting();
+    return options.handler(event);
+  };
+  const lane = async (first: boolean) => {
     if (stopped) return;
+    let delivered = 0;
     try {
       // The ladder's schedules target the delivery queue: the local Scheduler fires due ones first.
       if (options.queue === LOCAL_WEBHOOK_QUEUE) await fireDueSchedules();
-      while (!stopped && (await deliverDue(options.queue, options.handler, deliver)) > 0) {
-        // keep draining while messages are due
+      for (;;) {
+        const batch = stopped ? 0 : await deliverDue(options.queue, handler, deliver);
+        if (batch === 0) break; // keep draining while messages are due
+        delivered += batch;
       }
     } catch (error) {
       options.onError?.(error);
     }
-    if (!stopped) {
-      const timer = setTimeout(() => {
-        timers.delete(timer);
-        void lane();
-      }, options.intervalMs ?? 500);
-      timers.add(timer);
+    if (stopped) return;
+    if (!first && delivered === 0) {
+      waiting.push(() => void lane(false));
+      return;
     }
+    const timer = setTimeout(() => {
+      timers.delete(timer);
+      void lane(first);
+    }, options.intervalMs ?? 500);
+    timers.add(timer);
   };
-  for (let i = 0; i < concurrency; i++) void lane();
+  void lane(true);
+  for (let i = 1; i < concurrency; i++) waiting.push(() => void lane(false));
   return {
     stop: () => {
       stopped = true;
+      waiting = [];
       for (const timer of timers) clearTimeout(timer);
     },
   };

@@ -115,7 +115,11 @@ log(`API reference:   ${url}/docs`);
 log(`Guides:          ${url}/docs/guides/ (docs/*.md; start with docs/getting-started.md)`);
 log(`API ready on ${url}`);
 
-if (demo.writeCatalogue) {
+if (demo.writeCatalogue && process.env.DEMO_CATALOGUE === 'off') {
+  // A stack for work that needs none of the sample listings (the webhook tests): the demo tenant and
+  // keys as usual, without the minutes of listings, photos and their events on a busy machine.
+  log('Demo catalogue: off (DEMO_CATALOGUE=off)');
+} else if (demo.writeCatalogue) {
   // The sample listings, then their photos, while the API already serves: each shows as it lands.
   const { writeCatalogue } = demo;
   const { illustrateCatalogue } = await import('./demo-illustrate.ts');

@@ -72,6 +72,33 @@ beforeAll(async () => {
   if (!chromium) return;
   mkdirSync(SHOTS, { recursive: true });
   stack = await startLocalStack();
+  // Chromium starts while the demo catalogue is written (seconds each on a loaded machine).
+  const launching = puppeteer.launch({
+    executablePath: chromium,
+    headless: true,
+    args: [
+      // root in a container has no user namespace for Chromium's sandbox
+      '--no-sandbox',
+      '--disable-dev-shm-usage',
+      `--host-resolver-rules=MAP ${OTHER_SITE} 127.0.0.1`,
+    ],
+  });
+  try {
+    await catalogueAndTheme();
+  } finally {
+    // Kept even when the set-up failed, so that afterAll closes it.
+    browser = await launching;
+  }
+}, 500_000);
+
+/** Waits for the demo catalogue, reads the demo's keys and sets the agency's theme meanwhile. */
+async function catalogueAndTheme(): Promise<void> {
+  // The agency's theme, set as ops set it: the site must show it. The demo tenant exists once the
+  // stack is ready, so the admin command runs while the catalogue is written.
+  const themeFile = join(mkdtempSync(join(tmpdir(), 'lls-theme-')), 'theme.json');
+  writeFileSync(themeFile, JSON.stringify(THEME));
+  const setting = runAdminCli(stack.env, 'theme', 'set', '--tenant', 'demo', '--file', themeFile);
+  setting.catch(() => undefined); // awaited below; not unhandled if the wait below throws first
   // The demo catalogue is written right after start-up: wait for it (bounded).
   const deadline = Date.now() + 240_000;
   while (!/Demo catalogue: \d+ listings written/.test(stack.output())) {
@@ -82,22 +109,9 @@ beforeAll(async () => {
   expect(secretKey, stack.output()).toBeDefined();
   siteUrl = /Example website: (http:\/\/localhost:\d+\/site\/)/.exec(stack.output())?.[1] as string;
   expect(siteUrl, stack.output()).toBeDefined();
-  // The agency's theme, set as ops set it: the site must show it.
-  const themeFile = join(mkdtempSync(join(tmpdir(), 'lls-theme-')), 'theme.json');
-  writeFileSync(themeFile, JSON.stringify(THEME));
-  const set = await runAdminCli(stack.env, 'theme', 'set', '--tenant', 'demo', '--file', themeFile);
+  const set = await setting;
   expect(set.code, set.stderr).toBe(0);
-  browser = await puppeteer.launch({
-    executablePath: chromium,
-    headless: true,
-    args: [
-      // root in a container has no user namespace for Chromium's sandbox
-      '--no-sandbox',
-      '--disable-dev-shm-usage',
-      `--host-resolver-rules=MAP ${OTHER_SITE} 127.0.0.1`,
-    ],
-  });
-}, 500_000);
+}
 
 afterAll(async () => {
   await browser?.close();

@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { freePort } from '../../scripts/local/dynamo-local.ts';
 import { runAdminCli } from '../support/cli.ts';
 import { checkResponse } from '../support/contract.ts';
+import { killStack } from '../support/local-stack.ts';
 
 // Each admin command is a process of its own (a few seconds each on a loaded machine), and a test
 // runs several in a row: more than the default 30 s.
@@ -37,6 +38,7 @@ async function startStack(port: number): Promise<RunningStack> {
     cwd: ROOT,
     env: { ...env, PORT: String(port) },
     stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true, // killStack ends its DynamoDB Local with it
   });
   stacks.push(child);
   let out = '';
@@ -126,9 +128,12 @@ beforeAll(async () => {
 
 afterAll(async () => {
   for (const child of stacks) {
-    if (child.exitCode !== null || child.signalCode !== null) continue;
-    child.kill('SIGINT');
-    await exited(child, 10_000).catch(() => child.kill('SIGKILL'));
+    if (child.exitCode === null && child.signalCode === null) {
+      child.kill('SIGINT');
+      await exited(child, 10_000).catch(() => undefined);
+    }
+    // Whatever is left of it: a stack stopped while starting leaves its DynamoDB Local behind.
+    killStack(child);
   }
   rmSync(dataDir, { recursive: true, force: true });
 }, 20_000);
@@ -171,27 +176,20 @@ describe('admin CLI against the running stack', () => {
   });
 
   it('creates keys that work at once, and a revoked key gets 401', async () => {
-    // Act
-    const created = await adminJson(
-      'key',
-      'create',
-      '--tenant',
-      slug,
-      '--name',
-      'short-lived',
-      '--scopes',
-      'properties:read,properties:write',
-    );
-    const other = await adminJson(
-      'key',
-      'create',
-      '--tenant',
-      slug,
-      '--name',
-      'keeper',
-      '--scopes',
-      'properties:write',
-    );
+    // Act: two processes side by side (each admin command starts its own node)
+    const [created, other] = await Promise.all([
+      adminJson(
+        'key',
+        'create',
+        '--tenant',
+        slug,
+        '--name',
+        'short-lived',
+        '--scopes',
+        'properties:read,properties:write',
+      ),
+      adminJson('key', 'create', '--tenant', slug, '--name', 'keeper', '--scopes', 'properties:write'),
+    ]);
     // Assess
     expect(Object.keys(created).sort()).toEqual(['id', 'key']);
     const key = created.key as string;
@@ -242,10 +240,12 @@ describe('admin CLI against the running stack', () => {
   });
 
   it('reports an error as one stderr line, exit code 1 and nothing on stdout', async () => {
-    // Act
-    const unknownTenant = await admin('tenant', 'show', '--tenant', 'no-such-tenant-here');
-    const missingFlag = await admin('key', 'create', '--tenant', slug, '--scopes', 'properties:read');
-    const unknownCommand = await admin('tenant', 'explode');
+    // Act: three independent commands, side by side
+    const [unknownTenant, missingFlag, unknownCommand] = await Promise.all([
+      admin('tenant', 'show', '--tenant', 'no-such-tenant-here'),
+      admin('key', 'create', '--tenant', slug, '--scopes', 'properties:read'),
+      admin('tenant', 'explode'),
+    ]);
     // Assess
     for (const run of [unknownTenant, missingFlag, unknownCommand]) {
       expect(run.code).toBe(1);
@@ -328,5 +328,6 @@ describe('stop and restart', () => {
       place_code: 'ES-MA-MAR',
     });
     expect(places.status).toBe(200);
-  }, 60_000);
+    // A stop, a whole start and two requests: 35 s in a full run, over 60 s on a loaded machine.
+  }, 120_000);
 });

@@ -14,7 +14,8 @@ const DEMO_KEY = (name: string) => new RegExp(`${name}\\s+(svc_live_[A-Za-z0-9_-
 let stack: LocalStack;
 
 beforeAll(async () => {
-  stack = await startLocalStack();
+  // Without the demo catalogue: its listings' AI work would queue before the smoke Lead's scoring.
+  stack = await startLocalStack({ env: { DEMO_CATALOGUE: 'off' } });
 }, 100_000);
 afterAll(async () => stack?.stop(), 30_000);
 

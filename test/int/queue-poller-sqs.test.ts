@@ -4,10 +4,12 @@
  */
 import type { SQSEvent } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
+import { dynamo } from '../../functions/data/client.ts';
 import { LocalQueueMessage } from '../../functions/data/entities/local-queue-message.ts';
 import { visibilityTimeoutSeconds, workerFor } from '../../functions/workers.ts';
 import { visibleAtKey } from '../../scripts/local/adapters/local-queue.ts';
 import { deliverDue, startQueuePoller, visibilityTimeoutMsOf } from '../../scripts/local/queue-poller.ts';
+import { eventually } from '../support/eventually.ts';
 import { unique } from '../support/factories.ts';
 
 async function messagesOf(queue: string) {
@@ -109,5 +111,51 @@ describe('the local queue event source (L4): maxConcurrency batches at once, of 
     expect(most).toBe(3);
     expect(Math.max(...sizes)).toBeLessThanOrEqual(2);
     expect(sizes.reduce((a, b) => a + b, 0)).toBe(6);
+  });
+});
+
+describe('the local queue event source: an idle queue costs one query an interval', () => {
+  it('polls an empty queue with one lane at a time, not maxConcurrency of them', async () => {
+    // Prepare: count the queries of this queue in flight at once
+    const queue = unique('q') as 'ai';
+    let inFlight = 0;
+    let most = 0;
+    let queries = 0;
+    const name = `count-${queue}`;
+    dynamo().middlewareStack.add(
+      (next, context) => async (args) => {
+        if (context.commandName !== 'QueryCommand' || !JSON.stringify(args.input).includes(queue)) {
+          return next(args);
+        }
+        queries += 1;
+        inFlight += 1;
+        most = Math.max(most, inFlight);
+        try {
+          return await next(args);
+        } finally {
+          inFlight -= 1;
+        }
+      },
+      { step: 'initialize', name },
+    );
+    try {
+      // Act: five lanes on an empty queue, for ten polls
+      const poller = startQueuePoller({
+        queue,
+        maxConcurrency: 5,
+        intervalMs: 10,
+        handler: async () => ({ batchItemFailures: [] }),
+      });
+      await eventually(
+        async () => queries,
+        (count) => count >= 10,
+      );
+      poller.stop();
+      // Assess: the lanes that would run side by side wait for work instead of polling
+      expect(queries).toBeGreaterThanOrEqual(10);
+      expect(most).toBe(1);
+    } finally {
+      dynamo().middlewareStack.remove(name);
+    }
   });
 });

@@ -25,10 +25,11 @@ export function runAdminCli(env: NodeJS.ProcessEnv, ...args: string[]): Promise<
     child.stderr.on('data', (chunk: Buffer) => {
       stderr += chunk.toString('utf8');
     });
+    // A process of its own: seconds when alone, tens of seconds beside others on a loaded machine.
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
       reject(new Error(`admin ${args.join(' ')} timed out`));
-    }, 30_000);
+    }, 60_000);
     child.once('exit', (code) => {
       clearTimeout(timer);
       resolveRun({ code, stdout, stderr });

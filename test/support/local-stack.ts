@@ -34,6 +34,8 @@ export async function startLocalStack(options: { env?: Record<string, string> } 
     cwd: ROOT,
     env: { ...env, PORT: String(await freePort()) },
     stdio: ['ignore', 'pipe', 'pipe'],
+    // Its own process group, so that a stack too slow to stop is killed with its DynamoDB Local.
+    detached: true,
   });
   let out = '';
   child.stdout?.on('data', (chunk: Buffer) => {
@@ -45,8 +47,11 @@ export async function startLocalStack(options: { env?: Record<string, string> } 
   const stop = async () => {
     if (child.exitCode === null && child.signalCode === null) {
       child.kill('SIGINT');
-      await exited(child, 20_000).catch(() => child.kill('SIGKILL'));
+      await exited(child, 20_000).catch(() => undefined);
     }
+    // Whatever is left of it: a stack stopped while starting (before it handles SIGINT) dies at
+    // once and leaves its DynamoDB Local behind.
+    killStack(child);
     rmSync(dataDir, { recursive: true, force: true });
   };
   try {
@@ -69,6 +74,20 @@ export async function startLocalStack(options: { env?: Record<string, string> } 
   } catch (error) {
     await stop();
     throw error;
+  }
+}
+
+/**
+ * Kills a stack's whole process group, what SIGINT did not stop: killing `npm start` alone left its
+ * DynamoDB Local running, an orphan using CPU for the rest of the test run. The stack must have been
+ * spawned `detached` (its own process group); nothing happens when the group is gone.
+ */
+export function killStack(child: ChildProcess): void {
+  if (child.pid === undefined) return;
+  try {
+    process.kill(-child.pid, 'SIGKILL');
+  } catch {
+    // the group is gone already
   }
 }
 
