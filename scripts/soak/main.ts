@@ -57,7 +57,8 @@ const random = seededRandom(seed);
 
 const dataDir = mkdtempSync(join(tmpdir(), 'lls-soak-'));
 log(`seed ${seed}, ${minutes} min of traffic, DATA_DIR ${dataDir}`);
-const dynamo = await startDynamoLocal({ dataDir: resolve(dataDir, 'dynamodb') });
+// In memory: a fresh table each run, and DynamoDB Local's fastest mode on a shared machine.
+const dynamo = await startDynamoLocal();
 const s3Port = await freePort();
 const s3 = new S3rver({
   port: s3Port,

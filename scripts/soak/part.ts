@@ -12,6 +12,8 @@
  * enable it): the stream part then acknowledges every fourth record of a batch without handing it to
  * the consumer, the loss the audit must catch.
  */
+import { resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import type { DynamoDBStreamEvent } from 'aws-lambda';
 import {
   addDynamoFaults,
@@ -20,6 +22,8 @@ import {
   streamSeed,
 } from '../../test/support/dynamodb-faults.ts';
 import { PART_READY, plantedLoss, SOAK_PARTS, type SoakPart } from './parts.ts';
+
+const FUNCTIONS_HTTP = resolve(import.meta.dirname, '../../functions/http');
 
 type StreamHandler = (
   event: DynamoDBStreamEvent,
@@ -52,6 +56,10 @@ async function main(): Promise<void> {
   (await import('../local/adapters/index.ts')).bindLocalAdapters();
 
   if (part === 'api') {
+    // Every route's handler loaded before the port opens (the local server loads each on its first
+    // request): a restarted API answers at once, as a warm Lambda would, rather than timing requests out.
+    const { routes } = await import('../../functions/routes.ts');
+    for (const route of routes) await import(pathToFileURL(resolve(FUNCTIONS_HTTP, route.entry)).href);
     const { startApiServer } = await import('../local/server.ts');
     const { url } = await startApiServer({ port: Number(process.env.PORT ?? 0) });
     process.stdout.write(`${PART_READY} ${url}\n`);

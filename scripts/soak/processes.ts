@@ -62,6 +62,7 @@ export async function startPart(
       child.once('exit', (code, signal) => {
         clearTimeout(timer);
         if (signal !== 'SIGKILL' && signal !== 'SIGTERM') {
+          log(`  [${part}] exited by itself (${code ?? signal}): ${errors.slice(-3).join(' | ')}`);
           reject(
             new Error(
               `${part} exited (${code ?? signal}) before it was ready:\n${errors.slice(-20).join('\n')}`,
