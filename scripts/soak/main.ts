@@ -41,8 +41,8 @@ if (!(minutes > 0) || !Number.isInteger(seed)) {
   console.error('usage: npm run soak -- --minutes M --seed S [--drain-seconds D] [--keep]');
   process.exit(2);
 }
-/** The drain's bound: the sweeper re-queues a lost rung after 30 s, the shrunk ladder ends in ~2 min. */
-const drainMs = 1000 * Number(values['drain-seconds'] ?? Math.max(90, minutes * 20));
+/** The drain's bound (it ends as soon as the audit passes): the shrunk ladder ends in ~2 min, a loaded machine needs more. */
+const drainMs = 1000 * Number(values['drain-seconds'] ?? Math.max(300, minutes * 30));
 /** `kill -9`s per killed part: at least 5 each in 10 minutes, at least 1 in any run. */
 const killsPerPart = Math.max(1, Math.ceil(minutes * 0.6));
 const KILLED: readonly SoakPart[] = ['stream', 'webhooks', 'api'];
@@ -261,6 +261,13 @@ try {
   process.stdout.write(
     `\n== soak audit: seed ${seed}, ${minutes} min, kill -9: ${killed}, ${((Date.now() - started) / 1000).toFixed(0)} s ==\n${report(results)}\n`,
   );
+  if (failed) {
+    // What the parts wrote to stderr last (their workers' errors), to start the diagnosis from.
+    for (const part of parts.values()) {
+      for (const line of part.errors.slice(-5))
+        process.stdout.write(`  [${part.part} stderr] ${line.slice(0, 300)}\n`);
+    }
+  }
   process.stdout.write(
     failed ? 'SOAK FAILED: loss or mismatch (above)\n' : 'SOAK PASSED: nothing lost, nothing twice\n',
   );

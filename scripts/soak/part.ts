@@ -76,8 +76,9 @@ async function main(): Promise<void> {
       const { handler: consumer } = (await import('../../functions/streams/consumer.ts')) as {
         handler: StreamHandler;
       };
+      const choose = plantedLoss();
       handler = async (event) => {
-        const { kept, dropped } = plantedLoss(event.Records);
+        const { kept, dropped } = choose(event.Records);
         for (const record of dropped)
           process.stderr.write(`PLANTED LOSS: acknowledged ${record.eventID} unprocessed\n`);
         const result = await consumer({ Records: kept });

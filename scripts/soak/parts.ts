@@ -14,12 +14,19 @@ export type SoakPart = keyof typeof SOAK_PARTS;
 /** The line a part prints once it serves; the API's carries its URL. */
 export const PART_READY = 'soak part ready';
 
-/** Records dropped by the planted loss: every fourth of a batch, acknowledged as processed. */
-export function plantedLoss<R>(records: readonly R[]): { kept: R[]; dropped: R[] } {
-  const kept: R[] = [];
-  const dropped: R[] = [];
-  records.forEach((record, i) => {
-    (i % 4 === 3 ? dropped : kept).push(record);
-  });
-  return { kept, dropped };
+/**
+ * The planted loss's choice: every fourth record the stream part is handed (counted across batches,
+ * which are small when the traffic is light), acknowledged as processed without being processed.
+ */
+export function plantedLoss(): <R>(records: readonly R[]) => { kept: R[]; dropped: R[] } {
+  let seen = 0;
+  return (records) => {
+    const kept: (typeof records)[number][] = [];
+    const dropped: (typeof records)[number][] = [];
+    for (const record of records) {
+      seen += 1;
+      (seen % 4 === 0 ? dropped : kept).push(record);
+    }
+    return { kept, dropped };
+  };
 }
