@@ -253,7 +253,8 @@ try {
     const failing = results.filter((r) => r.failures.length).map((r) => `${r.rule} (${r.failures.length})`);
     if (failing.length === 0 || Date.now() > drainUntil) break;
     log(`not settled yet: ${failing.join(', ')}`);
-    await new Promise((r) => setTimeout(r, 5_000));
+    // The audit's reads (a scan, every list) compete with the draining workers for DynamoDB Local.
+    await new Promise((r) => setTimeout(r, 20_000));
   }
   clearInterval(progress);
   const killed = KILLED.map((p) => `${p} ${ledger.kills[p] ?? 0}`).join(', ');
