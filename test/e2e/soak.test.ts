@@ -42,12 +42,12 @@ function runSoak(args: string[], env: Record<string, string> = {}): Promise<Soak
 describe('npm run soak', () => {
   it('a minute of traffic with kill -9s loses nothing and duplicates nothing (seed 7)', async () => {
     // Act
-    const run = await runSoak(['--minutes', '1', '--seed', '7', '--drain-seconds', '60']);
+    const run = await runSoak(['--minutes', '1', '--seed', '7', '--drain-seconds', '420']);
     // Assess
     expect(run.output).toContain('SOAK PASSED');
     expect(run.output).toMatch(/kill -9: stream [1-9]\d*, webhooks [1-9]\d*, api [1-9]\d*/);
     expect(run.code, run.output).toBe(0);
-  }, 600_000);
+  }, 900_000);
 
   it('fails, naming the missing events, when the stream consumer acknowledges records it never wrote', async () => {
     // Act
@@ -60,5 +60,5 @@ describe('npm run soak', () => {
     expect(run.output).toMatch(/FAIL events per change/);
     expect(run.output).toMatch(/missing (lead|inquiry|property)\.\w+ for /);
     expect(run.code, run.output).toBe(1);
-  }, 600_000);
+  }, 900_000);
 });
