@@ -64,7 +64,8 @@ async function request(
         method,
         headers,
         ...(init.body === undefined ? {} : { body: JSON.stringify(init.body) }),
-        signal: AbortSignal.timeout(30_000),
+        // Generous: on a loaded machine a request may wait long for DynamoDB Local; then it is sent again.
+        signal: AbortSignal.timeout(90_000),
       });
     } catch {
       // Connection refused or reset: the API is being restarted.
