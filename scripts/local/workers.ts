@@ -24,13 +24,21 @@ async function handlerOf<H>(row: WorkerDefinition): Promise<H> {
 }
 
 /** The local stack the workers run against; `dataDir` keeps what must survive a restart. */
-interface LocalStack {
+export interface LocalStack {
   endpoint: string;
   tableName: string;
   dataDir?: string;
 }
 
-async function startWorker(row: WorkerDefinition, stack: LocalStack): Promise<Running> {
+/**
+ * Starts one row on its local trigger. `handler` stands in for the row's own (the soak wraps the
+ * stream consumer's to plant a loss); by default the row's entry is loaded as Lambda loads it.
+ */
+export async function startWorker(
+  row: WorkerDefinition,
+  stack: LocalStack,
+  handler?: (event: never) => Promise<unknown>,
+): Promise<Running> {
   const onError = (error: unknown) => console.error(`${row.name}:`, (error as Error).message);
   const trigger = row.trigger;
   switch (trigger.kind) {
@@ -39,7 +47,7 @@ async function startWorker(row: WorkerDefinition, stack: LocalStack): Promise<Ru
       return startStreamPoller({
         endpoint: stack.endpoint,
         tableName: stack.tableName,
-        handler: await handlerOf(row),
+        handler: (handler as never) ?? (await handlerOf(row)),
         mapping: streamMappingOf(row),
         ...(stack.dataDir ? { checkpointFile: resolve(stack.dataDir, 'stream-checkpoints.json') } : {}),
         onError,
@@ -55,14 +63,15 @@ async function startWorker(row: WorkerDefinition, stack: LocalStack): Promise<Ru
       const { startQueuePoller } = await import('./queue-poller.ts');
       return startQueuePoller({
         queue: trigger.queue,
-        handler: await handlerOf(row),
+        handler: (handler as never) ?? (await handlerOf(row)),
         ...(trigger.localPollMs === undefined ? {} : { intervalMs: trigger.localPollMs }),
         onError,
       });
     }
     case 'schedule': {
-      const handler = await handlerOf<() => Promise<unknown>>(row);
-      const run = () => handler().catch(onError);
+      const job =
+        (handler as (() => Promise<unknown>) | undefined) ?? (await handlerOf<() => Promise<unknown>>(row));
+      const run = () => job().catch(onError);
       void run();
       const timer = setInterval(run, trigger.localEveryMs);
       return { stop: () => clearInterval(timer) };

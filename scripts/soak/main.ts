@@ -1,0 +1,284 @@
+/**
+ * `npm run soak -- --minutes M --seed S [--drain-seconds D] [--keep]` (issue 24, points 3–5).
+ *
+ * Runs the local stack with each moving part in its own process (API server, stream consumer,
+ * webhook delivery worker with its sweeper, AI worker, photo import worker; scripts/soak/part.ts),
+ * DynamoDB fault injection on in each, on its own DynamoDB Local and DATA_DIR. Three Tenants send
+ * seeded traffic for M minutes (scripts/soak/traffic.ts) while the stream consumer, the delivery
+ * worker and the API server are `kill -9`ed and started again at seeded moments; webhook endpoints
+ * of every Tenant point at a healthy, a flaky and a going-away receiver (scripts/soak/receivers.ts).
+ * Then, while the stack drains (at most D seconds), the audit (scripts/soak/audit.ts) compares the
+ * driver's ledger with what the stack holds, until it passes or the time is up. One screen of
+ * figures; the exit code is 1 on any loss or mismatch.
+ */
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import S3rver from 's3rver';
+import { LOCAL_CURSOR_SECRET } from '../local/adapters/index.ts';
+import { LOCAL_PHOTO_BUCKET } from '../local/adapters/local-photo-store.ts';
+import { seededRandom } from '../local/demo-photos.ts';
+import { ensureTable, freePort, startDynamoLocal } from '../local/dynamo-local.ts';
+import { audit, type RuleResult, report } from './audit.ts';
+import { type Ledger, RECEIVERS, type TenantLedger } from './ledger.ts';
+import type { SoakPart } from './parts.ts';
+import { type RunningPart, startPart } from './processes.ts';
+import { startPhotoServer, startReceivers } from './receivers.ts';
+import type { TrafficTenant } from './traffic.ts';
+
+const { values } = parseArgs({
+  options: {
+    minutes: { type: 'string', default: '10' },
+    seed: { type: 'string', default: '1' },
+    'drain-seconds': { type: 'string' },
+    keep: { type: 'boolean', default: false },
+  },
+});
+const minutes = Number(values.minutes);
+const seed = Number(values.seed);
+if (!(minutes > 0) || !Number.isInteger(seed)) {
+  console.error('usage: npm run soak -- --minutes M --seed S [--drain-seconds D] [--keep]');
+  process.exit(2);
+}
+/** The drain's bound (it ends as soon as the audit passes): the shrunk ladder ends in ~2 min, a loaded machine needs more. */
+const drainMs = 1000 * Number(values['drain-seconds'] ?? Math.max(300, minutes * 30));
+/** `kill -9`s per killed part: at least 5 each in 10 minutes, at least 1 in any run. */
+const killsPerPart = Math.max(1, Math.ceil(minutes * 0.6));
+const KILLED: readonly SoakPart[] = ['stream', 'webhooks', 'api'];
+const TENANTS = 3;
+/** The ladder's waits shrink 2,000 times: 1 min → 30 ms, the 3 days → ~2 min. */
+const RETRY_DELAY_SCALE = '0.0005';
+
+const started = Date.now();
+const log = (line: string) =>
+  process.stdout.write(`[soak ${((Date.now() - started) / 1000).toFixed(0).padStart(4)}s] ${line}\n`);
+const random = seededRandom(seed);
+
+const dataDir = mkdtempSync(join(tmpdir(), 'lls-soak-'));
+log(`seed ${seed}, ${minutes} min of traffic, DATA_DIR ${dataDir}`);
+// In memory: a fresh table each run, and DynamoDB Local's fastest mode on a shared machine.
+const dynamo = await startDynamoLocal();
+const s3Port = await freePort();
+const s3 = new S3rver({
+  port: s3Port,
+  address: '127.0.0.1',
+  directory: resolve(dataDir, 's3'),
+  silent: true,
+  configureBuckets: [{ name: LOCAL_PHOTO_BUCKET, configs: [] }],
+});
+await s3.run();
+const tableName = 'listings-leads-soak';
+await ensureTable(dynamo.endpoint, tableName);
+
+const unbounded = '1000000000';
+// The handlers' configuration, in this process (the set-up and the audit's table reads) and every part.
+Object.assign(process.env, {
+  TABLE_NAME: tableName,
+  DYNAMODB_ENDPOINT: dynamo.endpoint,
+  S3_ENDPOINT: `http://127.0.0.1:${s3Port}`,
+  PHOTO_BUCKET: LOCAL_PHOTO_BUCKET,
+  AWS_REGION: 'us-east-1',
+  AUTH_CACHE_TTL_SECONDS: '0',
+  LOG_LEVEL: 'ERROR',
+  POWERTOOLS_TRACE_ENABLED: 'false',
+  POWERTOOLS_METRICS_DISABLED: 'true',
+  CURSOR_SECRET: LOCAL_CURSOR_SECRET,
+  LOCAL_ALLOW_PRIVATE_URLS: '1',
+  RETRY_DELAY_SCALE,
+  RATE_LIMIT_KEY_PER_MINUTE: unbounded,
+  RATE_LIMIT_TENANT_PER_MINUTE: unbounded,
+  SITE_RATE_LIMIT_IP_PER_MINUTE: unbounded,
+  SITE_RATE_LIMIT_TENANT_PER_MINUTE: unbounded,
+  SITE_RATE_LIMIT_INQUIRY_PER_MINUTE: unbounded,
+  DATA_DIR: dataDir,
+  DYNAMODB_FAULTS_SEED: process.env.DYNAMODB_FAULTS_SEED ?? String(seed),
+});
+(await import('../local/adapters/index.ts')).bindLocalAdapters();
+
+// Tenants through the admin code paths of `npm start`'s seed (scripts/local/seed.ts).
+const { orderByDepth, savePlace } = await import('../../functions/services/places.ts');
+const { createTenantFromAdmin } = await import('../../functions/services/tenants.ts');
+const { createAgent } = await import('../../functions/services/agents.ts');
+const { issueApiKey } = await import('../../functions/services/api-keys.ts');
+const { issueSiteKey } = await import('../../functions/services/site-keys.ts');
+const { SCOPES } = await import('../../functions/domain/scopes.ts');
+const { SUBSCRIBABLE_EVENT_TYPES } = await import('../../functions/domain/webhooks.ts');
+const places = JSON.parse(readFileSync(resolve(import.meta.dirname, '../local/demo-places.json'), 'utf8'));
+const parents = new Map();
+for (const place of orderByDepth(places)) await savePlace(place, parents);
+const placeCodes = (places as { code: string; kind: string }[])
+  .filter((p) => p.kind === 'municipality' || p.kind === 'neighborhood')
+  .map((p) => p.code);
+
+const ledger: Ledger = {
+  seed,
+  minutes,
+  tenants: [],
+  requests: {},
+  serverErrors: [],
+  unanswered: 0,
+  retries: {},
+  kills: {},
+  goneSince: 0,
+};
+const traffic: TrafficTenant[] = [];
+for (let i = 0; i < TENANTS; i++) {
+  const slug = `soak-${seed}-${i + 1}`;
+  const tenant = await createTenantFromAdmin({
+    slug,
+    name: `Soak ${i + 1}`,
+    languages: ['en'],
+    defaultCountry: 'ES',
+  });
+  await createAgent({
+    tenantId: tenant.tenantId,
+    name: 'Soak Admin',
+    email: `admin@${slug}.example`,
+    isAdmin: true,
+  });
+  const { secret } = await issueApiKey({ tenantId: tenant.tenantId, name: 'soak', scopes: [...SCOPES] });
+  const site = await issueSiteKey({
+    tenantId: tenant.tenantId,
+    origins: 'http://localhost',
+    name: 'soak-site',
+  });
+  const tenantLedger: TenantLedger = {
+    tenantId: tenant.tenantId,
+    slug,
+    leads: {},
+    inquiries: [],
+    properties: {},
+    imports: [],
+    replays: [],
+    concurrent: [],
+    endpoints: [],
+  };
+  ledger.tenants.push(tenantLedger);
+  traffic.push({ ledger: tenantLedger, key: secret, siteKey: site.key, placeCodes });
+}
+
+const receivers = await startReceivers(seededRandom(seed ^ 0x7ec3));
+const photos = await startPhotoServer();
+const partEnv = { ...process.env, PORT: String(await freePort()) };
+log('starting the parts: api, stream, webhooks, ai, images…');
+const parts = new Map<SoakPart, RunningPart>();
+await Promise.all(
+  (['api', 'stream', 'webhooks', 'ai', 'images'] as const).map(async (part) => {
+    parts.set(part, await startPart(part, partEnv, log));
+  }),
+);
+const apiUrl = parts.get('api')?.url as string;
+
+let exitCode = 1;
+try {
+  for (const { ledger: tenant, key } of traffic) {
+    for (const receiver of RECEIVERS) {
+      const res = await fetch(`${apiUrl}/v1/webhooks/subscriptions`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+        body: JSON.stringify({
+          url: receivers.urlFor(receiver, tenant.slug),
+          events: SUBSCRIBABLE_EVENT_TYPES,
+        }),
+      });
+      const body = (await res.json()) as { id: string; secret: string; events: string[] };
+      if (res.status !== 201)
+        throw new Error(`subscribing ${receiver}: ${res.status} ${JSON.stringify(body)}`);
+      receivers.register(receiver, tenant.slug, body.id, body.secret);
+      tenant.endpoints.push({ id: body.id, receiver, secret: body.secret, events: body.events });
+    }
+  }
+  const since = new Date(Date.now() - 60_000).toISOString();
+
+  const trafficMs = minutes * 60_000;
+  const until = Date.now() + trafficMs;
+  const giveUpAt = until + 15_000;
+  log(
+    `traffic for ${minutes} min from ${TENANTS} Tenants; ${killsPerPart} kill(s) each of ${KILLED.join(', ')}`,
+  );
+  const kills = KILLED.flatMap((part) =>
+    Array.from({ length: killsPerPart }, () => ({
+      part,
+      at: Date.now() + (0.05 + 0.85 * random()) * trafficMs,
+    })),
+  ).sort((a, b) => a.at - b.at);
+  const killer = (async () => {
+    for (const kill of kills) {
+      await new Promise((r) => setTimeout(r, Math.max(0, kill.at - Date.now())));
+      await parts.get(kill.part)?.killAndRestart();
+      ledger.kills[kill.part] = (ledger.kills[kill.part] ?? 0) + 1;
+      log(`kill -9 ${kill.part}, restarted`);
+    }
+  })();
+  const goneTimer = setTimeout(() => {
+    ledger.goneSince = receivers.startGone();
+    log('the gone receiver answers 410 from now on');
+  }, trafficMs / 2);
+  const progress = setInterval(() => {
+    const answered = Object.values(ledger.requests).reduce((a, b) => a + b, 0);
+    const leads = ledger.tenants.reduce((n, t) => n + Object.keys(t.leads).length, 0);
+    const retried = Object.entries(ledger.retries).map(([why, n]) => `${why} ${n}`);
+    log(
+      `${answered} requests, ${leads} Leads, ${receivers.received.length} webhook calls received` +
+        (retried.length ? `; retried: ${retried.join(', ')}` : ''),
+    );
+  }, 10_000);
+  const { runTenantTraffic } = await import('./traffic.ts');
+  await Promise.all(
+    traffic.map((tenant, i) =>
+      runTenantTraffic(
+        {
+          apiUrl: () => apiUrl,
+          photoUrl: photos.urlFor,
+          random: seededRandom(seed * 31 + i),
+          ledger,
+          until,
+          giveUpAt: () => giveUpAt,
+        },
+        tenant,
+      ),
+    ),
+  );
+  await killer;
+  clearTimeout(goneTimer);
+  log('traffic stopped; draining and auditing…');
+
+  const { observe } = await import('./observe.ts');
+  const drainUntil = Date.now() + drainMs;
+  let results: RuleResult[] = [];
+  for (;;) {
+    const observation = await observe({ apiUrl, tenants: traffic, since, received: receivers.received });
+    results = audit(ledger, observation);
+    const failing = results.filter((r) => r.failures.length).map((r) => `${r.rule} (${r.failures.length})`);
+    if (failing.length === 0 || Date.now() > drainUntil) break;
+    log(`not settled yet: ${failing.join(', ')}`);
+    // The audit's reads (a scan, every list) compete with the draining workers for DynamoDB Local.
+    await new Promise((r) => setTimeout(r, 20_000));
+  }
+  clearInterval(progress);
+  const killed = KILLED.map((p) => `${p} ${ledger.kills[p] ?? 0}`).join(', ');
+  const failed = results.some((r) => r.failures.length);
+  process.stdout.write(
+    `\n== soak audit: seed ${seed}, ${minutes} min, kill -9: ${killed}, ${((Date.now() - started) / 1000).toFixed(0)} s ==\n${report(results)}\n`,
+  );
+  if (failed) {
+    // What the parts wrote to stderr last (their workers' errors), to start the diagnosis from.
+    for (const part of parts.values()) {
+      for (const line of part.errors.slice(-5))
+        process.stdout.write(`  [${part.part} stderr] ${line.slice(0, 300)}\n`);
+    }
+  }
+  process.stdout.write(
+    failed ? 'SOAK FAILED: loss or mismatch (above)\n' : 'SOAK PASSED: nothing lost, nothing twice\n',
+  );
+  exitCode = failed ? 1 : 0;
+} finally {
+  for (const part of parts.values()) await part.stop();
+  await receivers.close();
+  await photos.close();
+  await s3.close().catch(() => undefined);
+  await dynamo.stop();
+  if (!values.keep) rmSync(dataDir, { recursive: true, force: true });
+}
+process.exit(exitCode);
