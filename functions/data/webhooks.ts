@@ -210,7 +210,12 @@ export async function replaceScheduleToken(
 ): Promise<boolean> {
   try {
     await WebhookDelivery.patch({ tenantId: delivery.tenantId, id: delivery.id })
-      .set({ scheduleToken: token, nextAttemptAt: dueAt, updatedAt: new Date().toISOString() })
+      .set({
+        scheduleToken: token,
+        nextAttemptAt: dueAt,
+        sweeps: (delivery.sweeps ?? 0) + 1,
+        updatedAt: new Date().toISOString(),
+      })
       .where(
         ({ scheduleToken, status }, { eq }) =>
           `${eq(scheduleToken, delivery.scheduleToken)} AND ${eq(status, 'pending')}`,
@@ -305,6 +310,8 @@ export async function recordAttempt(
         ...(change.autoAttempts !== undefined ? { autoAttempts: change.autoAttempts } : {}),
         ...(change.scheduleToken ? { scheduleToken: change.scheduleToken } : {}),
         ...('requestId' in guard ? { handledRequestId: guard.requestId } : {}),
+        // An attempt was made: the ladder moves, so the sweeper's back-off starts again.
+        sweeps: 0,
       });
       if (!change.nextAttemptAt) update = update.remove(['nextAttemptAt']);
       update =

@@ -35,6 +35,22 @@ function dueAt(delivery: WebhookDeliveryRecord): number {
   return Date.parse(delivery.nextAttemptAt ?? delivery.createdAt);
 }
 
+/** The most the sweeper's back-off doubles: 2^6 windows (16 hours on AWS) between two sweeps. */
+const MAX_SWEEP_DOUBLINGS = 6;
+
+/**
+ * Whether the delivery's message is taken for lost: its attempt is overdue by more than the window,
+ * doubled for each time the sweeper already queued it again since its last attempt. A queue backed
+ * up for longer than the window (a flood of events, a slow receiver) makes every message look lost:
+ * without the back-off each sweep replaced every token, every queued message was stale when the
+ * worker reached it, and nothing was ever attempted again (found by the soak). With it, a message
+ * queued again waits twice as long each time, so one arrives while it is still the one awaited.
+ */
+export function isOverdue(delivery: WebhookDeliveryRecord, overdueAfterMs: number, now: number): boolean {
+  const doublings = Math.min(delivery.sweeps ?? 0, MAX_SWEEP_DOUBLINGS);
+  return now - dueAt(delivery) > overdueAfterMs * 2 ** doublings;
+}
+
 export interface SweepResult {
   endpoints: number;
   pending: number;
@@ -57,15 +73,18 @@ export async function requeueOverdueDeliveries(
   ladder: WebhookLadderPort = webhookLadder(),
   overdueAfterMs = Math.max(30_000, OVERDUE_AFTER_MS * config().RETRY_DELAY_SCALE),
   now = Date.now(),
+  /** Sweep these Tenants only (a test on the shared test table, whose other Tenants are not its own). */
+  tenantIds?: readonly string[],
 ): Promise<SweepResult> {
   const since = new Date(now - SWEEP_LOOKBACK_MS).toISOString();
   const result: SweepResult = { endpoints: 0, pending: 0, requeued: 0 };
-  for (const tenant of await listTenants()) {
+  const tenants = tenantIds ? tenantIds.map((tenantId) => ({ tenantId })) : await listTenants();
+  for (const tenant of tenants) {
     for (const endpoint of await listLiveEndpoints(tenant.tenantId)) {
       result.endpoints++;
       const pending = await queryDeliveriesSince(tenant.tenantId, endpoint.id, 'pending', since);
       result.pending += pending.length;
-      for (const delivery of pending.filter((d) => now - dueAt(d) > overdueAfterMs)) {
+      for (const delivery of pending.filter((d) => isOverdue(d, overdueAfterMs, now))) {
         const token = randomUUID().replaceAll('-', '');
         if (!(await replaceScheduleToken(delivery, token, new Date(now).toISOString()))) continue;
         await ladder.enqueue(

@@ -27,6 +27,13 @@ beforeAll(async () => {
 });
 afterAll(() => bindLocalAdapters());
 
+/**
+ * The sweeps a test runs itself are this file's Tenant only: a sweep at a time ahead of the clock
+ * would take other files' pending deliveries on the shared test table for lost (and replace their
+ * tokens mid-test). The scheduled handler's test below sweeps them all, at the real time.
+ */
+const ours = () => [tenant.tenantId];
+
 function envelope(type: string): string {
   const id = randomUUID();
   return JSON.stringify({
@@ -72,11 +79,11 @@ describe('the overdue-delivery sweeper', { timeout: 120_000 }, () => {
     const lost = await getDelivery(tenant.tenantId, first.deliveryId);
 
     // Act: a sweep that allows 25 minutes of lateness, then the real one (15), then another.
-    const early = await requeueOverdueDeliveries(ladder, 25 * 60_000);
+    const early = await requeueOverdueDeliveries(ladder, 25 * 60_000, Date.now(), ours());
     const queuedEarly = ladder.queued.length;
-    await requeueOverdueDeliveries(ladder, OVERDUE_AFTER_MS);
+    await requeueOverdueDeliveries(ladder, OVERDUE_AFTER_MS, Date.now(), ours());
     const swept = ladder.queued.slice(queuedEarly).filter((q) => q.message.deliveryId === first.deliveryId);
-    await requeueOverdueDeliveries(ladder, OVERDUE_AFTER_MS);
+    await requeueOverdueDeliveries(ladder, OVERDUE_AFTER_MS, Date.now(), ours());
 
     // Assess: nothing early; once overdue, one message now with a new token, which delivers it.
     expect(early.endpoints).toBeGreaterThan(0);
@@ -106,12 +113,52 @@ describe('the overdue-delivery sweeper', { timeout: 120_000 }, () => {
     ladder.queued.length = 0;
 
     // Act
-    await requeueOverdueDeliveries(ladder, OVERDUE_AFTER_MS, Date.now() + OVERDUE_AFTER_MS + 60_000);
+    await requeueOverdueDeliveries(ladder, OVERDUE_AFTER_MS, Date.now() + OVERDUE_AFTER_MS + 60_000, ours());
 
     // Assess
     const again = ladder.queued.filter((q) => q.message.deliveryId === lostMessage.deliveryId);
     expect(again).toHaveLength(1);
     expect(again[0]?.message.token).not.toBe(lostMessage.token);
+  });
+
+  it('backs off a delivery it already queued again: a backed-up queue is not a lost message, and an attempt resets it', async () => {
+    // Prepare: a delivery whose first message waits behind a long queue (the soak's livelock: every
+    // sweep replaced the token, so each queued message was stale when the worker reached it).
+    const ladder = new TestLadder();
+    await createEndpoint({
+      tenantId: tenant.tenantId,
+      url: 'http://127.0.0.1:9/backlog',
+      events: ['property.updated'],
+      via: 'console',
+    });
+    await fanOutEvent(tenant.tenantId, envelope('property.updated'), { ladder });
+    const deliveryId = ladder.queued[0]?.message.deliveryId as string;
+    const window = OVERDUE_AFTER_MS;
+    const firstSweep = Date.now() + window + 60_000;
+    const queuedFor = () => ladder.queued.filter((q) => q.message.deliveryId === deliveryId);
+
+    // Act: sweeps one window after the first sweep, then two windows after it
+    await requeueOverdueDeliveries(ladder, window, firstSweep, ours());
+    const afterFirst = queuedFor().length;
+    await requeueOverdueDeliveries(ladder, window, firstSweep + window + 60_000, ours());
+    const afterOneWindow = queuedFor().length;
+    await requeueOverdueDeliveries(ladder, window, firstSweep + 2 * window + 60_000, ours());
+    const afterTwoWindows = queuedFor().length;
+    const latest = queuedFor().at(-1)?.message as DeliveryMessage;
+    // The sweeps ran at simulated times ahead of the clock: the message now arrives when it is due.
+    await WebhookDelivery.patch({ tenantId: tenant.tenantId, id: deliveryId })
+      .set({ nextAttemptAt: new Date(Date.now() - 1_000).toISOString() })
+      .go();
+    const result = await processDeliveryMessage(latest, {
+      ladder,
+      send: async () => answer(500),
+      delayScale: 1,
+    });
+
+    // Assess: queued again once per doubled window; the attempt made from the latest message resets it
+    expect([afterFirst, afterOneWindow, afterTwoWindows]).toEqual([2, 2, 3]);
+    expect(result).toBe('retry_scheduled');
+    expect((await getDelivery(tenant.tenantId, deliveryId))?.sweeps).toBe(0);
   });
 
   it('runs as its function: the scheduled handler queues the overdue delivery on the bound ladder', async () => {

@@ -70,6 +70,11 @@ export const WebhookDelivery = lazyEntity(
           autoAttempts: { type: 'number', required: true, default: 0 },
           nextAttemptAt: { type: 'string' },
           scheduleToken: { type: 'string', required: true },
+          /**
+           * Times the sweeper queued this delivery again since its last attempt: each one doubles the
+           * wait before the next (a queue backed up longer than the overdue window is not a lost message).
+           */
+          sweeps: { type: 'number' },
           sendRequestId: { type: 'string' },
           sendRequestTrigger: { type: ['manual', 'test'] as const },
           handledRequestId: { type: 'string' },
