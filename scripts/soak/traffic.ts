@@ -31,6 +31,8 @@ export interface TrafficOptions {
   until: number;
   /** An unanswered request is given up after this. */
   giveUpAt: () => number;
+  /** A Tenant's think time between two of its requests (0: back to back). */
+  pauseMs: number;
 }
 
 interface Answer {
@@ -384,5 +386,6 @@ export async function runTenantTraffic(options: TrafficOptions, tenant: TrafficT
         return draw < 0;
       }) ?? operations[0];
     await operation?.[2]();
+    if (options.pauseMs > 0) await sleep(options.pauseMs);
   }
 }

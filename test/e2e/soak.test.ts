@@ -42,7 +42,17 @@ function runSoak(args: string[], env: Record<string, string> = {}): Promise<Soak
 describe('npm run soak', () => {
   it('a minute of traffic with kill -9s loses nothing and duplicates nothing (seed 7)', async () => {
     // Act
-    const run = await runSoak(['--minutes', '1', '--seed', '7', '--drain-seconds', '420']);
+    // A Tenant pauses 1.5 s between requests: a third of the traffic, so the drain fits CI's budget.
+    const run = await runSoak([
+      '--minutes',
+      '1',
+      '--seed',
+      '7',
+      '--drain-seconds',
+      '420',
+      '--pause-ms',
+      '1500',
+    ]);
     // Assess
     expect(run.output).toContain('SOAK PASSED');
     expect(run.output).toMatch(/kill -9: stream [1-9]\d*, webhooks [1-9]\d*, api [1-9]\d*/);
@@ -51,9 +61,12 @@ describe('npm run soak', () => {
 
   it('fails, naming the missing events, when the stream consumer acknowledges records it never wrote', async () => {
     // Act
-    const run = await runSoak(['--minutes', '0.5', '--seed', '7', '--drain-seconds', '15'], {
-      SOAK_PLANT_LOSS: 'ack-before-write',
-    });
+    const run = await runSoak(
+      ['--minutes', '0.5', '--seed', '7', '--drain-seconds', '15', '--pause-ms', '1500'],
+      {
+        SOAK_PLANT_LOSS: 'ack-before-write',
+      },
+    );
     // Assess
     expect(run.output).toContain('PLANTED LOSS: acknowledged');
     expect(run.output).toContain('SOAK FAILED');
