@@ -265,11 +265,13 @@ describe('EventBridge rules deliver to their targets and dead-letter queues', ()
     // Act
     const requests = deliveries(app);
     const decided = await decisions(app, requests);
-    // Assess: every target of the app (the daily AI job, the webhook sweeper) has a dead-letter queue,
-    // and both are allowed.
+    // Assess: every target of the app (the daily AI job, the webhook sweeper, the catalogue rebuilder)
+    // has a dead-letter queue, and all are allowed.
     expect(requests.map((r) => r.action).sort()).toEqual([
       'lambda:InvokeFunction',
       'lambda:InvokeFunction',
+      'lambda:InvokeFunction',
+      'sqs:SendMessage',
       'sqs:SendMessage',
       'sqs:SendMessage',
     ]);
@@ -297,6 +299,8 @@ describe('EventBridge rules deliver to their targets and dead-letter queues', ()
     expect(Object.values(withoutQueueGrant).sort()).toEqual([
       'Allowed',
       'Allowed',
+      'Allowed',
+      'ImplicitlyDenied',
       'ImplicitlyDenied',
       'ImplicitlyDenied',
     ]);
@@ -307,6 +311,8 @@ describe('EventBridge rules deliver to their targets and dead-letter queues', ()
     expect(Object.values(withoutInvoke).sort()).toEqual([
       'Allowed',
       'Allowed',
+      'Allowed',
+      'ImplicitlyDenied',
       'ImplicitlyDenied',
       'ImplicitlyDenied',
     ]);

@@ -122,9 +122,10 @@ describe('dead-letter queues', () => {
       .map((a) => ({ alarm: a, queue: JSON.stringify(a.Dimensions) }));
 
     // Assess
-    // The stream's, the AI queue's, the daily job's, the webhook ladder's, the webhook sweeper's and the
-    // photo import's (the ladder's schedules name theirs at CreateSchedule: test/infra/pipeline.test.ts).
-    expect(dlqIds.sort()).toHaveLength(6);
+    // The stream's, the AI queue's, the daily job's, the webhook ladder's, the webhook sweeper's, the
+    // catalogue rebuilder's and the photo import's (the ladder's schedules name theirs at
+    // CreateSchedule: test/infra/pipeline.test.ts).
+    expect(dlqIds.sort()).toHaveLength(7);
     for (const id of dlqIds) {
       const alarm = watched.find((w) => w.queue.includes(`"${id}"`))?.alarm;
       expect(alarm, id).toMatchObject({
