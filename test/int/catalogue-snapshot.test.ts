@@ -5,7 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import { gzipSync } from 'node:zlib';
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { dueCatalogueRebuilds } from '../../functions/data/catalogue-rebuilds.ts';
+import { dueCatalogueRebuilds, markCatalogueRebuildDue } from '../../functions/data/catalogue-rebuilds.ts';
 import { resetConfig } from '../../functions/kernel/config.ts';
 import { catalogueStore } from '../../functions/kernel/ports/catalogue-store.ts';
 import type { Caller } from '../../functions/services/caller.ts';
@@ -29,8 +29,10 @@ import {
 } from '../../functions/services/site-catalogue.ts';
 import { createTenantFromAdmin } from '../../functions/services/tenants.ts';
 import { catalogueRebuildRequest } from '../../functions/streams/reactions/catalogue-rebuild.ts';
+import { handler as catalogueRebuildHandler } from '../../functions/workers/catalogue-rebuild.ts';
 import { parseArgs } from '../../scripts/admin/args.ts';
 import { commands } from '../../scripts/admin/commands.ts';
+import { asFunction, WORKER_ENTRIES } from '../support/aws-operations.ts';
 import { afterIndexLag, eventually } from '../support/eventually.ts';
 import { createTestLead, createTestPlaces, unique } from '../support/factories.ts';
 
@@ -179,6 +181,21 @@ describe('catalogue rebuilds', () => {
     ]);
     expect(second.filter((r) => r.tenantId === tenantId)).toEqual([]);
     expect((await readSnapshot(tenantId))?.snapshot.listings).toHaveLength(3);
+  });
+
+  it('runs as its function: the scheduled handler rebuilds a Tenant whose marker is due', async () => {
+    // Prepare
+    const caller = await newCaller();
+    const tenantId = caller.tenant.tenantId;
+    const listing = await addListing(caller, 'Scheduled');
+    await afterIndexLag();
+    await markCatalogueRebuildDue(tenantId, new Date(Date.now() - 1_000).toISOString());
+    // Act
+    const result = await asFunction(WORKER_ENTRIES.catalogueRebuild, catalogueRebuildHandler)();
+    // Assess
+    expect(result.rebuilt).toBeGreaterThanOrEqual(1);
+    expect((await readSnapshot(tenantId))?.snapshot.listings.map((l) => l.id)).toEqual([listing.id]);
+    expect(await dueCatalogueRebuilds(new Date().toISOString())).not.toContain(tenantId);
   });
 
   it('a rebuild with a snapshot reads only the changes since it', async () => {
