@@ -14,7 +14,7 @@ import type { DeliveryMessage } from '../../functions/kernel/ports/webhook-ladde
 import { createArea } from '../../functions/services/areas.ts';
 import { issueSiteKey } from '../../functions/services/site-keys.ts';
 import { fanOutEvent, processDeliveryMessage } from '../../functions/services/webhook-deliveries.ts';
-import { afterIndexLag } from '../support/eventually.ts';
+import { afterIndexLag, eventually } from '../support/eventually.ts';
 import {
   createTestAgent,
   createTestPlaces,
@@ -289,8 +289,13 @@ describe('row 10: a listing taken back from the archive', () => {
       expect(plain.body.status).toBe('archived');
       expect(back.status, back.text).toBe(200);
       expect(back.body).toMatchObject({ id, status: 'live', archived_at: null, slug: created.body.slug });
-      const listed = await api.call('GET', '/v1/properties?limit=200&updated_since=2000-01-01T00:00:00Z');
-      expect(listed.body.data.map((p: { id: string }) => p.id)).toContain(id);
+      // The list is served by an index: it shows the listing back once the index has it.
+      const listedIds = (res: { body: { data: { id: string }[] } }) => res.body.data.map((p) => p.id);
+      const listed = await eventually(
+        () => api.call('GET', '/v1/properties?limit=200&updated_since=2000-01-01T00:00:00Z'),
+        (res) => listedIds(res).includes(id),
+      );
+      expect(listedIds(listed)).toContain(id);
       const events = await waitFor(async () => {
         const res = await api.call(
           'GET',
