@@ -73,40 +73,56 @@ export async function deliverDue(
   const limit = options.limit ?? rowOf(queue)?.trigger.batchSize ?? 10;
   const visibilityMs = options.visibilityTimeoutMs ?? visibilityTimeoutMsOf(queue);
   const maxReceives = maxReceiveCountOf(queue);
-  const due = LocalQueueMessage.query
-    .byVisibility({ queue })
-    .lte({ visibleAt: visibleAtKey(Date.now()), id: '\uffff' });
   const select = options.select;
-  const data = select
-    ? (await due.go({ pages: 'all' })).data.filter((m) => select(m.body)).slice(0, limit)
-    : (await due.go({ limit })).data;
-  const claimed: ((typeof data)[number] & { leasedUntil: string })[] = [];
-  for (const message of data) {
-    if (message.receiveCount >= maxReceives) {
-      // Received its last time and not deleted (a crash): the redrive policy moves it on this receive.
+  const dueNow = async (count: number) => {
+    const due = LocalQueueMessage.query
+      .byVisibility({ queue })
+      .lte({ visibleAt: visibleAtKey(Date.now()), id: '\uffff' });
+    return select
+      ? (await due.go({ pages: 'all' })).data.filter((m) => select(m.body)).slice(0, count)
+      : (await due.go({ limit: count })).data;
+  };
+  type Due = Awaited<ReturnType<typeof dueNow>>[number];
+  const claimed: (Due & { leasedUntil: string })[] = [];
+  /** Claims what it can of `data` into `claimed`; answers how many another poller took first. */
+  const claimDue = async (data: Due[]): Promise<number> => {
+    let lost = 0;
+    for (const message of data) {
+      if (message.receiveCount >= maxReceives) {
+        // Received its last time and not deleted (a crash): the redrive policy moves it on this receive.
+        await LocalQueueMessage.create({
+          ...message,
+          queue: deadLetterQueueOf(queue),
+          visibleAt: visibleAtKey(Date.now()),
+        }).go();
+        await LocalQueueMessage.delete({ queue, visibleAt: message.visibleAt, id: message.id }).go();
+        continue;
+      }
+      const leasedUntil = visibleAtKey(Date.now() + visibilityMs);
       await LocalQueueMessage.create({
         ...message,
-        queue: deadLetterQueueOf(queue),
-        visibleAt: visibleAtKey(Date.now()),
+        visibleAt: leasedUntil,
+        receiveCount: message.receiveCount + 1,
       }).go();
-      await LocalQueueMessage.delete({ queue, visibleAt: message.visibleAt, id: message.id }).go();
-      continue;
+      try {
+        await LocalQueueMessage.delete({ queue, visibleAt: message.visibleAt, id: message.id })
+          .where(({ id }, { exists }) => exists(id))
+          .go();
+        claimed.push({ ...message, receiveCount: message.receiveCount + 1, leasedUntil });
+      } catch (error) {
+        await LocalQueueMessage.delete({ queue, visibleAt: leasedUntil, id: message.id }).go();
+        if (!isConditionalFailure(error)) throw error;
+        lost += 1;
+      }
     }
-    const leasedUntil = visibleAtKey(Date.now() + visibilityMs);
-    await LocalQueueMessage.create({
-      ...message,
-      visibleAt: leasedUntil,
-      receiveCount: message.receiveCount + 1,
-    }).go();
-    try {
-      await LocalQueueMessage.delete({ queue, visibleAt: message.visibleAt, id: message.id })
-        .where(({ id }, { exists }) => exists(id))
-        .go();
-      claimed.push({ ...message, receiveCount: message.receiveCount + 1, leasedUntil });
-    } catch (error) {
-      await LocalQueueMessage.delete({ queue, visibleAt: leasedUntil, id: message.id }).go();
-      if (!isConditionalFailure(error)) throw error;
-    }
+    return lost;
+  };
+  // Two lanes polling side by side read the same oldest messages; one that loses claims reads again
+  // for the rest of its batch, as SQS hands a second receiver other messages. Without this a lane
+  // woken to drain beside another could find nothing and go back to sleep with messages still due.
+  for (let read = 0; read < 5 && claimed.length < limit; read++) {
+    const lost = await claimDue(await dueNow(limit - claimed.length));
+    if (lost === 0) break;
   }
   if (claimed.length === 0) return 0;
   const event: SQSEvent = {

@@ -98,7 +98,7 @@ describe('the local queue event source (L4): maxConcurrency batches at once, of 
         inFlight++;
         most = Math.max(most, inFlight);
         if (inFlight === 3) release();
-        await Promise.race([three, new Promise((resolve) => setTimeout(resolve, 3000))]);
+        await Promise.race([three, new Promise((resolve) => setTimeout(resolve, 15_000))]);
         inFlight--;
         handled += event.Records.length;
         if (handled >= 6) done();
@@ -111,6 +111,27 @@ describe('the local queue event source (L4): maxConcurrency batches at once, of 
     expect(most).toBe(3);
     expect(Math.max(...sizes)).toBeLessThanOrEqual(2);
     expect(sizes.reduce((a, b) => a + b, 0)).toBe(6);
+  });
+});
+
+describe('the local queue event source: two pollers side by side', () => {
+  it('hands a poller that lost the race for the oldest messages the next ones, not an empty batch', async () => {
+    // Prepare: 4 due messages; two receives of 2 at once read the same oldest two
+    const queue = unique('q') as 'ai';
+    await put(queue, 4);
+    const received: string[][] = [];
+    const handler = async (event: SQSEvent) => {
+      received.push(event.Records.map((r) => r.messageId));
+      return { batchItemFailures: [] };
+    };
+    // Act
+    const counts = await Promise.all([
+      deliverDue(queue, handler, { limit: 2 }),
+      deliverDue(queue, handler, { limit: 2 }),
+    ]);
+    // Assess: each got a batch of 2, no message twice
+    expect(counts).toEqual([2, 2]);
+    expect(new Set(received.flat()).size).toBe(4);
   });
 });
 
