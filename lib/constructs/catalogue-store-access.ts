@@ -1,7 +1,5 @@
-import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import type { IBucket } from 'aws-cdk-lib/aws-s3';
-import { NagSuppressions } from 'cdk-nag';
-import { PHOTO_PREFIX_WILDCARD } from './photo-store-access.ts';
+import { grantBucketPrefixes } from './photo-store-access.ts';
 import type { ServiceFunction } from './service-function.ts';
 
 /** The key prefix of the catalogue snapshots (functions/kernel/ports/catalogue-store.ts `catalogueKey`). */
@@ -19,27 +17,12 @@ export function bindCatalogueStore(
   access: { write: boolean },
 ): void {
   service.fn.addEnvironment('CATALOGUE_BUCKET', bucket.bucketName);
-  const objects = bucket.arnForObjects(`${CATALOGUE_PREFIX}*`);
-  service.role.addToPrincipalPolicy(
-    new PolicyStatement({
-      actions: access.write ? ['s3:GetObject', 's3:PutObject'] : ['s3:GetObject'],
-      resources: [objects],
-    }),
-  );
-  service.role.addToPrincipalPolicy(
-    new PolicyStatement({ actions: ['s3:ListBucket'], resources: [bucket.bucketArn] }),
-  );
-  NagSuppressions.addResourceSuppressions(
-    service.role,
-    [
-      {
-        id: 'AwsSolutions-IAM5',
-        reason:
-          'Catalogue snapshots are one object per Tenant (catalogue/<tenant>.json.gz), so the grant ' +
-          'names the key prefix: the narrowest IAM allows, since a Tenant is not an IAM identity.',
-        appliesTo: [{ regex: PHOTO_PREFIX_WILDCARD }],
-      },
-    ],
-    true,
+  const snapshots = [`${CATALOGUE_PREFIX}*`];
+  grantBucketPrefixes(
+    service,
+    bucket,
+    { get: snapshots, ...(access.write ? { put: snapshots } : {}), list: true },
+    'Catalogue snapshots are one object per Tenant (catalogue/<tenant>.json.gz), so the grant ' +
+      'names the key prefix: the narrowest IAM allows, since a Tenant is not an IAM identity.',
   );
 }

@@ -38,6 +38,27 @@ export function bindPhotoStore(
 ): void {
   service.fn.addEnvironment('PHOTO_BUCKET', bucket.bucketName);
   service.fn.addEnvironment('PHOTO_BASE_URL', baseUrl);
+  grantBucketPrefixes(
+    service,
+    bucket,
+    access,
+    'Photo keys are generated per Tenant, listing and photo (uploads/<tenant>/<listing>/…, ' +
+      'images/<tenant>/<listing>/…), so object grants name a key prefix: the narrowest IAM allows, ' +
+      'since a Tenant is not an IAM identity.',
+  );
+}
+
+/**
+ * Grants a function's role exactly the object actions `access` names on the bucket's key prefixes,
+ * and records why cdk-nag's wildcard finding is accepted (`reason`): the photo store and the
+ * catalogue snapshots (lib/constructs/catalogue-store-access.ts) share the bucket and this shape.
+ */
+export function grantBucketPrefixes(
+  service: ServiceFunction,
+  bucket: IBucket,
+  access: PhotoStoreAccess,
+  reason: string,
+): void {
   const grants: [string, readonly string[] | undefined][] = [
     ['s3:PutObject', access.put],
     ['s3:GetObject', access.get],
@@ -56,16 +77,7 @@ export function bindPhotoStore(
   }
   NagSuppressions.addResourceSuppressions(
     service.role,
-    [
-      {
-        id: 'AwsSolutions-IAM5',
-        reason:
-          'Photo keys are generated per Tenant, listing and photo (uploads/<tenant>/<listing>/…, ' +
-          'images/<tenant>/<listing>/…), so object grants name a key prefix: the narrowest IAM allows, ' +
-          'since a Tenant is not an IAM identity.',
-        appliesTo: [{ regex: PHOTO_PREFIX_WILDCARD }],
-      },
-    ],
+    [{ id: 'AwsSolutions-IAM5', reason, appliesTo: [{ regex: PHOTO_PREFIX_WILDCARD }] }],
     true,
   );
 }

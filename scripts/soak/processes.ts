@@ -3,7 +3,8 @@
  * with SIGKILL (`kill -9`: no handler runs, as when Lambda loses a container) and started again.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { resolve } from 'node:path';
+import { createWriteStream } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { PART_READY, type SoakPart } from './parts.ts';
 
 const ROOT = resolve(import.meta.dirname, '../..');
@@ -30,6 +31,11 @@ export async function startPart(
   let child: ChildProcess;
   let starts = 0;
   const errors: string[] = [];
+  // Every start's stderr, whole, beside the data (kept with --keep): the audit names what was lost,
+  // this shows why (a handler that kept failing, a retry ladder that stalled).
+  const stderrLog = env.DATA_DIR
+    ? createWriteStream(join(env.DATA_DIR, `${part}.stderr.log`), { flags: 'a' })
+    : undefined;
   const launch = () =>
     new Promise<string | undefined>((resolveReady, reject) => {
       starts += 1;
@@ -52,6 +58,7 @@ export async function startPart(
         }
       });
       child.stderr?.on('data', (chunk: Buffer) => {
+        stderrLog?.write(chunk);
         for (const line of chunk.toString('utf8').split('\n')) {
           if (!line.trim()) continue;
           errors.push(line);
