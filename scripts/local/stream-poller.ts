@@ -55,6 +55,12 @@ export function streamMappingOf(row: WorkerDefinition): StreamMapping {
   return { ...mapping, timeoutSeconds: row.timeoutSeconds };
 }
 
+/**
+ * How often an idle poller looks for shards it has not seen, besides after a shard ended: a safety
+ * net (a stream re-enabled under a new ARN), not the path by which children are found.
+ */
+const REDISCOVER_MS = 10_000;
+
 /** Where each shard was left: after `sequenceNumber`, or read to its end. Kept in a JSON file. */
 type Checkpoints = Record<string, { sequenceNumber?: string; ended?: true }>;
 
@@ -129,6 +135,8 @@ export function startStreamPoller(options: {
   checkpointFile?: string;
   /** Where shards start on the first start (no checkpoints yet). @default 'TRIM_HORIZON' */
   initialPosition?: 'TRIM_HORIZON' | 'LATEST';
+  /** How often an idle poller looks for new shards besides after a shard ended. @default REDISCOVER_MS */
+  rediscoverMs?: number;
   /** The clock records' ages are measured with (tests move it). */
   now?: () => number;
   onError?: (error: unknown) => void;
@@ -345,7 +353,10 @@ export function startStreamPoller(options: {
       queue.push({ records, attempts: 0 });
       await deliverPending(streamArn, shardId, queue);
     }
-    if (!NextShardIterator && queue.length === 0) checkpoint(shardId, { ended: true });
+    if (!NextShardIterator && queue.length === 0) {
+      checkpoint(shardId, { ended: true });
+      shardEnded = true;
+    }
   }
 
   /** A child shard is read once its parent is read to its end (or no longer in the stream). */
@@ -354,11 +365,32 @@ export function startStreamPoller(options: {
     return parent !== undefined && iterators.has(parent) && !checkpoints[parent]?.ended;
   }
 
-  async function poll(): Promise<void> {
+  /** The stream as last described, and when: shards are looked for again only when they can have changed. */
+  let described: { streamArn: string; at: number } | undefined;
+  /** Set when a shard is read to its end: its children (opened as it closed) are looked for at once. */
+  let shardEnded = false;
+
+  /**
+   * The table's stream and its shards, described again only on the first poll, after a shard ended
+   * (a child opens as its parent closes: the only way a stream gains a shard that has records for
+   * us), or every `rediscoverMs` otherwise. Describing both every interval was two of an idle
+   * poller's three requests to DynamoDB Local (30 a second per test file at a 100 ms interval).
+   */
+  async function currentStream(): Promise<string | undefined> {
+    if (described && !shardEnded && Date.now() - described.at < (options.rediscoverMs ?? REDISCOVER_MS))
+      return described.streamArn;
     const { Table } = await dynamo.send(new DescribeTableCommand({ TableName: options.tableName }));
     const streamArn = Table?.LatestStreamArn;
-    if (!streamArn) return;
+    if (!streamArn) return undefined;
+    shardEnded = false;
     await discoverShards(streamArn);
+    described = { streamArn, at: Date.now() };
+    return streamArn;
+  }
+
+  async function poll(): Promise<void> {
+    const streamArn = await currentStream();
+    if (!streamArn) return;
     markReady();
     for (const shardId of iterators.keys()) {
       if (stopped) return;
@@ -370,7 +402,11 @@ export function startStreamPoller(options: {
   let running: Promise<void> | undefined;
   const loop = async () => {
     if (stopped) return;
-    running = poll().catch((error: unknown) => options.onError?.(error));
+    running = poll().catch((error: unknown) => {
+      // Whatever failed (a stream gone, a shard trimmed), the next poll starts from a fresh description.
+      described = undefined;
+      options.onError?.(error);
+    });
     await running;
     running = undefined;
     if (!stopped) timer = setTimeout(loop, options.intervalMs ?? 500);

@@ -13,11 +13,10 @@ import { Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { CfnAlarm } from 'aws-cdk-lib/aws-cloudwatch';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildApp } from '../../lib/app.ts';
 import { commands } from '../../scripts/admin/commands.ts';
 import { GUIDES_PATH, localPages } from '../../scripts/local/pages.ts';
 import { GUIDES, referencePageHtml } from '../../scripts/reference-page.ts';
-import { DEPLOY_CONTEXT } from '../infra/deploy-context.ts';
+import { buildTestApp } from '../infra/deploy-context.ts';
 
 interface Page {
   /** Relative to the repository root, `/`-separated. */
@@ -179,7 +178,7 @@ function alarmCoverage(alarms: readonly string[], runbook: string) {
  * (`LeadsErrors1` and `LeadsErrors2` are `LeadsErrors`).
  */
 function synthesizedAlarms(): string[] {
-  const service = buildApp({ stage: 'test', bundle: false, context: DEPLOY_CONTEXT });
+  const service = buildTestApp();
   const stacks = service.app.node.findAll().filter((c): c is Stack => Stack.isStack(c));
   const names = stacks.flatMap((stack) => {
     const byLogicalId = new Map(

@@ -30,9 +30,13 @@ const operations = operationsFrom(document);
 /** Valid requests' answers are checked against the same document, headers and body included. */
 const contract = loadContract(document);
 
-/** CI defaults, per operation: valid and mutated runs. */
-const VALID_RUNS = fuzzRuns(6);
-const MUTATED_RUNS = fuzzRuns(6) * 2;
+/**
+ * CI defaults, per operation: valid and mutated runs. A fixed seed draws the same requests for any
+ * count, so these are the first 4 and 8 of what a longer run sends (`FUZZ_RUNS` for more): the count
+ * keeps `npm test` in its time budget, every operation is still reached by both properties.
+ */
+const VALID_RUNS = fuzzRuns(4);
+const MUTATED_RUNS = fuzzRuns(4) * 2;
 /** Generous: the bound that matters is the run count; this only stops a hung run. */
 const TIMEOUT_MS = 60_000 + (VALID_RUNS + MUTATED_RUNS) * 2_000;
 

@@ -6,9 +6,9 @@ import { Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { isPublishable, type RouteDefinition, routeKeyPaths } from '../../functions/api/route.ts';
 import { routes } from '../../functions/routes.ts';
-import { buildApp, type ServiceApp } from '../../lib/app.ts';
+import type { ServiceApp } from '../../lib/app.ts';
 import { ROUTE_THROTTLE } from '../../lib/stacks/api-stack.ts';
-import { DEPLOY_CONTEXT } from './deploy-context.ts';
+import { buildTestApp } from './deploy-context.ts';
 
 const table: readonly RouteDefinition[] = routes;
 let service: ServiceApp;
@@ -16,7 +16,7 @@ let routeKeys: string[];
 
 beforeAll(() => {
   // Prepare + Act: the real app, templates only.
-  service = buildApp({ stage: 'test', bundle: false, context: DEPLOY_CONTEXT });
+  service = buildTestApp();
   routeKeys = service.api.routeGroups
     .flatMap((group) => Object.values(Template.fromStack(group).findResources('AWS::ApiGatewayV2::Route')))
     .map((route) => route.Properties.RouteKey as string);

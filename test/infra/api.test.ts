@@ -62,7 +62,9 @@ let assemblyDir: string;
 const SYNTH_TIMEOUT_MS = 600_000;
 
 beforeAll(() => {
-  // Prepare + Act: the real app, with real esbuild bundling, synthesized once for the file.
+  // Prepare + Act: the real app, with real esbuild bundling, synthesized once for the file, with CDK's
+  // built-in CloudFormation validation (cdk.json's validateAgainstDefaultRules fails the synth on any
+  // violation): the templates the other infra files read without it (buildTestApp) are validated here.
   service = buildApp({ stage: 'test', context: DEPLOY_CONTEXT });
   assemblyDir = service.app.synth().directory;
   groups = service.api.routeGroups.map((stack) => ({ stack, template: Template.fromStack(stack) }));

@@ -4,9 +4,9 @@ import { Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { tableDefinition } from '../../functions/data/table.ts';
-import { buildApp, type ServiceApp } from '../../lib/app.ts';
+import type { ServiceApp } from '../../lib/app.ts';
 import { repoRoot } from '../../lib/constructs/service-function.ts';
-import { DEPLOY_CONTEXT } from './deploy-context.ts';
+import { buildTestApp } from './deploy-context.ts';
 
 // biome-ignore lint/suspicious/noExplicitAny: CloudFormation templates are untyped JSON, navigated freely here.
 type Json = Record<string, any>;
@@ -16,7 +16,7 @@ let template: Template;
 
 beforeAll(() => {
   // Prepare + Act: the data stack as the app builds it (function code is not needed here).
-  service = buildApp({ stage: 'test', bundle: false, context: DEPLOY_CONTEXT });
+  service = buildTestApp();
   template = Template.fromStack(service.data);
 }, 300_000); // a synth of every stack; slow on a busy 2-core machine
 

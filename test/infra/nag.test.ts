@@ -3,10 +3,10 @@ import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
 import { Queue } from 'aws-cdk-lib/aws-sqs';
 import { AwsSolutionsChecks, ServerlessChecks } from 'cdk-nag';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { buildApp, type ServiceApp } from '../../lib/app.ts';
+import type { ServiceApp } from '../../lib/app.ts';
 import { PHOTO_PREFIX_WILDCARD } from '../../lib/constructs/photo-store-access.ts';
 import { SES_IDENTITY_WILDCARD } from '../../lib/constructs/service-function.ts';
-import { DEPLOY_CONTEXT } from './deploy-context.ts';
+import { buildTestApp } from './deploy-context.ts';
 
 interface NagSuppression {
   id: string;
@@ -20,7 +20,7 @@ let allStacks: Stack[];
 
 beforeAll(() => {
   // Prepare: the app as bin/app.ts builds it (templates only: the checks do not read function code).
-  service = buildApp({ stage: 'test', bundle: false, context: DEPLOY_CONTEXT });
+  service = buildTestApp();
   Aspects.of(service.app).add(new AwsSolutionsChecks({ verbose: true }));
   Aspects.of(service.app).add(new ServerlessChecks({ verbose: true }));
   // Act: synthesis runs the checks.

@@ -2,9 +2,9 @@ import { Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { tableDefinition } from '../../functions/data/table.ts';
-import { buildApp, type ServiceApp } from '../../lib/app.ts';
+import type { ServiceApp } from '../../lib/app.ts';
 import { MAX_METRICS_PER_ALARM } from '../../lib/constructs/alarms.ts';
-import { DEPLOY_CONTEXT } from './deploy-context.ts';
+import { buildTestApp, DEPLOY_CONTEXT } from './deploy-context.ts';
 
 // biome-ignore lint/suspicious/noExplicitAny: CloudFormation templates are untyped JSON, navigated freely here.
 type Json = Record<string, any>;
@@ -23,7 +23,7 @@ let stacks: { stack: Stack; template: Template }[];
 
 beforeAll(() => {
   // Prepare + Act: templates only.
-  service = buildApp({ stage: 'test', bundle: false, context: DEPLOY_CONTEXT });
+  service = buildTestApp();
   stacks = service.app.node
     .findAll()
     .filter((c): c is Stack => Stack.isStack(c))

@@ -4,16 +4,16 @@ import type { CfnQueue } from 'aws-cdk-lib/aws-sqs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { operationParameters, routeKeyPaths } from '../../functions/api/route.ts';
 import { routes } from '../../functions/routes.ts';
-import { buildApp, type ServiceApp } from '../../lib/app.ts';
+import type { ServiceApp } from '../../lib/app.ts';
 import type { ServiceFunction } from '../../lib/constructs/service-function.ts';
-import { DEPLOY_CONTEXT } from './deploy-context.ts';
+import { buildTestApp } from './deploy-context.ts';
 import { actionsOf, statementsOf } from './iam-statements.ts';
 
 let service: ServiceApp;
 let template: Template;
 
 beforeAll(() => {
-  service = buildApp({ stage: 'test', bundle: false, context: DEPLOY_CONTEXT });
+  service = buildTestApp();
   template = Template.fromStack(service.async);
 }, 300_000); // a synth of every stack; slow on a busy 2-core machine
 

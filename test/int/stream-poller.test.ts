@@ -303,6 +303,68 @@ describe('the local stream event source (L6): new shards', () => {
   });
 });
 
+describe('the local stream event source: idle cost', () => {
+  it('describes the stream once while idle, and again as soon as a shard ends, finding its child', async () => {
+    // Prepare: the parent shard reads empty a few times, then closes; its child appears as it closes.
+    // Mocked (at the SDK edge): DynamoDB Local cannot be made to split a shard.
+    const streams = mockClient(DynamoDBStreamsClient);
+    const tables = mockClient(DynamoDBClient);
+    onTestFinished(() => {
+      streams.restore();
+      tables.restore();
+    });
+    const record = (sequenceNumber: string): StreamRecord => ({
+      eventID: `e${sequenceNumber}`,
+      eventName: 'INSERT',
+      dynamodb: { SequenceNumber: sequenceNumber, Keys: { pk: { S: `k${sequenceNumber}` } } },
+    });
+    const IDLE_READS = 8;
+    let parentReads = 0;
+    tables.on(DescribeTableCommand).resolves({ Table: { LatestStreamArn: 'arn:stream' } });
+    streams
+      .on(DescribeStreamCommand)
+      .resolvesOnce({ StreamDescription: { Shards: [{ ShardId: 'parent' }] } })
+      .resolves({
+        StreamDescription: { Shards: [{ ShardId: 'parent' }, { ShardId: 'child', ParentShardId: 'parent' }] },
+      });
+    streams.on(GetShardIteratorCommand).callsFake((input) => ({ ShardIterator: `${input.ShardId}-0` }));
+    streams.on(GetRecordsCommand, { ShardIterator: 'parent-0' }).resolves({
+      Records: [record('101')],
+      NextShardIterator: 'parent-1',
+    });
+    streams.on(GetRecordsCommand, { ShardIterator: 'parent-1' }).callsFake(() => {
+      parentReads += 1;
+      return { Records: [], NextShardIterator: parentReads < IDLE_READS ? 'parent-1' : undefined };
+    });
+    streams
+      .on(GetRecordsCommand, { ShardIterator: 'child-0' })
+      .resolves({ Records: [record('200')], NextShardIterator: 'child-1' });
+    streams
+      .on(GetRecordsCommand, { ShardIterator: 'child-1' })
+      .resolves({ Records: [], NextShardIterator: 'child-1' });
+    const delivered: string[] = [];
+    // Act
+    const poller = startStreamPoller({
+      endpoint: 'http://127.0.0.1:9',
+      tableName: 'mocked',
+      intervalMs: 20,
+      // Longer than the test: every description it sees is the first one or follows the parent's end.
+      rediscoverMs: 600_000,
+      initialPosition: 'TRIM_HORIZON',
+      handler: async (event) => {
+        delivered.push(...event.Records.map(seqOf));
+        return { batchItemFailures: [] };
+      },
+    });
+    await vi.waitFor(() => expect(delivered).toEqual(['101', '200']), WAIT);
+    await poller.stop();
+    // Assess: IDLE_READS polls of the parent, and the stream described at the start and once after it ended
+    expect(parentReads).toBe(IDLE_READS);
+    expect(streams.commandCalls(DescribeStreamCommand)).toHaveLength(2);
+    expect(tables.commandCalls(DescribeTableCommand)).toHaveLength(2);
+  });
+});
+
 describe('a poison record on the faithful event source (issue 24, F2)', () => {
   let tenant: TestTenant;
   let api: TestApi;
