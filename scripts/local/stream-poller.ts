@@ -328,15 +328,16 @@ export function startStreamPoller(options: {
     if (sequenceNumber) checkpoint(shardId, { sequenceNumber });
   }
 
-  async function pollShard(streamArn: string, shardId: string): Promise<void> {
+  /** Answers whether the shard had new records: a shard with a backlog is read again at once. */
+  async function pollShard(streamArn: string, shardId: string): Promise<boolean> {
     const queue = pending.get(shardId) ?? [];
     pending.set(shardId, queue);
     if (queue.length) {
       await deliverPending(streamArn, shardId, queue);
-      return;
+      return false;
     }
     const iterator = iterators.get(shardId);
-    if (!iterator) return;
+    if (!iterator) return false;
     const { Records, NextShardIterator } = await streams.send(
       new GetRecordsCommand({ ShardIterator: iterator, Limit: mapping.batchSize }),
     );
@@ -357,6 +358,7 @@ export function startStreamPoller(options: {
       checkpoint(shardId, { ended: true });
       shardEnded = true;
     }
+    return records.length > 0;
   }
 
   /** A child shard is read once its parent is read to its end (or no longer in the stream). */
@@ -388,28 +390,36 @@ export function startStreamPoller(options: {
     return streamArn;
   }
 
-  async function poll(): Promise<void> {
+  /** One pass over the shards; answers whether any had new records. */
+  async function poll(): Promise<boolean> {
     const streamArn = await currentStream();
-    if (!streamArn) return;
+    if (!streamArn) return false;
     markReady();
+    let read = false;
     for (const shardId of iterators.keys()) {
-      if (stopped) return;
-      if (!parentOpen(shardId)) await pollShard(streamArn, shardId);
+      if (stopped) return read;
+      if (!parentOpen(shardId) && (await pollShard(streamArn, shardId))) read = true;
     }
+    return read;
   }
 
   /** The poll under way, if any: `stop` waits for it (a batch is delivered whole or not at all). */
-  let running: Promise<void> | undefined;
+  let running: Promise<boolean> | undefined;
   const loop = async () => {
     if (stopped) return;
     running = poll().catch((error: unknown) => {
       // Whatever failed (a stream gone, a shard trimmed), the next poll starts from a fresh description.
       described = undefined;
       options.onError?.(error);
+      return false;
     });
-    await running;
+    const read = await running;
     running = undefined;
-    if (!stopped) timer = setTimeout(loop, options.intervalMs ?? 500);
+    // Lambda reads a shard with a backlog again as soon as a batch is done, and waits only when
+    // a shard is caught up (or a failed batch waits for its retry). Waiting the interval after
+    // every batch capped the local consumer at one batch per shard an interval, however long
+    // the backlog.
+    if (!stopped) timer = setTimeout(loop, read ? 0 : (options.intervalMs ?? 500));
   };
   void loop();
   return {

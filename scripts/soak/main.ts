@@ -45,7 +45,9 @@ if (!(minutes > 0) || !Number.isInteger(seed) || !(pauseMs >= 0)) {
   process.exit(2);
 }
 /** The drain's bound (it ends as soon as the audit passes): the shrunk ladder ends in ~2 min, a loaded machine needs more. */
-const drainMs = 1000 * Number(values['drain-seconds'] ?? Math.max(300, minutes * 30));
+// Work a kill took with it waits out its visibility timeout or the sweeper before it runs again, and
+// a loaded machine drains slowly: the limit is generous, since the drain ends once the audit passes.
+const drainMs = 1000 * Number(values['drain-seconds'] ?? Math.max(600, minutes * 60));
 /** `kill -9`s per killed part: at least 5 each in 10 minutes, at least 1 in any run. */
 const killsPerPart = Math.max(1, Math.ceil(minutes * 0.6));
 const KILLED: readonly SoakPart[] = ['stream', 'webhooks', 'api'];
