@@ -225,7 +225,12 @@ export interface SiteFixture {
   siteKey: string;
   apiKey: string;
   seed: SiteSeed;
+  /** Slugs of the first live listings seeded (up to SAMPLE_SLUGS): pages a visitor opens. */
+  slugs: string[];
 }
+
+/** Live listings' slugs a fixture keeps for detail and similar-listing requests. */
+const SAMPLE_SLUGS = 50;
 
 /** Sends `items` with BatchWriteItem, re-sending what comes back unprocessed. */
 async function batchWrite(client: DynamoDBDocumentClient, items: Record<string, unknown>[]): Promise<void> {
@@ -287,6 +292,7 @@ export async function seedSiteTenant(live: number, dynamoEndpoint: string, log: 
   const sizes = new SizeTally();
   const usedSlugs = new Set<string>();
   let liveCount = 0;
+  const sampleSlugs: string[] = [];
   let archived = 0;
   let drafts = 0;
 
@@ -365,6 +371,7 @@ export async function seedSiteTenant(live: number, dynamoEndpoint: string, log: 
     else if (isArchived) archived += 1;
     else {
       liveCount += 1;
+      if (sampleSlugs.length < SAMPLE_SLUGS) sampleSlugs.push(listingSlug);
       population[rent ? 'rent' : 'sale'] += 1;
       if (write.is_featured) population.featured += 1;
       population.byType[type] = (population.byType[type] ?? 0) + 1;
@@ -418,6 +425,7 @@ export async function seedSiteTenant(live: number, dynamoEndpoint: string, log: 
     tenantId: tenant.tenantId,
     siteKey: key,
     apiKey: secret,
+    slugs: sampleSlugs,
     seed: {
       live: liveCount,
       archived,
@@ -436,22 +444,27 @@ export async function seedSiteTenant(live: number, dynamoEndpoint: string, log: 
 let visitors = 0;
 
 /** One site request as API Gateway hands it over: from the page's origin, a new visitor each time. */
-async function siteGet(
+export async function siteGet(
   operationId: OperationId,
   key: string,
   query: Record<string, string>,
   remainingMs?: number,
+  pathParameters: Record<string, string> = {},
 ) {
   const route = routeFor(operationId);
   visitors += 1;
   const full = { key, origin: PAGE_ORIGIN, ...query };
+  const rawPath = Object.entries(pathParameters).reduce(
+    (path, [name, value]) => path.replace(`{${name}}`, encodeURIComponent(value)),
+    route.path,
+  );
   const event = httpEvent({
     route,
-    rawPath: route.path,
+    rawPath,
     rawQueryString: new URLSearchParams(full).toString(),
     headers: { host: 'bench.local', 'user-agent': 'bench', origin: PAGE_ORIGIN },
     query: full,
-    pathParameters: {},
+    pathParameters,
     body: undefined,
     sourceIp: `10.${(visitors >> 16) & 255}.${(visitors >> 8) & 255}.${visitors & 255}`,
     protocol: 'HTTP/1.1',
@@ -463,7 +476,7 @@ async function siteGet(
 }
 
 /** The site-minute and ip-minute counters: UpdateItems of the rate-limit window items. */
-function isRateLimitWrite(call: RecordedCall): boolean {
+export function isRateLimitWrite(call: RecordedCall): boolean {
   const values = call.input.ExpressionAttributeValues as Record<string, unknown> | undefined;
   const e = values?.[':e'] as { S?: string } | string | undefined;
   return (
@@ -560,12 +573,10 @@ export interface SiteColdLoad {
 }
 
 /**
- * The catalogue snapshots of the site section: a local S3 (s3rver, as in `npm start`) unless one is
- * given, bound to the catalogue store port, and the fixture Tenant's snapshot built from the table.
+ * The catalogue snapshots' store for the bench: a local S3 (s3rver, as in `npm start`) unless one is
+ * given, bound to the catalogue store port; `stop` closes the S3 it started.
  */
-async function withCatalogueSnapshot(
-  tenantId: string,
-): Promise<{ bytes: number; ms: number; stop: () => Promise<void> }> {
+export async function startCatalogueStore(): Promise<{ endpoint: string; stop: () => Promise<void> }> {
   let stop = async () => undefined;
   if (!process.env.S3_ENDPOINT) {
     const [{ default: S3rver }, { mkdtempSync }, { tmpdir }, { join }, local] = await Promise.all([
@@ -593,6 +604,14 @@ async function withCatalogueSnapshot(
   const { setCatalogueStore } = await import('../../functions/kernel/ports/catalogue-store.ts');
   const { localCatalogueStore } = await import('../local/adapters/local-catalogue-store.ts');
   setCatalogueStore(localCatalogueStore());
+  return { endpoint: process.env.S3_ENDPOINT as string, stop };
+}
+
+/** The catalogue store started, and the fixture Tenant's snapshot built from the table. */
+async function withCatalogueSnapshot(
+  tenantId: string,
+): Promise<{ bytes: number; ms: number; stop: () => Promise<void> }> {
+  const { stop } = await startCatalogueStore();
   const { rebuildCatalogueSnapshot } = await import('../../functions/services/catalogue-rebuild.ts');
   const started = performance.now();
   const built = await rebuildCatalogueSnapshot(tenantId, { fromTable: true });
