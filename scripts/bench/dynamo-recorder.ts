@@ -23,6 +23,8 @@ export interface RecordedCall {
   input: Record<string, unknown>;
   output: Record<string, unknown>;
   status: number;
+  /** The sequential round it went out in (1 the first): calls sent together share one. */
+  round: number;
 }
 
 /** A unit of work's DynamoDB calls: filled while it is the recorder's current recording. */
@@ -122,6 +124,7 @@ export async function startDynamoRecorder(upstream: string): Promise<DynamoRecor
         if (recording.inFlight === 0) recording.rounds += 1;
         recording.inFlight += 1;
       }
+      const round = recording?.rounds ?? 0;
       const headers = { ...req.headers, host: target.host, 'content-length': String(body.length) };
       const upstreamResponse = await new Promise<IncomingMessage>((done, fail) => {
         const forward = httpRequest(
@@ -139,6 +142,7 @@ export async function startDynamoRecorder(upstream: string): Promise<DynamoRecor
           input,
           output: parse(answer) ?? {},
           status: upstreamResponse.statusCode ?? 0,
+          round,
         });
       }
       res.writeHead(upstreamResponse.statusCode ?? 502, upstreamResponse.headers);

@@ -60,6 +60,8 @@ const { values: args } = parseArgs({
     archived: { type: 'string', default: '0' },
     /** Live listings of the site section's Tenant (issue 12 asks for 5,000). */
     listings: { type: 'string', default: '5000' },
+    /** Site section: price changes of the largest listing whose item sizes it reports (issue 25: 1,000). */
+    'price-changes': { type: 'string', default: '1000' },
     /** Tenants section: how many Tenants, and the largest one's live listings (issue 25: 200 and 50,000). */
     tenants: { type: 'string', default: '30' },
     largest: { type: 'string', default: '2000' },
@@ -273,6 +275,12 @@ async function main(): Promise<BenchReport> {
       `${step('site')} Site: GET /v1/site/properties, warm and cold (${Math.max(samples, 30)} requests a row)…`,
     );
     site = await measureSiteSearch(siteFixture, recorder, Math.max(samples, 30), log);
+    const { measureLargestListing } = await import('./largest-listing.ts');
+    site.largest = await measureLargestListing(
+      dynamoLocal.endpoint,
+      count('price-changes', args['price-changes']),
+      log,
+    );
   }
 
   let tenants: BenchReport['tenants'] = null;

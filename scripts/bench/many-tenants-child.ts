@@ -49,7 +49,7 @@ Object.assign(process.env, localHandlerEnv(recorder.endpoint), {
   AWS_LAMBDA_FUNCTION_MEMORY_SIZE: String(input.memoryMb),
 });
 (await import('../local/adapters/index.ts')).bindLocalAdapters();
-const { siteGet, isRateLimitWrite } = await import('./site-search.ts');
+const { siteGet, roundsAfterRateLimit } = await import('./site-search.ts');
 const { costOf } = await import('./dynamo-costs.ts');
 const { catalogueStats } = await import('../../functions/services/site-catalogue.ts');
 
@@ -79,7 +79,7 @@ for (const planned of input.plan) {
     cold: after.snapshotLoads + after.tableLoads > before.snapshotLoads + before.tableLoads,
     ms,
     roundTrips: cost.roundTrips,
-    afterRateLimit: cost.sequentialRoundTrips - (recording.calls.some(isRateLimitWrite) ? 1 : 0),
+    afterRateLimit: roundsAfterRateLimit(recording),
     readUnits: cost.readUnits,
     s3Reads: after.snapshotReads - before.snapshotReads,
   });
