@@ -98,6 +98,17 @@ function parse(body: Buffer): Record<string, unknown> | undefined {
   }
 }
 
+/**
+ * Sequential rounds after the last round that holds a call `marks` picks (say, the rate-limit
+ * write); every round when none does.
+ */
+export function roundsAfter(
+  recording: Pick<Recording, 'calls' | 'rounds'>,
+  marks: (call: RecordedCall) => boolean,
+): number {
+  return recording.rounds - Math.max(0, ...recording.calls.filter(marks).map((c) => c.round));
+}
+
 export interface DynamoRecorder {
   /** The endpoint to give the code under measurement. */
   endpoint: string;

@@ -19,7 +19,7 @@ import { BatchWriteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dyn
 import { type OperationId, routeFor } from '../../functions/routes.ts';
 import { httpEvent, lambdaContext } from '../local/lambda-events.ts';
 import { costOf, expectStatus, handlerFor, invoke } from './dynamo-costs.ts';
-import type { DynamoRecorder, RecordedCall, Recording } from './dynamo-recorder.ts';
+import { type DynamoRecorder, type RecordedCall, type Recording, roundsAfter } from './dynamo-recorder.ts';
 import { BENCH_TABLE } from './env.ts';
 import { type LargestListing, renderLargestListing } from './largest-listing.ts';
 import { itemSize, prng, SizeTally, weighted } from './lead-data.ts';
@@ -491,13 +491,10 @@ export function isRateLimitWrite(call: RecordedCall): boolean {
 
 /**
  * Sequential rounds after the rate-limit write's round: on a warm function that write is the first
- * round; on a cold one the key and its Tenant are read before it, and are not counted here. Without
- * a rate-limit write (a route that has none), every round.
+ * round; on a cold one the key and its Tenant are read before it, and are not counted here.
  */
-export function roundsAfterRateLimit(recording: Pick<Recording, 'calls' | 'rounds'>): number {
-  const limitRound = Math.max(0, ...recording.calls.filter(isRateLimitWrite).map((c) => c.round));
-  return recording.rounds - limitRound;
-}
+export const roundsAfterRateLimit = (recording: Pick<Recording, 'calls' | 'rounds'>): number =>
+  roundsAfter(recording, isRateLimitWrite);
 
 interface SearchSample {
   ms: number;
