@@ -273,7 +273,7 @@ export function renderManyTenants(s: ManyTenantsSection): string[] {
         'cold loads (snapshot+table)',
         'S3 GET',
         'evictions',
-        'held now',
+        'catalogues',
         'max held MB',
         'budget MB',
         'within',
