@@ -587,6 +587,7 @@ export interface SiteColdLoad {
  * given, bound to the catalogue store port; `stop` closes the S3 it started.
  */
 export async function startCatalogueStore(): Promise<{ endpoint: string; stop: () => Promise<void> }> {
+  const { setCatalogueStore } = await import('../../functions/kernel/ports/catalogue-store.ts');
   let stop = async () => undefined;
   if (!process.env.S3_ENDPOINT) {
     const [{ default: S3rver }, { mkdtempSync }, { tmpdir }, { join }, local] = await Promise.all([
@@ -608,10 +609,11 @@ export async function startCatalogueStore(): Promise<{ endpoint: string; stop: (
     stop = async () => {
       await s3.close();
       delete process.env.S3_ENDPOINT;
+      // As before the section: no store, so later sections do not read from an S3 that is gone.
+      setCatalogueStore(undefined);
       return undefined;
     };
   }
-  const { setCatalogueStore } = await import('../../functions/kernel/ports/catalogue-store.ts');
   const { localCatalogueStore } = await import('../local/adapters/local-catalogue-store.ts');
   setCatalogueStore(localCatalogueStore());
   return { endpoint: process.env.S3_ENDPOINT as string, stop };
