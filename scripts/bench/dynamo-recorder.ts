@@ -23,6 +23,8 @@ export interface RecordedCall {
   input: Record<string, unknown>;
   output: Record<string, unknown>;
   status: number;
+  /** The sequential round it went out in (1 the first): calls sent together share one. */
+  round: number;
 }
 
 /** A unit of work's DynamoDB calls: filled while it is the recorder's current recording. */
@@ -96,6 +98,17 @@ function parse(body: Buffer): Record<string, unknown> | undefined {
   }
 }
 
+/**
+ * Sequential rounds after the last round that holds a call `marks` picks (say, the rate-limit
+ * write); every round when none does.
+ */
+export function roundsAfter(
+  recording: Pick<Recording, 'calls' | 'rounds'>,
+  marks: (call: RecordedCall) => boolean,
+): number {
+  return recording.rounds - Math.max(0, ...recording.calls.filter(marks).map((c) => c.round));
+}
+
 export interface DynamoRecorder {
   /** The endpoint to give the code under measurement. */
   endpoint: string;
@@ -122,6 +135,7 @@ export async function startDynamoRecorder(upstream: string): Promise<DynamoRecor
         if (recording.inFlight === 0) recording.rounds += 1;
         recording.inFlight += 1;
       }
+      const round = recording?.rounds ?? 0;
       const headers = { ...req.headers, host: target.host, 'content-length': String(body.length) };
       const upstreamResponse = await new Promise<IncomingMessage>((done, fail) => {
         const forward = httpRequest(
@@ -139,6 +153,7 @@ export async function startDynamoRecorder(upstream: string): Promise<DynamoRecor
           input,
           output: parse(answer) ?? {},
           status: upstreamResponse.statusCode ?? 0,
+          round,
         });
       }
       res.writeHead(upstreamResponse.statusCode ?? 502, upstreamResponse.headers);

@@ -36,7 +36,7 @@ import { parseSections, round, SECTIONS } from './stats.ts';
 const { values: args } = parseArgs({
   options: {
     out: { type: 'string' },
-    /** Sections to run, comma-separated (cold-start, costs, load, leads, events, photos, site, cost); all by default. */
+    /** Sections to run, comma-separated (cold-start, costs, load, leads, events, photos, site, tenants, cost); all by default. */
     only: { type: 'string' },
     /** Fresh processes per function for the cold-start medians (at least 10 for a median). */
     runs: { type: 'string', default: '11' },
@@ -60,6 +60,16 @@ const { values: args } = parseArgs({
     archived: { type: 'string', default: '0' },
     /** Live listings of the site section's Tenant (issue 12 asks for 5,000). */
     listings: { type: 'string', default: '5000' },
+    /** Site section: price changes of the largest listing whose item sizes it reports (issue 25: 1,000). */
+    'price-changes': { type: 'string', default: '1000' },
+    /** Tenants section: how many Tenants, and the largest one's live listings (issue 25: 200 and 50,000). */
+    tenants: { type: 'string', default: '30' },
+    largest: { type: 'string', default: '2000' },
+    /** Tenants section: fresh processes standing for containers, and the site requests each serves. */
+    containers: { type: 'string', default: '4' },
+    'container-requests': { type: 'string', default: '100' },
+    /** Tenants section: the containers' memory settings in MB, comma-separated, taken in turn. */
+    'container-mb': { type: 'string', default: '1024,512' },
     /** Cost section: also rewrite README.md's cost-table block with the figures of this run. */
     readme: { type: 'boolean', default: false },
   },
@@ -265,6 +275,27 @@ async function main(): Promise<BenchReport> {
       `${step('site')} Site: GET /v1/site/properties, warm and cold (${Math.max(samples, 30)} requests a row)…`,
     );
     site = await measureSiteSearch(siteFixture, recorder, Math.max(samples, 30), log);
+    const { measureLargestListing } = await import('./largest-listing.ts');
+    site.largest = await measureLargestListing(
+      dynamoLocal.endpoint,
+      count('price-changes', args['price-changes']),
+      log,
+    );
+  }
+
+  let tenants: BenchReport['tenants'] = null;
+  if (sections.has('tenants')) {
+    const { measureManyTenants } = await import('./many-tenants.ts');
+    log(`${step('tenants')} Many Tenants: seeding, snapshots, then site requests in fresh containers…`);
+    tenants = await measureManyTenants({
+      tenants: positive('tenants', args.tenants),
+      largest: positive('largest', args.largest),
+      containers: positive('containers', args.containers),
+      requestsPerContainer: positive('container-requests', args['container-requests']),
+      memoryMb: (args['container-mb'] ?? '').split(',').map((mb) => positive('container-mb', mb)),
+      dynamoEndpoint: dynamoLocal.endpoint,
+      log,
+    });
   }
 
   let cost: BenchReport['cost'] = null;
@@ -292,6 +323,7 @@ async function main(): Promise<BenchReport> {
     events,
     photos,
     site,
+    tenants,
     cost,
     notes: [
       ...(coldStart ? COLD_START_NOTES : []),

@@ -143,6 +143,9 @@ export async function measurePhotoImport(options: {
     origin.close();
     await s3.close().catch(() => undefined);
     rmSync(s3Dir, { recursive: true, force: true });
+    // The S3 is gone: the later sections (site, tenants) start their own rather than call this one.
+    delete process.env.S3_ENDPOINT;
+    setPhotoStore(undefined);
   }
 }
 

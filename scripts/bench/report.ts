@@ -6,6 +6,7 @@ import type { EventsSection } from './event-delivery.ts';
 import { HOT_PATH_TARGETS, type HotPathSection } from './hot-path.ts';
 import type { LeadsRow, LeadsSection } from './leads.ts';
 import type { LoadFigures } from './load.ts';
+import { type ManyTenantsSection, renderManyTenants } from './many-tenants-mix.ts';
 import type { PhotosSection } from './photo-import.ts';
 import { renderSite, type SiteSection } from './site-search.ts';
 import { ratio, round, type Summary, withinRatio } from './stats.ts';
@@ -107,6 +108,8 @@ export interface BenchReport {
   photos?: PhotosSection | null;
   /** Site search on 5,000 live listings: round trips, units, server time, catalogue load (issue 12). */
   site?: SiteSection | null;
+  /** Many Tenants of skewed sizes served by several fresh containers (issue 25, point 4). */
+  tenants?: ManyTenantsSection | null;
   /** Monthly cost of the reference agency and portal from measured per-request figures (issue 25). */
   cost?: CostSection | null;
   notes: string[];
@@ -265,6 +268,7 @@ export function renderReport(r: BenchReport): string {
   if (r.events) out.push(...renderEvents(r.events, r.targets), '');
   if (r.photos) out.push(...renderPhotos(r.photos), '');
   if (r.site) out.push(...renderSite(r.site), '');
+  if (r.tenants) out.push(...renderManyTenants(r.tenants), '');
   if (r.cost) out.push('Cost per Tenant, monthly (issue 25):', r.cost.table, '');
   out.push('Notes:');
   for (const note of r.notes) out.push(`  - ${note}`);

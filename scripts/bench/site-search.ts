@@ -19,8 +19,9 @@ import { BatchWriteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dyn
 import { type OperationId, routeFor } from '../../functions/routes.ts';
 import { httpEvent, lambdaContext } from '../local/lambda-events.ts';
 import { costOf, expectStatus, handlerFor, invoke } from './dynamo-costs.ts';
-import type { DynamoRecorder, RecordedCall } from './dynamo-recorder.ts';
+import { type DynamoRecorder, type RecordedCall, type Recording, roundsAfter } from './dynamo-recorder.ts';
 import { BENCH_TABLE } from './env.ts';
+import { type LargestListing, renderLargestListing } from './largest-listing.ts';
 import { itemSize, prng, SizeTally, weighted } from './lead-data.ts';
 import { benchDocumentClient } from './sdk.ts';
 import { median, percentile, round } from './stats.ts';
@@ -34,6 +35,9 @@ export const SITE_TARGETS = {
   p50Ms: 25,
   changeVisibleSeconds: 60,
 } as const;
+
+/** Issue 25: Lead matches read the same catalogue; on a Tenant with 50,000 listings. */
+export const MATCHES_TARGETS = { readUnits: 5, warmP50Ms: 100, coldP50Ms: 1000 } as const;
 
 /** What CloudFront does with a site GET (lib/constructs/site-distribution.ts, site-access middleware). */
 export const SITE_NOTES = [
@@ -225,7 +229,12 @@ export interface SiteFixture {
   siteKey: string;
   apiKey: string;
   seed: SiteSeed;
+  /** Slugs of the first live listings seeded (up to SAMPLE_SLUGS): pages a visitor opens. */
+  slugs: string[];
 }
+
+/** Live listings' slugs a fixture keeps for detail and similar-listing requests. */
+const SAMPLE_SLUGS = 50;
 
 /** Sends `items` with BatchWriteItem, re-sending what comes back unprocessed. */
 async function batchWrite(client: DynamoDBDocumentClient, items: Record<string, unknown>[]): Promise<void> {
@@ -287,6 +296,7 @@ export async function seedSiteTenant(live: number, dynamoEndpoint: string, log: 
   const sizes = new SizeTally();
   const usedSlugs = new Set<string>();
   let liveCount = 0;
+  const sampleSlugs: string[] = [];
   let archived = 0;
   let drafts = 0;
 
@@ -365,6 +375,7 @@ export async function seedSiteTenant(live: number, dynamoEndpoint: string, log: 
     else if (isArchived) archived += 1;
     else {
       liveCount += 1;
+      if (sampleSlugs.length < SAMPLE_SLUGS) sampleSlugs.push(listingSlug);
       population[rent ? 'rent' : 'sale'] += 1;
       if (write.is_featured) population.featured += 1;
       population.byType[type] = (population.byType[type] ?? 0) + 1;
@@ -418,6 +429,7 @@ export async function seedSiteTenant(live: number, dynamoEndpoint: string, log: 
     tenantId: tenant.tenantId,
     siteKey: key,
     apiKey: secret,
+    slugs: sampleSlugs,
     seed: {
       live: liveCount,
       archived,
@@ -436,22 +448,27 @@ export async function seedSiteTenant(live: number, dynamoEndpoint: string, log: 
 let visitors = 0;
 
 /** One site request as API Gateway hands it over: from the page's origin, a new visitor each time. */
-async function siteGet(
+export async function siteGet(
   operationId: OperationId,
   key: string,
   query: Record<string, string>,
   remainingMs?: number,
+  pathParameters: Record<string, string> = {},
 ) {
   const route = routeFor(operationId);
   visitors += 1;
   const full = { key, origin: PAGE_ORIGIN, ...query };
+  const rawPath = Object.entries(pathParameters).reduce(
+    (path, [name, value]) => path.replace(`{${name}}`, encodeURIComponent(value)),
+    route.path,
+  );
   const event = httpEvent({
     route,
-    rawPath: route.path,
+    rawPath,
     rawQueryString: new URLSearchParams(full).toString(),
     headers: { host: 'bench.local', 'user-agent': 'bench', origin: PAGE_ORIGIN },
     query: full,
-    pathParameters: {},
+    pathParameters,
     body: undefined,
     sourceIp: `10.${(visitors >> 16) & 255}.${(visitors >> 8) & 255}.${visitors & 255}`,
     protocol: 'HTTP/1.1',
@@ -463,7 +480,7 @@ async function siteGet(
 }
 
 /** The site-minute and ip-minute counters: UpdateItems of the rate-limit window items. */
-function isRateLimitWrite(call: RecordedCall): boolean {
+export function isRateLimitWrite(call: RecordedCall): boolean {
   const values = call.input.ExpressionAttributeValues as Record<string, unknown> | undefined;
   const e = values?.[':e'] as { S?: string } | string | undefined;
   return (
@@ -471,6 +488,13 @@ function isRateLimitWrite(call: RecordedCall): boolean {
     (e === 'siteRateWindow' || (e as { S?: string })?.S === 'siteRateWindow')
   );
 }
+
+/**
+ * Sequential rounds after the rate-limit write's round: on a warm function that write is the first
+ * round; on a cold one the key and its Tenant are read before it, and are not counted here.
+ */
+export const roundsAfterRateLimit = (recording: Pick<Recording, 'calls' | 'rounds'>): number =>
+  roundsAfter(recording, isRateLimitWrite);
 
 interface SearchSample {
   ms: number;
@@ -501,15 +525,12 @@ async function measureSearch(
   expectStatus(result, 200, `site search ${new URLSearchParams(query).toString()}`);
   const body = JSON.parse(result.body ?? '{}') as { items?: unknown[]; total?: number };
   const cost = costOf(recording);
-  // The rate-limit write is the request's first round (two UpdateItems sent together) on a warm
-  // function; every other sequential round comes after it.
-  const limited = recording.calls.filter(isRateLimitWrite).length;
   return {
     ms,
     cpuMs: (used.user + used.system) / 1000,
     roundTrips: cost.roundTrips,
     sequential: cost.sequentialRoundTrips,
-    afterRateLimit: cost.sequentialRoundTrips - (limited > 0 ? 1 : 0),
+    afterRateLimit: roundsAfterRateLimit(recording),
     readUnits: cost.readUnits,
     writeUnits: cost.writeUnits,
     itemsRead: cost.queryItemsRead,
@@ -545,6 +566,8 @@ export interface SiteColdLoad {
   samples: number;
   roundTrips: number;
   sequentialRoundTrips: number;
+  /** Of those, the rounds after the rate-limit write (the key and its Tenant are read before it). */
+  afterRateLimit: number;
   /** Query calls reading the catalogue (1 MB pages of the listings' updatedAt index). */
   catalogueQueries: number;
   readUnits: number;
@@ -560,12 +583,11 @@ export interface SiteColdLoad {
 }
 
 /**
- * The catalogue snapshots of the site section: a local S3 (s3rver, as in `npm start`) unless one is
- * given, bound to the catalogue store port, and the fixture Tenant's snapshot built from the table.
+ * The catalogue snapshots' store for the bench: a local S3 (s3rver, as in `npm start`) unless one is
+ * given, bound to the catalogue store port; `stop` closes the S3 it started.
  */
-async function withCatalogueSnapshot(
-  tenantId: string,
-): Promise<{ bytes: number; ms: number; stop: () => Promise<void> }> {
+export async function startCatalogueStore(): Promise<{ endpoint: string; stop: () => Promise<void> }> {
+  const { setCatalogueStore } = await import('../../functions/kernel/ports/catalogue-store.ts');
   let stop = async () => undefined;
   if (!process.env.S3_ENDPOINT) {
     const [{ default: S3rver }, { mkdtempSync }, { tmpdir }, { join }, local] = await Promise.all([
@@ -587,12 +609,21 @@ async function withCatalogueSnapshot(
     stop = async () => {
       await s3.close();
       delete process.env.S3_ENDPOINT;
+      // As before the section: no store, so later sections do not read from an S3 that is gone.
+      setCatalogueStore(undefined);
       return undefined;
     };
   }
-  const { setCatalogueStore } = await import('../../functions/kernel/ports/catalogue-store.ts');
   const { localCatalogueStore } = await import('../local/adapters/local-catalogue-store.ts');
   setCatalogueStore(localCatalogueStore());
+  return { endpoint: process.env.S3_ENDPOINT as string, stop };
+}
+
+/** The catalogue store started, and the fixture Tenant's snapshot built from the table. */
+async function withCatalogueSnapshot(
+  tenantId: string,
+): Promise<{ bytes: number; ms: number; stop: () => Promise<void> }> {
+  const { stop } = await startCatalogueStore();
   const { rebuildCatalogueSnapshot } = await import('../../functions/services/catalogue-rebuild.ts');
   const started = performance.now();
   const built = await rebuildCatalogueSnapshot(tenantId, { fromTable: true });
@@ -615,7 +646,96 @@ export interface SiteSection {
   floor: SiteSearchRow;
   rows: SiteSearchRow[];
   cold: SiteColdLoad;
+  /** GET /v1/leads/{id}/matches on the same Tenant, warm and from a fresh container (issue 25). */
+  matches: MatchesRow[];
   changes: SiteChange[];
+  /** The largest listing the API accepts, as stored (main.ts adds it: largest-listing.ts). */
+  largest?: LargestListing | undefined;
+}
+
+export interface MatchesRow {
+  label: string;
+  samples: number;
+  /** Listings the answer holds (at most 50). */
+  matches: number;
+  roundTrips: number;
+  sequentialRoundTrips: number;
+  readUnits: number;
+  /** Catalogue snapshot reads (S3 GETs), median. */
+  snapshotReads: number;
+  p50Ms: number;
+  p90Ms: number;
+  ok: { readUnits: boolean; p50: boolean };
+}
+
+/** The matches' criteria: sale in Marbella, the most listed Place, so the answer is a full page. */
+const MATCH_CRITERIA = { listing_type: 'sale', place_codes: ['ES-MA-MAR'] };
+
+/**
+ * A Lead with criteria on the fixture Tenant, then its matches read through the real handler: warm
+ * (`samples` after a warm-up, the catalogue held) and cold (`coldSamples`, every in-memory cache
+ * dropped first, as in a fresh container: API key, catalogue).
+ */
+async function measureMatches(
+  fixture: SiteFixture,
+  recorder: DynamoRecorder,
+  samples: number,
+  coldSamples: number,
+): Promise<MatchesRow[]> {
+  const { catalogueStats, clearSiteCatalogues } = await import('../../functions/services/site-catalogue.ts');
+  const { clearAuthCache } = await import('../../functions/api/middleware/authenticate.ts');
+  const lead = await invoke('createLead', fixture.apiKey, {
+    body: { name: 'Bench Buyer', email: `buyer-${randomUUID().slice(0, 8)}@bench.example` },
+  });
+  expectStatus(lead, 201, 'matches bench Lead');
+  const leadId = (JSON.parse(lead.body ?? '{}') as { id: string }).id;
+  const criteria = await invoke('putLeadCriteria', fixture.apiKey, {
+    pathParameters: { lead_id: leadId },
+    body: MATCH_CRITERIA,
+  });
+  expectStatus(criteria, 200, 'matches bench criteria');
+  const once = async () => {
+    const before = catalogueStats().snapshotReads;
+    const started = performance.now();
+    const { result, recording } = await recorder.record(() =>
+      invoke('listLeadMatches', fixture.apiKey, { pathParameters: { lead_id: leadId } }),
+    );
+    const ms = performance.now() - started;
+    expectStatus(result, 200, 'lead matches');
+    const { data } = JSON.parse(result.body ?? '{}') as { data: unknown[] };
+    return { ms, cost: costOf(recording), matches: data.length, s3: catalogueStats().snapshotReads - before };
+  };
+  const row = (label: string, runs: Awaited<ReturnType<typeof once>>[], p50Target: number): MatchesRow => {
+    const med = (pick: (r: (typeof runs)[number]) => number) => round(median(runs.map(pick)), 2);
+    const times = runs.map((r) => r.ms).sort((a, b) => a - b);
+    const readUnits = med((r) => r.cost.readUnits);
+    const p50Ms = round(median(times), 1);
+    return {
+      label,
+      samples: runs.length,
+      matches: med((r) => r.matches),
+      roundTrips: med((r) => r.cost.roundTrips),
+      sequentialRoundTrips: med((r) => r.cost.sequentialRoundTrips),
+      readUnits,
+      snapshotReads: med((r) => r.s3),
+      p50Ms,
+      p90Ms: round(percentile(times, 90), 1),
+      ok: { readUnits: readUnits <= MATCHES_TARGETS.readUnits, p50: p50Ms <= p50Target },
+    };
+  };
+  await once(); // warm-up: the key cached, the catalogue held
+  const warm = [];
+  for (let i = 0; i < samples; i++) warm.push(await once());
+  const cold = [];
+  for (let i = 0; i < coldSamples; i++) {
+    clearSiteCatalogues();
+    clearAuthCache();
+    cold.push(await once());
+  }
+  return [
+    row('warm (catalogue held, key cached)', warm, MATCHES_TARGETS.warmP50Ms),
+    row('cold (fresh container: snapshot GET, key read)', cold, MATCHES_TARGETS.coldP50Ms),
+  ];
 }
 
 const summarizeRow = (label: string, query: Record<string, string>, runs: SearchSample[]): SiteSearchRow => {
@@ -741,6 +861,7 @@ export async function measureSiteSearch(
   // A cold container loads the Tenant's catalogue snapshot (one S3 GET), then catches up.
   const coldRuns: {
     cost: ReturnType<typeof costOf>;
+    afterRateLimit: number;
     queries: RecordedCall[];
     ms: number;
     snapshotReads: number;
@@ -762,11 +883,18 @@ export async function measureSiteSearch(
     const held = catalogueStats();
     coldRuns.push({
       cost: costOf(recording),
+      afterRateLimit: roundsAfterRateLimit(recording),
       queries: recording.calls.filter((c) => c.operation === 'Query'),
       ms,
       snapshotReads: held.snapshotReads,
       bytesPerListing: held.listings ? held.bytes / held.listings : 0,
     });
+  }
+  const matches = await measureMatches(fixture, recorder, samples, coldSamples);
+  for (const m of matches) {
+    log(
+      `  lead matches, ${m.label}: ${m.matches} matches, ${m.roundTrips} RT (${m.sequentialRoundTrips} seq), ${m.readUnits} RCU, ${m.snapshotReads} S3 GET, p50 ${m.p50Ms} ms`,
+    );
   }
   await snapshot.stop();
   const coldMed = (pick: (r: (typeof coldRuns)[number]) => number) => round(median(coldRuns.map(pick)), 2);
@@ -774,6 +902,7 @@ export async function measureSiteSearch(
     samples: coldSamples,
     roundTrips: coldMed((r) => r.cost.roundTrips),
     sequentialRoundTrips: coldMed((r) => r.cost.sequentialRoundTrips),
+    afterRateLimit: coldMed((r) => r.afterRateLimit),
     catalogueQueries: coldMed((r) => r.queries.length),
     readUnits: coldMed((r) => r.cost.readUnits),
     itemsRead: coldMed((r) => r.cost.queryItemsRead),
@@ -784,7 +913,7 @@ export async function measureSiteSearch(
     snapshotBuildMs: round(snapshot.ms, 0),
   };
   log(
-    `  cold catalogue load: ${cold.roundTrips} RT (${cold.sequentialRoundTrips} seq), ${cold.readUnits} RCU, ${cold.itemsRead} items read, ${cold.snapshotReads} S3 GET, ${cold.ms} ms; ${cold.bytesPerListing} bytes held per listing`,
+    `  cold catalogue load: ${cold.roundTrips} RT (${cold.sequentialRoundTrips} seq, ${cold.afterRateLimit} after the rate limit), ${cold.readUnits} RCU, ${cold.itemsRead} items read, ${cold.snapshotReads} S3 GET, ${cold.ms} ms; ${cold.bytesPerListing} bytes held per listing`,
   );
 
   // A change through the secret API, then searches until the site shows it.
@@ -809,7 +938,7 @@ export async function measureSiteSearch(
   }
   changes.push(await untilVisible(key, { q: word }, (n) => n === 0, t, 'archive → gone from the search'));
   for (const c of changes) log(`  ${c.what}: ${c.visibleAfterMs} ms, ${c.searches} search(es)`);
-  return { targets: SITE_TARGETS, seed: fixture.seed, samples, floor, rows, cold, changes };
+  return { targets: SITE_TARGETS, seed: fixture.seed, samples, floor, rows, cold, matches, changes };
 }
 
 const fixed = (n: number, digits = 1) => (Number.isFinite(n) ? n.toFixed(digits) : '-');
@@ -884,8 +1013,15 @@ export function renderSite(s: SiteSection): string[] {
   );
   const c = s.cold;
   out.push(
-    `   Cold catalogue load (first search of a fresh container, key not cached, from the catalogue snapshot: ${c.snapshotBytes} bytes gzipped, built in ${c.snapshotBuildMs} ms; median of ${c.samples}): ${c.snapshotReads} S3 GET, ${c.roundTrips} DynamoDB RT (${c.sequentialRoundTrips} sequential, ${c.catalogueQueries} catalogue Query pages), ${c.readUnits} RCU, ${c.itemsRead} items read, ${fixed(c.ms, 0)} ms; ${c.bytesPerListing} bytes held in memory per live listing (estimate)${c.ms > API_TIMEOUT_MS ? ` (over the HTTP API's ${API_TIMEOUT_MS / 1000} s here: DynamoDB Local on the shared cores)` : ''}`,
+    `   Cold catalogue load (first search of a fresh container, key not cached, from the catalogue snapshot: ${c.snapshotBytes} bytes gzipped, built in ${c.snapshotBuildMs} ms; median of ${c.samples}): ${c.snapshotReads} S3 GET, ${c.roundTrips} DynamoDB RT (${c.sequentialRoundTrips} sequential, of which ${c.afterRateLimit} after the rate-limit write; ${c.catalogueQueries} Query calls), ${c.readUnits} RCU, ${c.itemsRead} items read, ${fixed(c.ms, 0)} ms; ${c.bytesPerListing} bytes held in memory per live listing (estimate)${c.ms > API_TIMEOUT_MS ? ` (over the HTTP API's ${API_TIMEOUT_MS / 1000} s here: DynamoDB Local on the shared cores)` : ''}`,
   );
+  if (s.largest) out.push(...renderLargestListing(s.largest));
+  for (const m of s.matches ?? []) {
+    const p50Target = m.label.startsWith('cold') ? MATCHES_TARGETS.coldP50Ms : MATCHES_TARGETS.warmP50Ms;
+    out.push(
+      `   Lead matches (GET /v1/leads/{id}/matches, sale in Marbella), ${m.label}, median of ${m.samples}: ${m.matches} matches, ${m.roundTrips} RT (${m.sequentialRoundTrips} sequential), ${m.readUnits} RCU ${mark(m.ok.readUnits)} ≤ ${MATCHES_TARGETS.readUnits}, ${m.snapshotReads} S3 GET, p50 ${fixed(m.p50Ms, 1)} ms ${mark(m.ok.p50)} ≤ ${p50Target} ms, p90 ${fixed(m.p90Ms, 1)} ms`,
+    );
+  }
   for (const change of s.changes) {
     out.push(
       `   Change visible: ${change.what}: ${fixed(change.visibleAfterMs, 1)} ms after the write's answer (${change.searches} search) ${mark(change.ok)} ≤ ${t.changeVisibleSeconds} s at the API; at the edge ≤ 60 s (s-maxage) plus one refresh`,

@@ -55,7 +55,17 @@ export function withinRatio(value: number, ceiling: number): boolean {
 }
 
 /** The bench's sections, in the order they run. */
-export const SECTIONS = ['cold-start', 'costs', 'load', 'leads', 'events', 'photos', 'site', 'cost'] as const;
+export const SECTIONS = [
+  'cold-start',
+  'costs',
+  'load',
+  'leads',
+  'events',
+  'photos',
+  'site',
+  'tenants',
+  'cost',
+] as const;
 export type Section = (typeof SECTIONS)[number];
 
 /** `--only cold-start,costs` → those sections; no value → all. Unknown names are refused. */
