@@ -86,7 +86,7 @@ export async function measureLargestListing(
       url: `https://photos.bench.example/${key}`,
       width: 4000,
       height: 3000,
-      contentType: 'image/jpeg',
+      contentType: 'image/jpeg' as const,
       sizeBytes: 19_000_000,
       sortOrder: n,
       isPrimary: n === 0,

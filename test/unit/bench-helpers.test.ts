@@ -261,24 +261,28 @@ describe('DynamoDB calls read on the wire', () => {
           input: {},
           output: { ConsumedCapacity: { CapacityUnits: 0.5 } },
           status: 200,
+          round: 1,
         },
         {
           operation: 'Query',
           input: {},
           output: { Count: 3, ScannedCount: 5, ConsumedCapacity: { CapacityUnits: 1 } },
           status: 200,
+          round: 2,
         },
         {
           operation: 'TransactWriteItems',
           input: { TransactItems: [{ Put: { Item: { pk: { S: 'a' }, gsi1pk: { S: 'g' } } } }, {}] },
           output: { ConsumedCapacity: [{ CapacityUnits: 2 }] },
           status: 200,
+          round: 2,
         },
         {
           operation: 'PutItem',
           input: { Item: { __edb_e__: { S: 'outboxEmail' } } },
           output: { ConsumedCapacity: { CapacityUnits: 1 } },
           status: 200,
+          round: 2,
         },
       ],
     });
