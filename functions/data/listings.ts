@@ -15,6 +15,9 @@ import { failedCondition, writeTransaction } from './transactions.ts';
 
 export type ListingRecord = EntityItem<typeof Listing>;
 
+/** The list a listing is filed under, archived or not (entities/listing.ts). */
+export { listingListOf } from './entities/listing.ts';
+
 /*
  * A listing item stays small whatever its history (DynamoDB refuses an item over 400 KB, and every
  * change rewrites the whole item and its index entry). Its parts are bounded so:

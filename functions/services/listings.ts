@@ -10,6 +10,7 @@ import {
   insertListing,
   type ListingChange,
   type ListingRecord,
+  listingListOf,
   migrateListingLayout,
   queryAllListings,
   queryListings,
@@ -177,6 +178,8 @@ export async function createListing(
       updatedBy: writer.name,
       createdAt: now,
       updatedAt: now,
+      // As insertListing files it, so the record answered is the one stored.
+      listKey: listingListOf(draft.set),
     } as ListingRecord;
     const outcome = await insertListing(record);
     if (outcome === 'ref_taken') throw refTaken(record.internalRef);
