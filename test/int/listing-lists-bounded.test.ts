@@ -121,8 +121,8 @@ describe('archiving moves a listing between the lists', () => {
     expect(archived?.listKey).toBe('archived-properties');
     expect(liveWhileArchived.titles).toEqual(['Kept']);
     expect(liveWhileArchived.itemsRead).toBe(1);
-    expect(everything.titles).toEqual(['Kept', 'Moved']);
     expect(caughtUp.map((l) => [l.id, l.archivedAt !== undefined])).toEqual([[moved.id, true]]);
+    expect(everything.titles).toEqual(['Kept', 'Moved']);
     expect(unarchived?.listKey).toBe('properties');
     expect(liveAgain.titles).toEqual(['Kept', 'Moved']);
   });
