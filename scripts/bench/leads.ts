@@ -54,6 +54,10 @@ export const FILTERED_PAGE_RATIO_TARGET = 5;
 const BATCH_SIZE = 25;
 const IN_FLIGHT = 8;
 
+/** The listing-list row's Tenant: archived listings as many as archived Leads, up to this; then live ones. */
+const LISTINGS_ARCHIVED_MAX = 5000;
+const LIVE_LISTINGS = 60;
+
 const AGENT_NAMES = [
   'Lucía Fernández',
   'Jörg Weiß',
@@ -66,6 +70,8 @@ export interface SeedFigures {
   leads: number;
   /** Of `leads`, the oldest this many archived (the population's own ~2% aside). */
   archivedFirst: number;
+  /** Listings of the same Tenant for the listing-list row: archived ones before the live ones. */
+  listings: { archived: number; live: number };
   agents: number;
   seconds: number;
   items: { leads: number; searchTokens: number; claims: number; total: number };
@@ -153,6 +159,8 @@ export async function seedLeadsTenant(
     agentIds.push(agent.id);
   }
 
+  const { Listing } = await import('../../functions/data/entities/listing.ts');
+  const { listingListOf } = await import('../../functions/data/listings.ts');
   const leadItem = itemBuilder<LeadRecord>(LeadEntity);
   const tokenItem = itemBuilder<ReturnType<typeof tokensOf>[number]>(LeadSearchToken);
   const claimItem = itemBuilder<ReturnType<typeof leadClaimOf>>(UniqueClaim);
@@ -232,6 +240,42 @@ export async function seedLeadsTenant(
       );
     }
   }
+  // The listing-list row's listings: as many archived as Leads (up to LISTINGS_ARCHIVED_MAX), all
+  // before the live ones in (updatedAt, id) order. A listing as a key's create stores it with no
+  // optional field, and its slug claim; the archived ones as an archive leaves them.
+  const listingItem = itemBuilder<EntityItem<typeof Listing>>(Listing);
+  const listings = { archived: Math.min(archivedFirst, LISTINGS_ARCHIVED_MAX), live: LIVE_LISTINGS };
+  const listingsFrom = Date.now() - 2 * 86_400_000;
+  for (let n = 0; n < listings.archived + listings.live; n++) {
+    const at = new Date(listingsFrom + n * 1000).toISOString();
+    const id = randomUUID();
+    const listing = {
+      tenantId: tenant.tenantId,
+      id,
+      title: `Bench flat ${n}`,
+      slug: `bench-flat-${n}-${id.slice(0, 8)}`,
+      origin: 'api' as const,
+      createdBy: 'bench',
+      updatedBy: 'bench',
+      createdAt: at,
+      updatedAt: at,
+      ...(n < listings.archived ? { archivedAt: at } : {}),
+    };
+    buffer.push(listingItem({ ...listing, listKey: listingListOf(listing) } as EntityItem<typeof Listing>));
+    buffer.push(
+      claimItem({
+        scope: `t#${tenant.tenantId}`,
+        kind: 'property-slug',
+        value: listing.slug,
+        ownerId: id,
+        createdAt: at,
+      }),
+    );
+    while (buffer.length >= BATCH_SIZE) {
+      await flush(buffer.slice(0, BATCH_SIZE));
+      buffer = buffer.slice(BATCH_SIZE);
+    }
+  }
   if (buffer.length) await flush(buffer);
   await Promise.all(inFlight);
   if (failure) throw failure;
@@ -255,6 +299,7 @@ export async function seedLeadsTenant(
     seed: {
       leads: count,
       archivedFirst,
+      listings,
       agents: agentIds.length,
       seconds: round(seconds, 1),
       items: { ...counts, total },
@@ -323,7 +368,8 @@ interface LeadCase {
 /**
  * The rows: three ingests (a new contact, and two dedupes), a status change, and the list pages,
  * issue 26's among them: the first page with archived Leads before, the selective filter triple,
- * a zero-hit typo, and q = a country code.
+ * a zero-hit typo, and q = a country code; last, the first listing page with archived listings
+ * before (a live page reads 51 listings, none of them archived).
  */
 function leadCases(fixture: LeadsFixture, partitionOf: (q: string) => string): LeadCase[] {
   const run = randomUUID().slice(0, 6);
@@ -448,6 +494,14 @@ function leadCases(fixture: LeadsFixture, partitionOf: (q: string) => string): L
     ].map(({ word, what }) =>
       list(`  …&q=${word} (${what})`, { q: word }, `LeadSearchToken ${partitionOf(word)}`),
     ),
+    {
+      kind: 'unfiltered',
+      label: `GET /v1/properties?limit=50 (first page, ${fixture.seed.listings.archived} archived listings before)`,
+      reads: 'gsi1 t#<tenant>#properties',
+      operationId: 'listProperties',
+      status: 200,
+      request: () => ({ query: { limit: '50' } }),
+    },
   ];
 }
 
