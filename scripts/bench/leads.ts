@@ -13,9 +13,10 @@
  *
  * Where seeding time goes (2,000 Leads, 1,200 archived: 28,856 items, 14.4 a Lead of which 11.6
  * search tokens; 2 shared cores at load 10–20, nice 19): building items with put params cost
- * ~18 ms a Lead in node (now < 1 ms); DynamoDB Local takes ~1,000 items/s once its JIT is warm and
- * ~100–200 items/s for its first ~50,000 items; 8 requests in flight keep it busier than 4. Its
- * default heap (a quarter of RAM) is ample: GC was not the limit.
+ * ~18 ms a Lead in node (now < 1 ms); DynamoDB Local takes ~1,000 items/s once its JIT is warm
+ * (50,000 Leads in 12 minutes, 80,000 in 18, at load 3–10) and 100–600 items/s, depending on the
+ * load, while it warms up; 8 requests in flight keep it busier than 4. Its default heap (a quarter
+ * of RAM) is ample: GC was not the limit.
  *
  * Like dynamo-costs.ts, every functions/ module that does I/O is imported dynamically: main.ts sets
  * the environment first.
