@@ -108,7 +108,13 @@ export const LanguageQuery = z.object({
 });
 
 export const PropertyListQuery = z.extend(PageQuery, {
-  include_archived: z._default(z.optional(QueryBoolean), false),
+  include_archived: z
+    ._default(z.optional(QueryBoolean), false)
+    .check(
+      z.describe(
+        'true: archived listings too, merged in order (they are kept in a list of their own, which a page without them never reads). Like every list, a page may hold fewer than limit listings (even none) with a next_cursor: each request reads a bounded number of items',
+      ),
+    ),
   ...LanguageQuery.shape,
 });
 

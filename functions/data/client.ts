@@ -15,6 +15,11 @@ export interface DynamoMeter {
    * 2 units each per KB; DynamoDB Local's own booking of a transaction does not follow the items.
    */
   transactItems: number;
+  /**
+   * Items the Queries and Scans read (their ScannedCount: what is billed, filtered out or not), so
+   * a test can tell that a list never read the items it leaves out.
+   */
+  queryItemsRead: number;
 }
 
 const meterStore = new AsyncLocalStorage<DynamoMeter>();
@@ -27,6 +32,7 @@ export async function metered<T>(work: () => Promise<T>): Promise<{ result: T; m
     writeUnits: 0,
     operations: [],
     transactItems: 0,
+    queryItemsRead: 0,
   };
   const result = await meterStore.run(meter, work);
   return { result, meter };
@@ -67,6 +73,9 @@ function addMeter<I extends object, O extends object>(stack: MiddlewareStack<I, 
       meter.roundTrips += 1;
       meter.operations.push(operation);
       if (operation === 'TransactWriteItems') meter.transactItems += input.TransactItems?.length ?? 0;
+      if (operation === 'Query' || operation === 'Scan') {
+        meter.queryItemsRead += (output.output as { ScannedCount?: number }).ScannedCount ?? 0;
+      }
       const consumed = (output.output as { ConsumedCapacity?: ConsumedCapacity | ConsumedCapacity[] })
         .ConsumedCapacity;
       for (const c of Array.isArray(consumed) ? consumed : [consumed]) addCapacity(meter, operation, c);

@@ -79,7 +79,8 @@ export async function recordEnrichment(
 
 /**
  * One bounded page of a Tenant's listings whose enrichment is held (off or paused) and not archived:
- * one Query reading at most `readLimit` listings from `checkpoint` on (least recently updated first;
+ * one Query of the live list (archived listings are in a list of their own; the filter leaves out
+ * those not yet re-filed) reading at most `readLimit` listings from `checkpoint` on (least recently updated first;
  * a resume does not change `updatedAt`, so a run never meets a listing twice), the held ones kept by
  * the filter. `checkpoint` is null once the Tenant's listings are all read.
  */
@@ -89,7 +90,7 @@ export async function queryHeldListingsPage(
   checkpoint: string | undefined,
 ): Promise<{ held: ListingRecord[]; checkpoint: string | null }> {
   const { data, cursor } = await Listing.query
-    .byUpdated({ tenantId })
+    .byUpdated({ tenantId, listKey: 'properties' })
     .where(
       ({ enrichmentStatus }, { eq }) =>
         `(${eq(enrichmentStatus, 'off')} OR ${eq(enrichmentStatus, 'paused')})`,

@@ -3,9 +3,10 @@ import { createConversions, type EntityItem } from 'electrodb';
 import type { ListingTexts } from '../domain/listing-text.ts';
 import { NotFoundError } from '../kernel/errors.ts';
 import type { AreaMembershipRecord } from './areas.ts';
+import { type BoundedPage, comparePositions, mergeBounded, stoppedAtOf } from './bounded-read.ts';
 import { dynamo, tableName } from './client.ts';
 import { AreaMembership } from './entities/area-membership.ts';
-import { Listing } from './entities/listing.ts';
+import { LISTING_LISTS, Listing, type ListingList, listingListOf } from './entities/listing.ts';
 import { ListingText } from './entities/listing-text.ts';
 import { UniqueClaim } from './entities/unique-claim.ts';
 import { SDK_ERRORS } from './errors.ts';
@@ -13,6 +14,9 @@ import { listingWrites } from './service.ts';
 import { failedCondition, writeTransaction } from './transactions.ts';
 
 export type ListingRecord = EntityItem<typeof Listing>;
+
+/** The list a listing is filed under, archived or not (entities/listing.ts). */
+export { listingListOf } from './entities/listing.ts';
 
 /*
  * A listing item stays small whatever its history (DynamoDB refuses an item over 400 KB, and every
@@ -280,6 +284,7 @@ export async function insertListing(record: ListingRecord): Promise<ClaimOutcome
   const stored = {
     ...record,
     ...texts.set,
+    listKey: listingListOf(record),
     ...(history ? { priceHistory: history } : {}),
   } as ListingRecord;
   const result = await writeTransaction(() =>
@@ -404,8 +409,17 @@ export async function applyListingChange(
 }
 
 /**
- * A change as stored: its texts laid out (see `placeTexts`) and the price history capped. A listing
- * stored before these bounds is brought within them by its next change, whatever the change.
+ * The list a stored listing is filed under: one written before archived listings had a list of
+ * their own carries no `listKey` and sits in the live one.
+ */
+function filedUnder(listing: Pick<ListingRecord, 'listKey'>): ListingList {
+  return listing.listKey ?? 'properties';
+}
+
+/**
+ * A change as stored: its texts laid out (see `placeTexts`), the price history capped, and the
+ * listing moved to the list its archival (or its undoing) puts it in. A listing stored before these
+ * bounds or lists is brought within them by its next change, whatever the change.
  */
 function storedChange(
   current: ListingRecord,
@@ -424,6 +438,9 @@ function storedChange(
   }
   const history = cappedHistory(set.priceHistory ?? current.priceHistory);
   if (history) set.priceHistory = history;
+  const archivedAt = clear.has('archivedAt') ? undefined : (set.archivedAt ?? current.archivedAt);
+  const list = listingListOf({ archivedAt });
+  if (list !== filedUnder(current)) set.listKey = list;
   return { set, clear: [...clear], texts };
 }
 
@@ -435,21 +452,26 @@ function oversizedInline(current: ListingRecord): boolean {
 }
 
 /**
- * Brings a listing stored before the item bounds within them (texts laid out, price history capped)
- * without changing it: `updatedAt` stays, so no event or catch-up sees a change. Conditioned on the
+ * Brings a listing stored before the item bounds or the archived list within them (texts laid out,
+ * price history capped, an archived listing moved out of the live list) without changing it:
+ * `updatedAt` stays, so its place in the lists holds and no event sees a change. Conditioned on the
  * listing being the version read; a listing changed since was laid out by that change. Answers
  * whether it rewrote the listing.
  */
 export async function migrateListingLayout(listing: ListingRecord): Promise<boolean> {
   const history = cappedHistory(listing.priceHistory);
-  if (!history && !oversizedInline(listing)) return false;
+  const list = listingListOf(listing);
+  const moved = list !== filedUnder(listing);
+  if (!history && !oversizedInline(listing) && !moved) return false;
   const texts = placeTexts(listing, listing.texts as ListingTexts | undefined, listing.sourceLanguage);
   const result = await writeTransaction(() =>
     listingWrites()
       .transaction.write(({ Listing: p, ListingText: t }) => {
-        let update = p
-          .patch({ tenantId: listing.tenantId, id: listing.id })
-          .set({ ...texts.set, ...(history ? { priceHistory: history } : {}) });
+        let update = p.patch({ tenantId: listing.tenantId, id: listing.id }).set({
+          ...texts.set,
+          ...(history ? { priceHistory: history } : {}),
+          ...(moved ? { listKey: list } : {}),
+        });
         if (texts.clear.length > 0) update = update.remove(texts.clear);
         return [
           update.where(({ updatedAt }, { eq }) => eq(updatedAt, listing.updatedAt)).commit(),
@@ -471,35 +493,59 @@ export interface ListingPageQuery {
   includeArchived: boolean;
 }
 
+const positionOf = (listing: ListingRecord) => ({ at: listing.updatedAt, id: listing.id });
+
 /**
- * Listings least recently updated first. Fetches one extra item so the caller knows if more exist.
- * DynamoDB applies Limit before the archived filter, so `count` keeps reading until enough
- * unarchived items are found (otherwise archived ones would shorten or end the page early).
+ * A page of listings, least recently updated first, from the live list's partition, and the
+ * archived list's too with include_archived (merged in order). Each partition is read once, up to
+ * one page and one extra item (bounded-read.ts), so archived listings cost a live list nothing: a
+ * Tenant's archive before its live listings is never read by it.
  */
-export async function queryListings(q: ListingPageQuery): Promise<ListingRecord[]> {
-  const index = Listing.query.byUpdated({ tenantId: q.tenantId });
-  const ranged = q.after ? index.gt(q.after) : q.since ? index.gte({ updatedAt: q.since }) : index;
-  const filtered = q.includeArchived
-    ? ranged
-    : ranged.where(({ archivedAt }, { notExists }) => notExists(archivedAt));
-  const { data } = await filtered.go({ limit: q.limit + 1, count: q.limit + 1 });
-  return withTextsApart(data);
+export async function queryListings(q: ListingPageQuery): Promise<BoundedPage<ListingRecord>> {
+  const lists: ListingList[] = q.includeArchived ? [...LISTING_LISTS] : ['properties'];
+  const reads = await Promise.all(
+    lists.map(async (listKey) => {
+      const index = Listing.query.byUpdated({ tenantId: q.tenantId, listKey });
+      const ranged = q.after ? index.gt(q.after) : q.since ? index.gte({ updatedAt: q.since }) : index;
+      // Listings archived before archived ones had a list of their own sit in the live one until
+      // re-filed (`listing migrate`): the live list leaves them out (a page is then that much shorter).
+      const filtered = q.includeArchived
+        ? ranged
+        : ranged.where(({ archivedAt }, { notExists }) => notExists(archivedAt));
+      const { data, cursor } = await filtered.go({ limit: q.limit + 1, pages: 1, ...SDK_ERRORS });
+      return { items: data, stoppedAt: stoppedAtOf(cursor, 'gsi1sk') };
+    }),
+  );
+  const page = mergeBounded(reads, q.limit, positionOf);
+  return { ...page, items: await withTextsApart(page.items) };
+}
+
+/** Every listing of both lists updated at or after `since` (all without it), in list order. */
+async function readBothLists(tenantId: string, since?: string): Promise<ListingRecord[]> {
+  const lists = await Promise.all(
+    LISTING_LISTS.map(async (listKey) => {
+      const index = Listing.query.byUpdated({ tenantId, listKey });
+      const { data } = await (since ? index.gte({ updatedAt: since }) : index).go({
+        pages: 'all',
+        ...SDK_ERRORS,
+      });
+      return data;
+    }),
+  );
+  const all = lists.flat().sort((a, b) => comparePositions(positionOf(a), positionOf(b)));
+  return withTextsApart(all);
 }
 
 /** Every listing of a Tenant, archived ones included (admin recomputes and imports only). */
 export async function queryAllListings(tenantId: string): Promise<ListingRecord[]> {
-  const { data } = await Listing.query.byUpdated({ tenantId }).go({ pages: 'all' });
-  return withTextsApart(data);
+  return readBothLists(tenantId);
 }
 
 /**
- * A Tenant's listings updated at or after `since` (archived ones included), least recently updated
- * first: the site catalogue's catch-up read, usually empty (one Query, half a read unit).
+ * A Tenant's listings updated at or after `since`, least recently updated first: the site
+ * catalogue's catch-up read, usually empty (a Query per list, at once, half a read unit each). The
+ * archived list is read too: an archival since the watermark is how the catalogue drops a listing.
  */
 export async function queryListingsUpdatedSince(tenantId: string, since: string): Promise<ListingRecord[]> {
-  const { data } = await Listing.query
-    .byUpdated({ tenantId })
-    .gte({ updatedAt: since })
-    .go({ pages: 'all', ...SDK_ERRORS });
-  return withTextsApart(data);
+  return readBothLists(tenantId, since);
 }

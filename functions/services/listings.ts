@@ -10,6 +10,7 @@ import {
   insertListing,
   type ListingChange,
   type ListingRecord,
+  listingListOf,
   migrateListingLayout,
   queryAllListings,
   queryListings,
@@ -31,7 +32,7 @@ import { ConflictError, NotFoundError, RequestValidationError } from '../kernel/
 import { BusinessMetric, countMetric } from '../kernel/metrics.ts';
 import { recomputeListing } from './areas.ts';
 import type { Caller } from './caller.ts';
-import { pageFrom, readCursor, type UpdatedPosition } from './paging.ts';
+import { pageByBounded, readCursor, type UpdatedPosition } from './paging.ts';
 
 /** Who writes a listing: an API key (its name is recorded), or an admin import of a feed. */
 export interface ListingWriter {
@@ -177,6 +178,8 @@ export async function createListing(
       updatedBy: writer.name,
       createdAt: now,
       updatedAt: now,
+      // As insertListing files it, so the record answered is the one stored.
+      listKey: listingListOf(draft.set),
     } as ListingRecord;
     const outcome = await insertListing(record);
     if (outcome === 'ref_taken') throw refTaken(record.internalRef);
@@ -327,7 +330,9 @@ export interface ListListingsInput {
 
 /**
  * A page of listings, least recently updated first, each with its Areas as the single read shows them
- * (one listing, one shape). The memberships live in each listing's own partition, so the page's are
+ * (one listing, one shape). The read is bounded (data/listings.ts queryListings): a page may be
+ * shorter than `limit`, with a cursor to go on, when listings archived before the re-filing are
+ * skipped or include_archived merges two lists. The memberships live in each listing's own partition, so the page's are
  * read with one Query per listing, all at once (one round trip's wait, not one per listing).
  */
 export async function listListings<O>(
@@ -337,22 +342,23 @@ export async function listListings<O>(
 ) {
   const scope = `${tenantId}:properties:${q.include_archived}:${q.updated_since ?? ''}`;
   const after: UpdatedPosition | undefined = readCursor(q.cursor, scope);
-  const items = await queryListings({
+  const page = await queryListings({
     tenantId,
     limit: q.limit,
     includeArchived: q.include_archived,
     ...(after ? { after } : {}),
     ...(q.updated_since ? { since: q.updated_since } : {}),
   });
-  const onPage = items.slice(0, q.limit);
+  const onPage = page.items.slice(0, q.limit);
   const memberships = await Promise.all(onPage.map((p) => membershipsOfListing(tenantId, p.id)));
   const areasOf = new Map(onPage.map((p, i) => [p.id, memberships[i] ?? []]));
-  return pageFrom(items, q.limit, scope, (p) => present(p, areasOf.get(p.id) ?? []));
+  return pageByBounded(page, q.limit, scope, 'updatedAt', (p) => present(p, areasOf.get(p.id) ?? []));
 }
 
 /**
  * `listing migrate`: lays out every listing of a Tenant stored before the item bounds (texts apart,
- * price history capped; data/listings.ts). Rerunnable: a listing already within them is only read.
+ * price history capped) or the archived list (an archived listing moved out of the live list;
+ * data/listings.ts). Rerunnable: a listing already within them is only read.
  */
 export async function migrateListings(
   tenantId: string,

@@ -310,7 +310,7 @@ export const commands: Record<string, Command> = {
   },
   'listing migrate': {
     usage:
-      '--tenant SLUG   (lays out listings stored before the item bounds: long translations in their own items, the last 20 price changes; rerunnable)',
+      '--tenant SLUG   (lays out listings stored before the item bounds: long translations in their own items, the last 20 price changes; moves listings archived before into the archived list; rerunnable)',
     run: async (flags, progress) => {
       const tenant = await requireTenantBySlug(required(flags, 'tenant'));
       return migrateListings(tenant.tenantId, progress('listing migrate'));

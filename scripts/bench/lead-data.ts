@@ -295,7 +295,8 @@ export function leadAt(i: number, o: LeadSeedOptions): LeadRecord {
         ? pick(rand, SHORT_NOTES)
         : undefined;
 
-  const record: LeadRecord = {
+  // Unset fields are undefined here and dropped below (as the service leaves them out).
+  const record = {
     tenantId: o.tenantId,
     id: uuidOf(o.seed ?? 20_000, i),
     name,
@@ -332,7 +333,9 @@ export function leadAt(i: number, o: LeadSeedOptions): LeadRecord {
       scoredAt: updatedAt,
     });
   }
-  return Object.fromEntries(Object.entries(record).filter(([, v]) => v !== undefined)) as LeadRecord;
+  return Object.fromEntries(
+    Object.entries(record).filter(([, v]) => v !== undefined),
+  ) as unknown as LeadRecord;
 }
 
 /** A stable UUID-shaped id (version nibble 4, variant 8) for seed and index. */

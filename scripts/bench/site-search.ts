@@ -370,6 +370,8 @@ export async function seedSiteTenant(live: number, dynamoEndpoint: string, log: 
       createdAt: createdAt.toISOString(),
       updatedAt: (isArchived ? new Date(updatedAt.getTime() + 1000) : updatedAt).toISOString(),
       ...(isArchived ? { archivedAt: new Date(updatedAt.getTime() + 1000).toISOString() } : {}),
+      // Filed in the archived list, as the service files an archived listing (entities/listing.ts).
+      ...(isArchived ? { listKey: 'archived-properties' } : {}),
     };
     if (isDraft) drafts += 1;
     else if (isArchived) archived += 1;

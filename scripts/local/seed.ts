@@ -6,6 +6,7 @@ import { getTenantBySlug } from '../../functions/data/tenants.ts';
 import { SCOPES } from '../../functions/domain/scopes.ts';
 import { createAgent } from '../../functions/services/agents.ts';
 import { issueApiKey } from '../../functions/services/api-keys.ts';
+import { migrateListings } from '../../functions/services/listings.ts';
 import { orderByDepth, type PlaceInput, savePlace } from '../../functions/services/places.ts';
 import { issueSiteKey, listKeys } from '../../functions/services/site-keys.ts';
 import { createTenantFromAdmin } from '../../functions/services/tenants.ts';
@@ -49,6 +50,8 @@ export async function seedDemo(): Promise<DemoSeed> {
     let after: string | undefined;
     do after = (await rekeyLeads(existing.tenantId, { after })).resumeAfter;
     while (after);
+    // A data directory from before archived listings had their own list (issue 26): re-filed.
+    await migrateListings(existing.tenantId);
     // A data directory from before publishable keys gets its site key now (shown on this start).
     const siteKey = await seedSiteKey(existing.tenantId);
     return {

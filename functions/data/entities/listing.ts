@@ -1,5 +1,18 @@
 import { Entity, type EntityItem } from 'electrodb';
-import { entityConfig, lazyEntity, ownPartition, SERVICE, timestamps, updatedOrder } from './common.ts';
+import { asIs, entityConfig, lazyEntity, ownPartition, SERVICE, timestamps } from './common.ts';
+
+/**
+ * The list a listing is filed under in gsi1: live and draft listings under `properties` (the key
+ * every listing had before archived ones moved out), archived ones under `archived-properties`, so
+ * a list of unarchived listings never reads an archived one (as Leads do, entities/lead.ts).
+ */
+export const LISTING_LISTS = ['properties', 'archived-properties'] as const;
+export type ListingList = (typeof LISTING_LISTS)[number];
+
+/** The list a listing belongs in: archived or not. */
+export function listingListOf(listing: { archivedAt?: string | undefined }): ListingList {
+  return listing.archivedAt ? 'archived-properties' : 'properties';
+}
 
 /**
  * A listing. Decimals (prices, bathrooms) are kept as normalised decimal strings so that no value
@@ -90,6 +103,8 @@ export const Listing = lazyEntity(
           slug: { type: 'string', required: true },
           origin: { type: ['api', 'import', 'console'] as const, required: true, readOnly: true },
           archivedAt: { type: 'string' },
+          /** gsi1's list: `properties`, or `archived-properties` once archived (`listingListOf`). */
+          listKey: { type: LISTING_LISTS, default: 'properties' },
           /** Name of the API key (or admin) that created / last wrote the listing. */
           createdBy: { type: 'string', required: true, readOnly: true },
           updatedBy: { type: 'string', required: true },
@@ -97,7 +112,16 @@ export const Listing = lazyEntity(
         },
         indexes: {
           byId: ownPartition('property'),
-          byUpdated: updatedOrder('gsi1', 'properties'),
+          byUpdated: {
+            index: 'gsi1',
+            pk: {
+              field: 'gsi1pk',
+              composite: ['tenantId', 'listKey'],
+              template: 't#${tenantId}#${listKey}',
+              ...asIs,
+            },
+            sk: { field: 'gsi1sk', composite: ['updatedAt', 'id'], template: '${updatedAt}#${id}', ...asIs },
+          },
         },
       },
       entityConfig(),
