@@ -66,3 +66,20 @@ export function updatedOrder<const I extends 'gsi1' | 'gsi2' | 'gsi3' | 'gsi4'>(
     sk: { field: `${index}sk`, composite: ['updatedAt', 'id'], template: '${updatedAt}#${id}', ...asIs },
   } as const;
 }
+
+/**
+ * `updatedOrder` on gsi1 for a collection whose archived items live apart (issue 26): the partition
+ * is the item's `listKey` (say `leads` / `archived-leads`), so a live list never reads archived ones.
+ */
+export function updatedOrderByList() {
+  return {
+    index: 'gsi1',
+    pk: {
+      field: 'gsi1pk',
+      composite: ['tenantId', 'listKey'],
+      template: 't#${tenantId}#${listKey}',
+      ...asIs,
+    },
+    sk: { field: 'gsi1sk', composite: ['updatedAt', 'id'], template: '${updatedAt}#${id}', ...asIs },
+  } as const;
+}

@@ -1,5 +1,13 @@
 import { Entity } from 'electrodb';
-import { asIs, entityConfig, lazyEntity, ownPartition, SERVICE, timestamps } from './common.ts';
+import {
+  asIs,
+  entityConfig,
+  lazyEntity,
+  ownPartition,
+  SERVICE,
+  timestamps,
+  updatedOrderByList,
+} from './common.ts';
 
 /**
  * The list a Lead is filed under in gsi1–gsi4 (and its search tokens): live Leads under `leads`
@@ -92,16 +100,7 @@ export const Lead = lazyEntity(
         },
         indexes: {
           byId: ownPartition('lead'),
-          byUpdated: {
-            index: 'gsi1',
-            pk: {
-              field: 'gsi1pk',
-              composite: ['tenantId', 'listKey'],
-              template: 't#${tenantId}#${listKey}',
-              ...asIs,
-            },
-            sk: { field: 'gsi1sk', composite: ['updatedAt', 'id'], template: '${updatedAt}#${id}', ...asIs },
-          },
+          byUpdated: updatedOrderByList(),
           byStatus: {
             index: 'gsi2',
             pk: {

@@ -1,5 +1,13 @@
 import { Entity, type EntityItem } from 'electrodb';
-import { asIs, entityConfig, lazyEntity, ownPartition, SERVICE, timestamps } from './common.ts';
+import {
+  asIs,
+  entityConfig,
+  lazyEntity,
+  ownPartition,
+  SERVICE,
+  timestamps,
+  updatedOrderByList,
+} from './common.ts';
 
 /**
  * The list a listing is filed under in gsi1: live and draft listings under `properties` (the key
@@ -112,16 +120,7 @@ export const Listing = lazyEntity(
         },
         indexes: {
           byId: ownPartition('property'),
-          byUpdated: {
-            index: 'gsi1',
-            pk: {
-              field: 'gsi1pk',
-              composite: ['tenantId', 'listKey'],
-              template: 't#${tenantId}#${listKey}',
-              ...asIs,
-            },
-            sk: { field: 'gsi1sk', composite: ['updatedAt', 'id'], template: '${updatedAt}#${id}', ...asIs },
-          },
+          byUpdated: updatedOrderByList(),
         },
       },
       entityConfig(),
