@@ -204,6 +204,7 @@ describe('scoring: queued on the request path, run by the AI worker', () => {
       score_reasons: [],
       scored_at: null,
     });
+    await afterIndexLag(); // the tier list is an index: it follows the write
     expect(await idsInTier('unscored')).toContain(id);
 
     // Act: the worker runs the queued message (local rules: no AI model configured)
@@ -223,6 +224,7 @@ describe('scoring: queued on the request path, run by the AI worker', () => {
     );
     expect(scored.updated_at > before.updated_at).toBe(true);
     expect(scored.scored_at).toBe(scored.updated_at);
+    await afterIndexLag(); // the tier list is an index: it follows the write
     expect(await idsInTier('moderate')).toContain(id);
     expect(await idsInTier('unscored')).not.toContain(id);
     expect(await idsInTier('hot,cold')).not.toContain(id);
@@ -261,6 +263,7 @@ describe('scoring: queued on the request path, run by the AI worker', () => {
       expect.arrayContaining(['Budget covers the listings asked about', 'Specific search criteria']),
     );
     expect(rescored.scored_at > scored.scored_at).toBe(true);
+    await afterIndexLag(); // the tier list is an index: it follows the write
     expect(await idsInTier('hot')).toContain(id);
     expect(await idsInTier('moderate')).not.toContain(id);
   });
@@ -328,6 +331,7 @@ describe('scoring: failures', () => {
     const after = await lead(ingested.lead.id);
     expect(after).toMatchObject({ score: null, score_tier: null, scored_at: null, score_reasons: [] });
     expect(after.updated_at).toBe(ingested.lead.updated_at);
+    await afterIndexLag(); // the tier list is an index: it follows the write
     expect(await idsInTier('unscored')).toContain(ingested.lead.id);
     expect(await spentThisMonthUsd(tenant.tenantId, month())).toBe(spent);
 
