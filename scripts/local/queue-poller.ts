@@ -54,9 +54,6 @@ export interface DeliverOptions {
   select?: (body: string) => boolean;
 }
 
-/** How many times its batch size a receive reads of the oldest due messages to claim from. */
-const CLAIM_WINDOW = 5;
-
 /**
  * Delivers the messages that are due, in the SQS event shape the Lambda worker expects, as SQS and
  * its event source do (issue 24, L3):
@@ -81,13 +78,9 @@ export async function deliverDue(
     const due = LocalQueueMessage.query
       .byVisibility({ queue })
       .lte({ visibleAt: visibleAtKey(Date.now()), id: '\uffff' });
-    if (select) return (await due.go({ pages: 'all' })).data.filter((m) => select(m.body)).slice(0, count);
-    // Lanes side by side would all read the same oldest `count` and fight over each one (every
-    // lost claim is a write and a delete): each reads a wider window of the oldest and starts at a
-    // random place in it, so lanes mostly claim different messages (a standard queue keeps no order).
-    const window = (await due.go({ limit: Math.min(100, count * CLAIM_WINDOW) })).data;
-    const start = Math.floor(Math.random() * window.length);
-    return [...window.slice(start), ...window.slice(0, start)];
+    return select
+      ? (await due.go({ pages: 'all' })).data.filter((m) => select(m.body)).slice(0, count)
+      : (await due.go({ limit: count })).data;
   };
   type Due = Awaited<ReturnType<typeof dueNow>>[number];
   const claimed: (Due & { leasedUntil: string })[] = [];
@@ -95,7 +88,6 @@ export async function deliverDue(
   const claimDue = async (data: Due[]): Promise<number> => {
     let lost = 0;
     for (const message of data) {
-      if (claimed.length >= limit) break;
       if (message.receiveCount >= maxReceives) {
         // Received its last time and not deleted (a crash): the redrive policy moves it on this receive.
         await LocalQueueMessage.create({
