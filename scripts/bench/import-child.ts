@@ -7,8 +7,8 @@
  * - the stream consumer (functions/streams/consumer.ts) on the local stream poller, with the worker
  *   table's mapping: its catalogue reaction marks the Tenant (debounced, catalogue-snapshot.ts);
  * - the rebuilder (functions/workers/catalogue-rebuild.ts), on AWS's schedule (each whole minute,
- *   `minute`) or the local stack's (`local`, the worker table's `localEveryMs`); a tick while the
- *   previous run is still going is skipped, as one run per minute is what the schedule gives;
+ *   `minute`, with the scheduled event's time) or the local stack's (`local`, the worker table's
+ *   `localEveryMs`, no event); a tick while the previous run is still going is skipped;
  * - the import (`importListings`, as `admin listing import` calls it) of a generated feed, first with
  *   throttles injected past the SDK's retries at `throttleRate`, then the same feed again (the resume).
  * Every DynamoDB call of the process meets the faults the int tests run with (stale index reads,
@@ -116,7 +116,12 @@ async function main(input: ImportChildInput): Promise<ImportSection> {
   const tick = () => {
     if (rebuilding) return;
     rebuilding = true;
-    void rebuilder()
+    // EventBridge's scheduled event carries the minute it fired for; the local stack's timer, nothing.
+    const event =
+      input.schedule === 'minute'
+        ? { time: new Date(Date.now() - (Date.now() % 60_000)).toISOString() }
+        : undefined;
+    void rebuilder(event)
       .catch(onError('rebuilder'))
       .finally(() => {
         rebuilding = false;
