@@ -3,6 +3,8 @@
  * function's cold start against a floor handler, what a request costs in DynamoDB, how the local
  * server holds up under load next to a raw DynamoDB floor, and what Leads requests cost in a Tenant
  * with 20,000 Leads (`--leads N`; 0 leaves that section out; `--archived M` archives the oldest M).
+ * `--only import` (only when named): a bulk listing import under throttling and the snapshot's lag
+ * (import.ts).
  *
  * Order matters: bundles are built first, while nothing else of ours runs on the shared cores;
  * then DynamoDB Local (a JVM) starts, idle while the cold starts are measured between their single
