@@ -131,23 +131,27 @@ export async function writeSnapshot(snapshot: CatalogueSnapshot): Promise<number
 export const REBUILD_DEBOUNCE_MS = 30_000;
 
 /**
- * When this container last marked each Tenant: a burst of records marks it once, not per record.
- * Shorter than the debounce, so a change after the rebuilder removed a marker always puts a new one
- * even with the clocks of two machines a few seconds apart.
+ * When this container last put each Tenant's marker: a burst of records marks it once, not per
+ * record. Shorter than the debounce, so the marker it remembers cannot have been removed yet (due a
+ * debounce after it was put), even with the clocks of two machines a few seconds apart. A marker
+ * found already there is not remembered: its rebuild may start at any moment, and a change after
+ * that start needs a marker of its own.
  */
 const markedAt = new Map<string, number>();
 const MARK_MEMORY_MS = REBUILD_DEBOUNCE_MS / 3;
 
 /**
  * Asks for a rebuild of the Tenant's snapshot (after a listing change, or a cold load that found
- * none usable). One conditional put per Tenant and debounce window at most, from any container: a
- * marker already there is left as it is, its rebuild takes this change in too.
+ * none usable). A conditional put, none for a while after this container put the marker: a marker
+ * already there is left as it is (its rebuild, which removes it before reading, takes this change
+ * in too). While another's marker waits, each call tries again: a failed conditional write, the
+ * price of never leaving a change after a rebuild's start without a marker.
  */
 export async function requestCatalogueRebuild(tenantId: string, now = Date.now()): Promise<void> {
   const last = markedAt.get(tenantId);
   if (last !== undefined && now - last < MARK_MEMORY_MS) return;
-  await markCatalogueRebuildDue(tenantId, new Date(now + REBUILD_DEBOUNCE_MS).toISOString());
-  markedAt.set(tenantId, now);
+  if (await markCatalogueRebuildDue(tenantId, new Date(now + REBUILD_DEBOUNCE_MS).toISOString()))
+    markedAt.set(tenantId, now);
 }
 
 /** Tests: forget which Tenants this container marked. */
