@@ -9,6 +9,7 @@ import type { ListingRecord } from '../../functions/data/listings.ts';
 import {
   CATALOGUE_SNAPSHOT_VERSION,
   type CatalogueListing,
+  type CatalogueSnapshot,
   CatalogueSnapshotUnreadableError,
   compactListing,
   decodeSnapshot,
@@ -51,7 +52,7 @@ function listing(n: number, extra: Partial<ListingRecord> = {}): ListingRecord {
   } as unknown as ListingRecord;
 }
 
-const snapshotOf = (listings: ListingRecord[]) => ({
+const snapshotOf = (listings: ListingRecord[]): CatalogueSnapshot => ({
   version: CATALOGUE_SNAPSHOT_VERSION,
   tenantId: TENANT,
   watermark: listings.at(-1)?.updatedAt,
