@@ -202,6 +202,7 @@ export function startQueuePoller(options: {
   /** @default the row's maxConcurrency (1 for a queue no row feeds) */
   maxConcurrency?: number;
   visibilityTimeoutMs?: number;
+  functionTimeoutMs?: number;
   onError?: (error: unknown) => void;
 }): { stop: () => void } {
   let stopped = false;
@@ -212,6 +213,7 @@ export function startQueuePoller(options: {
     ...(options.visibilityTimeoutMs === undefined
       ? {}
       : { visibilityTimeoutMs: options.visibilityTimeoutMs }),
+    ...(options.functionTimeoutMs === undefined ? {} : { functionTimeoutMs: options.functionTimeoutMs }),
   };
   // Each lane is one invocation at a time; lanes run side by side, as concurrent invocations do. An
   // empty queue is polled by the first lane alone: the others wait until it claims a batch, then drain
@@ -228,28 +230,50 @@ export function startQueuePoller(options: {
     wakeWaiting();
     return options.handler(event);
   };
-  const lane = async (first: boolean) => {
+  // What each lane is doing since when: a lane busy far longer than one invocation can take is
+  // reported (stderr), so that a stalled queue names where it waits instead of going quiet.
+  const busy = new Map<number, { step: string; since: number }>();
+  const stuckAfterMs = 2 * (options.functionTimeoutMs ?? functionTimeoutMsOf(options.queue)) + 60_000;
+  const watchdog = setInterval(() => {
+    const now = Date.now();
+    for (const [n, { step, since }] of busy) {
+      if (now - since > stuckAfterMs) {
+        process.stderr.write(
+          `queue ${options.queue}: lane ${n} in ${step} for ${Math.round((now - since) / 1000)} s\n`,
+        );
+      }
+    }
+  }, 30_000);
+  watchdog.unref();
+  let lanes = 0;
+  const lane = async (first: boolean, n = lanes++) => {
     if (stopped) return;
     let delivered = 0;
     try {
       // The ladder's schedules target the delivery queue: the local Scheduler fires due ones first.
-      if (options.queue === LOCAL_WEBHOOK_QUEUE) await fireDueSchedules();
+      if (options.queue === LOCAL_WEBHOOK_QUEUE) {
+        busy.set(n, { step: 'firing schedules', since: Date.now() });
+        await fireDueSchedules();
+      }
       for (;;) {
+        busy.set(n, { step: 'a batch', since: Date.now() });
         const batch = stopped ? 0 : await deliverDue(options.queue, handler, deliver);
         if (batch === 0) break; // keep draining while messages are due
         delivered += batch;
       }
     } catch (error) {
       options.onError?.(error);
+    } finally {
+      busy.delete(n);
     }
     if (stopped) return;
     if (!first && delivered === 0) {
-      waiting.push(() => void lane(false));
+      waiting.push(() => void lane(false, n));
       return;
     }
     const timer = setTimeout(() => {
       timers.delete(timer);
-      void lane(first);
+      void lane(first, n);
     }, options.intervalMs ?? 500);
     timers.add(timer);
   };
@@ -258,6 +282,7 @@ export function startQueuePoller(options: {
   return {
     stop: () => {
       stopped = true;
+      clearInterval(watchdog);
       waiting = [];
       for (const timer of timers) clearTimeout(timer);
     },
