@@ -293,10 +293,15 @@ export function decodeSnapshot(
     ) {
       throw new CatalogueSnapshotUnreadableError(tenantId, 'malformed listings');
     }
+    // Every indexed field set, absent ones to undefined, in one order: all entries then share one
+    // shape, and a search's property reads over 50,000 of them stay fast (monomorphic).
     const fields: Record<string, unknown> = {};
     for (let i = 0; i < INDEXED.length; i++) {
       const value = row[i];
-      if (value === null || value === undefined) continue;
+      if (value === null || value === undefined) {
+        fields[INDEXED[i] as string] = undefined;
+        continue;
+      }
       fields[INDEXED[i] as string] =
         i === PLACE_PATH_COLUMN
           ? h.placePaths[value as number]
