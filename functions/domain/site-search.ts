@@ -67,6 +67,16 @@ export function searchableText(l: SiteListing): string {
   return foldText([l.title, l.description ?? '', address, ...texts, ...places].join(' '));
 }
 
+/**
+ * The folded words of `q`. A search tests every listing against the same `q`: the last one's words
+ * are kept, so it is folded once per search, not once per listing.
+ */
+let lastQuery: { q: string; words: string[] } | undefined;
+function queryWords(q: string): string[] {
+  if (lastQuery?.q !== q) lastQuery = { q, words: foldText(q).split(/\s+/).filter(Boolean) };
+  return lastQuery.words;
+}
+
 /** True when the listing meets every filter given. `q`: every word appears somewhere. */
 export function matches(l: SiteListing, f: SiteFilters, searchable: (l: SiteListing) => string): boolean {
   if (f.listing && l.listingType !== f.listing) return false;
@@ -86,7 +96,7 @@ export function matches(l: SiteListing, f: SiteFilters, searchable: (l: SiteList
   if (f.featured && !l.isFeatured) return false;
   if (f.q) {
     const text = searchable(l);
-    const words = foldText(f.q).split(/\s+/).filter(Boolean);
+    const words = queryWords(f.q);
     if (!words.every((w) => text.includes(w))) return false;
   }
   return true;

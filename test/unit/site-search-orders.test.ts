@@ -12,6 +12,7 @@ import {
   type Catalogue,
   emptyCatalogue,
   orderedListings,
+  searchTextOf,
 } from '../../functions/services/site-catalogue.ts';
 
 /** A small deterministic generator (mulberry32): the same catalogue on every run. */
@@ -73,7 +74,7 @@ function catalogueOf(listings: CatalogueListing[]): Catalogue {
 
 /** The search as it was: every hit filtered from the catalogue, then sorted. */
 function bruteForce(c: Catalogue, s: SiteSearch, filters: SiteFilters) {
-  const hits = [...c.listings.values()].filter((l) => matches(l, filters, () => ''));
+  const hits = [...c.listings.values()].filter((l) => matches(l, filters, searchTextOf(c)));
   return sortListings(hits, s.sort, s.listing).map((l) => l.id);
 }
 
@@ -84,6 +85,9 @@ const SEARCHES: SiteSearch[] = [
   { sort: 'price_asc', listing: 'rent', limit: 500, offset: 0 },
   { sort: 'price_desc', listing: 'sale', beds: 2, limit: 500, offset: 0 },
   { sort: 'price_asc', listing: 'sale', min_price: '99000', max_price: '250000', limit: 500, offset: 0 },
+  { sort: 'newest', q: 'Sea view', limit: 500, offset: 0 },
+  { sort: 'price_asc', q: 'penthouse 1', limit: 500, offset: 0 },
+  { sort: 'newest', q: 'GARDEN', limit: 500, offset: 0 },
 ];
 
 const filtersOf = (s: SiteSearch): SiteFilters => ({
@@ -91,6 +95,7 @@ const filtersOf = (s: SiteSearch): SiteFilters => ({
   minPrice: s.min_price,
   maxPrice: s.max_price,
   beds: s.beds,
+  q: s.q,
 });
 
 describe('site search over cached orders', () => {
