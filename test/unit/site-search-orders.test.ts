@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
+  foldText,
   matches,
   type SiteFilters,
   similarListings,
@@ -74,7 +75,14 @@ function catalogueOf(listings: CatalogueListing[]): Catalogue {
 
 /** The search as it was: every hit filtered from the catalogue, then sorted. */
 function bruteForce(c: Catalogue, s: SiteSearch, filters: SiteFilters) {
-  const hits = [...c.listings.values()].filter((l) => matches(l, filters, searchTextOf(c)));
+  // q checked here on its own: every folded word of it in the listing's folded text.
+  const words = foldText(filters.q ?? '')
+    .split(/\s+/)
+    .filter(Boolean);
+  const text = searchTextOf(c);
+  const hits = [...c.listings.values()].filter(
+    (l) => matches(l, { ...filters, q: undefined }, text) && words.every((w) => text(l).includes(w)),
+  );
   return sortListings(hits, s.sort, s.listing).map((l) => l.id);
 }
 
