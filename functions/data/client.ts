@@ -102,7 +102,9 @@ function createDocumentClient(): DynamoDBDocumentClient {
           credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
           // DynamoDB Local on a busy laptop or CI machine can pause for seconds (JVM garbage
           // collection); retrying a write it is still running would turn it into a conditional failure.
-          requestHandler: { requestTimeout: 30_000 },
+          // Past 30 s a request has failed (the SDK retries it): without `throwOnRequestTimeout` the
+          // SDK only warns and waits for ever, and a local worker hung on one such call (the soak).
+          requestHandler: { requestTimeout: 30_000, throwOnRequestTimeout: true },
         }
       : {}),
   });

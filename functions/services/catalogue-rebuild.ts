@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import {
   clearCatalogueRebuild,
   dueCatalogueRebuilds,
@@ -82,4 +83,47 @@ export async function runDueCatalogueRebuilds(now = new Date()): Promise<Catalog
     }
   }
   return done;
+}
+
+/**
+ * How long one scheduled run goes on rebuilding the markers that come due after it started: until
+ * shortly before the next run (the schedule is every minute), so that two runs never rebuild at once.
+ * A marker due at D is then rebuilt by D + REBUILD_POLL_MS when D falls in a run's window, and by
+ * the next run (D + 10 s at most) otherwise; with the 30 s debounce a change is in the snapshot within
+ * about 45 s, where one pass per minute gave up to 90 s (debounce + the schedule's period).
+ */
+export const REBUILD_WINDOW_MS = 50_000;
+export const REBUILD_POLL_MS = 5_000;
+
+export interface RebuildLoop {
+  runDue: (now: Date) => Promise<CatalogueRebuildResult[]>;
+  /** Whether any marker is due by `by` (one consistent Query of the markers). */
+  anyDueBy: (by: Date) => Promise<boolean>;
+  now: () => Date;
+  sleep: (ms: number) => Promise<unknown>;
+}
+
+const REBUILD_LOOP: RebuildLoop = {
+  runDue: runDueCatalogueRebuilds,
+  anyDueBy: async (by) => (await dueCatalogueRebuilds(by.toISOString())).length > 0,
+  now: () => new Date(),
+  sleep: (ms) => sleep(ms),
+};
+
+/**
+ * A scheduled run: the due rebuilds, then, while a marker comes due before `until`, the same again
+ * every REBUILD_POLL_MS. With no marker coming due it returns at once (an idle minute costs one
+ * Query, as before).
+ */
+export async function runCatalogueRebuildsUntil(
+  until: Date,
+  loop: RebuildLoop = REBUILD_LOOP,
+): Promise<CatalogueRebuildResult[]> {
+  const done: CatalogueRebuildResult[] = [];
+  for (;;) {
+    done.push(...(await loop.runDue(loop.now())));
+    if (loop.now().getTime() + REBUILD_POLL_MS > until.getTime()) return done;
+    if (!(await loop.anyDueBy(until))) return done;
+    await loop.sleep(REBUILD_POLL_MS);
+  }
 }

@@ -18,8 +18,10 @@ import {
   type CatalogueListing,
   type CatalogueSnapshot,
   compactListing,
+  isSnapshotEntry,
   readSnapshot,
   requestCatalogueRebuild,
+  storedEntryBytes,
 } from './catalogue-snapshot.ts';
 
 /**
@@ -112,9 +114,14 @@ export function clearSiteCatalogues(): void {
   for (const key of Object.keys(counters) as (keyof CatalogueCounters)[]) counters[key] = 0;
 }
 
-/** Estimated bytes one entry holds (see ENTRY_OVERHEAD_BYTES). */
+/**
+ * Estimated bytes one entry holds (see ENTRY_OVERHEAD_BYTES): a snapshot's entry its bytes in the
+ * snapshot buffer (one per byte, outside the heap), one from the table its JSON counted twice.
+ */
 export function estimateEntryBytes(listing: CatalogueListing): number {
-  return JSON.stringify(listing).length * 2 + ENTRY_OVERHEAD_BYTES;
+  return isSnapshotEntry(listing)
+    ? storedEntryBytes(listing) + ENTRY_OVERHEAD_BYTES
+    : JSON.stringify(listing).length * 2 + ENTRY_OVERHEAD_BYTES;
 }
 
 /** A catalogue with no listing yet. */
@@ -238,8 +245,8 @@ export function orderedListings(
 }
 
 /**
- * A catalogue from a snapshot: its entries as stored (newest first, compact, live), its watermark,
- * and its size estimated from the snapshot's text (one pass over 50,000 entries is not repeated).
+ * A catalogue from a snapshot: its entries as stored (newest first, compact, live; parsed only when
+ * presented), its watermark, and its size: the decompressed snapshot it holds, plus the overhead.
  */
 export function catalogueFromSnapshot(snapshot: CatalogueSnapshot, textLength: number): Catalogue {
   const c = emptyCatalogue(snapshot.tenantId);
@@ -248,7 +255,7 @@ export function catalogueFromSnapshot(snapshot: CatalogueSnapshot, textLength: n
     c.slugs.set(entry.slug, entry.id);
   }
   c.watermark = snapshot.watermark;
-  c.bytes = textLength * 2 + snapshot.listings.length * ENTRY_OVERHEAD_BYTES;
+  c.bytes = textLength + snapshot.listings.length * ENTRY_OVERHEAD_BYTES;
   return c;
 }
 

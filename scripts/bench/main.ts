@@ -3,6 +3,8 @@
  * function's cold start against a floor handler, what a request costs in DynamoDB, how the local
  * server holds up under load next to a raw DynamoDB floor, and what Leads requests cost in a Tenant
  * with 20,000 Leads (`--leads N`; 0 leaves that section out; `--archived M` archives the oldest M).
+ * `--only import` (only when named): a bulk listing import under throttling and the snapshot's lag
+ * (import.ts).
  *
  * Order matters: bundles are built first, while nothing else of ours runs on the shared cores;
  * then DynamoDB Local (a JVM) starts, idle while the cold starts are measured between their single
@@ -21,6 +23,7 @@ import { COST_NOTES } from './cost.ts';
 import { replaceCostBlock } from './cost-table.ts';
 import { startDynamoRecorder } from './dynamo-recorder.ts';
 import { BENCH_TABLE, type CursorKeySource, localHandlerEnv } from './env.ts';
+import { type ImportSection, renderImport } from './import-feed.ts';
 import {
   type BenchReport,
   COLD_START_NOTES,
@@ -31,12 +34,12 @@ import {
   TARGETS,
 } from './report.ts';
 import { SITE_NOTES } from './site-search.ts';
-import { parseSections, round, SECTIONS } from './stats.ts';
+import { parseSections, round, SECTIONS, type Section } from './stats.ts';
 
 const { values: args } = parseArgs({
   options: {
     out: { type: 'string' },
-    /** Sections to run, comma-separated (cold-start, costs, load, leads, events, photos, site, tenants, cost); all by default. */
+    /** Sections to run, comma-separated (cold-start, costs, load, leads, events, photos, site, tenants, cost; and import, only when named); all but import by default. */
     only: { type: 'string' },
     /** Fresh processes per function for the cold-start medians (at least 10 for a median). */
     runs: { type: 'string', default: '11' },
@@ -72,6 +75,14 @@ const { values: args } = parseArgs({
     'container-mb': { type: 'string', default: '1024,512' },
     /** Cost section: also rewrite README.md's cost-table block with the figures of this run. */
     readme: { type: 'boolean', default: false },
+    /** Import section (`--only import`, not in the default run): listings of the feed (issue 25: 50,000). */
+    'import-listings': { type: 'string', default: '50000' },
+    /** Import section: the share of DynamoDB calls of the first run throttled past the SDK's retries. */
+    'throttle-rate': { type: 'string', default: '0.05' },
+    /** Import section: the rebuilder on AWS's schedule (`minute`, each whole minute) or the local stack's (`local`). */
+    'rebuild-schedule': { type: 'string', default: 'minute' },
+    /** Import section: how long to wait after the imports for a snapshot that covers them. */
+    'cover-timeout': { type: 'string', default: '300' },
   },
 });
 
@@ -91,9 +102,17 @@ function count(name: string, value: string | undefined): number {
 
 const log = (line: string) => process.stderr.write(`${line}\n`);
 const ROOT = resolve(import.meta.dirname, '../..');
+/**
+ * The import section runs only when named (`--only import`): at its 50,000 listings it takes tens
+ * of minutes, too long for the default run. The other names go to parseSections as before.
+ */
+const onlyNames = args.only?.split(',').map((n) => n.trim());
+const runImport = onlyNames?.includes('import') ?? false;
+const otherSections = onlyNames?.filter((n) => n && n !== 'import');
 const sections = (() => {
   try {
-    return parseSections(args.only);
+    if (runImport && !otherSections?.length) return new Set<Section>();
+    return parseSections(otherSections?.join(','));
   } catch (error) {
     process.stderr.write(`${(error as Error).message}\n`);
     process.exit(2);
@@ -113,6 +132,20 @@ if (archivedLeads > leadCount) {
   process.exit(2);
 }
 if (leadCount === 0) sections.delete('leads');
+const importOptions = {
+  listings: positive('import-listings', args['import-listings']),
+  throttleRate: Number(args['throttle-rate']),
+  schedule: args['rebuild-schedule'] as 'minute' | 'local',
+  coverTimeoutSeconds: positive('cover-timeout', args['cover-timeout']),
+};
+if (!(importOptions.throttleRate >= 0 && importOptions.throttleRate <= 1)) {
+  process.stderr.write(`--throttle-rate must be a rate from 0 to 1, got "${args['throttle-rate']}"\n`);
+  process.exit(2);
+}
+if (!['minute', 'local'].includes(importOptions.schedule)) {
+  process.stderr.write(`--rebuild-schedule must be minute or local, got "${importOptions.schedule}"\n`);
+  process.exit(2);
+}
 const load = {
   connections: positive('connections', args.connections),
   durationSeconds: positive('duration', args.duration),
@@ -141,7 +174,7 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
 /** The 1-, 5- and 15-minute load averages, two decimals. */
 const loadAverages = () => loadavg().map((n) => round(n, 2));
 
-async function main(): Promise<BenchReport> {
+async function main(): Promise<BenchReport & { import: ImportSection | null }> {
   const startedAt = new Date();
   const loadAtStart = loadAverages();
   const t0 = performance.now();
@@ -308,7 +341,17 @@ async function main(): Promise<BenchReport> {
     cost = await measureCostSection(fixture, samples, log, measuredOn);
   }
 
+  let importSection: ImportSection | null = null;
+  if (runImport) {
+    const { measureImport } = await import('./import.ts');
+    log(
+      `[import] Listing import: ${importOptions.listings} listings throttled at ${importOptions.throttleRate}, then the resume; the snapshot's lag…`,
+    );
+    importSection = await measureImport({ dynamoEndpoint: dynamoLocal.endpoint, ...importOptions });
+  }
+
   return {
+    import: importSection,
     startedAt: startedAt.toISOString(),
     elapsedSeconds: Math.round((performance.now() - t0) / 1000),
     node: process.version,
@@ -339,6 +382,7 @@ try {
   const report = await main();
   await cleanUp();
   process.stdout.write(`${renderReport(report)}\n`);
+  if (report.import) process.stdout.write(`${renderImport(report.import).join('\n')}\n`);
   if (args.readme) {
     if (!report.cost) throw new Error('--readme needs the cost section (--only cost)');
     const readme = resolve(ROOT, 'README.md');

@@ -64,7 +64,7 @@ async function waitUntilUp(endpoint: string, child: ChildProcess, timeoutMs = 12
  * in a file there (a second start keeps it); without, it lives in memory (tests).
  */
 export async function startDynamoLocal(
-  options: { dataDir?: string; port?: number } = {},
+  options: { dataDir?: string; port?: number; startTimeoutMs?: number } = {},
 ): Promise<DynamoLocal> {
   const port = options.port ?? (await freePort());
   if (options.dataDir) mkdirSync(options.dataDir, { recursive: true });
@@ -75,7 +75,14 @@ export async function startDynamoLocal(
     ...(options.dataDir ? { path: options.dataDir } : {}),
   });
   const endpoint = `http://127.0.0.1:${port}`;
-  await waitUntilUp(endpoint, child);
+  try {
+    await waitUntilUp(endpoint, child, options.startTimeoutMs);
+  } catch (error) {
+    // A JVM that never answered must not outlive the start that gave up on it (it holds its port and
+    // memory, and a test run's process would never exit).
+    if (child.exitCode === null) child.kill('SIGKILL');
+    throw error;
+  }
   return {
     endpoint,
     process: child,

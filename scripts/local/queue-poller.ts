@@ -34,6 +34,14 @@ export function visibilityTimeoutMsOf(queue: LocalQueueName): number {
 }
 
 /**
+ * The worker's timeout (the worker table's row; 60 s for a queue no row feeds): Lambda ends an
+ * invocation that runs longer, and its whole batch has failed.
+ */
+export function functionTimeoutMsOf(queue: LocalQueueName): number {
+  return (rowOf(queue)?.row.timeoutSeconds ?? 60) * 1000;
+}
+
+/**
  * The local dead-letter queue of `queue` (the redrive policy's target in AWS): messages that failed
  * `maxReceiveCount` receives wait there, with their receive count, for an operator to look at.
  */
@@ -46,6 +54,8 @@ export interface DeliverOptions {
   limit?: number;
   /** @default visibilityTimeoutMsOf(queue) */
   visibilityTimeoutMs?: number;
+  /** @default functionTimeoutMsOf(queue) */
+  functionTimeoutMs?: number;
   /**
    * Delivers only the due messages whose body this picks, oldest first (the others stay as they
    * are). For a test on the shared test table, whose queues also hold other test files' messages:
@@ -60,8 +70,11 @@ export interface DeliverOptions {
  * - a message is received by writing a copy hidden for the visibility timeout, with its receive
  *   counted, and deleting the visible one conditionally: two pollers never deliver it twice, and a
  *   process stopped mid-handler loses nothing (the copy shows again, one receive more);
- * - a message the handler reported failed (or all of them, if it threw) stays hidden until its
- *   visibility timeout ends, then is received again; a handled one is deleted;
+ * - a message the handler reported failed (or all of them, if it threw or outran the function's
+ *   timeout) stays hidden until its visibility timeout ends, then is received again; a handled one
+ *   is deleted. A handler that never returns (a request that hangs) frees its lane at the timeout, as
+ *   Lambda ends the invocation: without the bound one hung call stopped a queue's deliveries for good
+ *   (found by the soak: the webhook queue's lanes waited on the one that hung);
  * - a message received `maxReceiveCount` times that fails again, or is due again after that many,
  *   moves to the queue's local dead-letter queue (written before the original goes: never lost).
  */
@@ -144,11 +157,20 @@ export async function deliverDue(
     })),
   };
   let failed = new Set<string>();
+  let timer: NodeJS.Timeout | undefined;
+  const timedOut = new Promise<'timeout'>((resolve) => {
+    timer = setTimeout(() => resolve('timeout'), options.functionTimeoutMs ?? functionTimeoutMsOf(queue));
+  });
   try {
-    const result = await handler(event);
-    failed = new Set((result?.batchItemFailures ?? []).map((f) => f.itemIdentifier));
+    const result = await Promise.race([handler(event), timedOut]);
+    failed =
+      result === 'timeout'
+        ? new Set(claimed.map((m) => m.id))
+        : new Set((result?.batchItemFailures ?? []).map((f) => f.itemIdentifier));
   } catch {
     failed = new Set(claimed.map((m) => m.id));
+  } finally {
+    clearTimeout(timer);
   }
   for (const message of claimed) {
     if (failed.has(message.id)) {

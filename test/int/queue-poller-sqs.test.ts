@@ -8,7 +8,12 @@ import { dynamo } from '../../functions/data/client.ts';
 import { LocalQueueMessage } from '../../functions/data/entities/local-queue-message.ts';
 import { visibilityTimeoutSeconds, workerFor } from '../../functions/workers.ts';
 import { visibleAtKey } from '../../scripts/local/adapters/local-queue.ts';
-import { deliverDue, startQueuePoller, visibilityTimeoutMsOf } from '../../scripts/local/queue-poller.ts';
+import {
+  deliverDue,
+  functionTimeoutMsOf,
+  startQueuePoller,
+  visibilityTimeoutMsOf,
+} from '../../scripts/local/queue-poller.ts';
 import { eventually } from '../support/eventually.ts';
 import { unique } from '../support/factories.ts';
 
@@ -67,6 +72,41 @@ describe('the local queue event source (L3): the visibility timeout of the worke
     });
     // Assess
     expect(hiddenWhileRunning.map((m) => m.receiveCount)).toEqual([1]);
+  });
+});
+
+describe('the local queue event source: the function timeout of the worker table', () => {
+  it("takes each queue's function timeout from its worker row", () => {
+    expect(functionTimeoutMsOf('webhooks')).toBe(workerFor('webhookDelivery').timeoutSeconds * 1000);
+    expect(functionTimeoutMsOf('images')).toBe(workerFor('imageImport').timeoutSeconds * 1000);
+  });
+
+  it('ends an invocation that never returns at the timeout: the lane goes on, the batch failed and comes back', async () => {
+    // Prepare
+    const queue = unique('q') as 'ai';
+    await put(queue, 2);
+    // Act: a handler hung on a call that never answers (as Lambda ends it, the poller must)
+    const delivered = await deliverDue(queue, () => new Promise(() => {}), {
+      functionTimeoutMs: 200,
+      visibilityTimeoutMs: 400,
+    });
+    // Assess: both were handed out, both still there (failed, not deleted), each received once
+    expect(delivered).toBe(2);
+    expect((await messagesOf(queue)).map((m) => m.receiveCount)).toEqual([1, 1]);
+    // ...and received again once the visibility timeout ends, by a handler that returns
+    const handled: string[] = [];
+    await eventually(
+      async () => {
+        await deliverDue(queue, async (event) => {
+          handled.push(...event.Records.map((r) => r.attributes.ApproximateReceiveCount));
+          return { batchItemFailures: [] };
+        });
+        return handled;
+      },
+      (seen) => seen.length >= 2,
+    );
+    expect(handled).toEqual(['2', '2']);
+    expect(await messagesOf(queue)).toEqual([]);
   });
 });
 
