@@ -6,14 +6,21 @@ import {
   similarListings,
   sortListings,
 } from '../../functions/domain/site-search.ts';
-import type { CatalogueListing } from '../../functions/services/catalogue-snapshot.ts';
+import {
+  type CatalogueListing,
+  decodeSnapshot,
+  encodeSnapshot,
+  snapshotEntryParses,
+} from '../../functions/services/catalogue-snapshot.ts';
 import { type SiteSearch, searchCatalogue } from '../../functions/services/site.ts';
 import {
   applyListings,
   type Catalogue,
+  catalogueFromSnapshot,
   emptyCatalogue,
   orderedListings,
   searchTextOf,
+  snapshotOf,
 } from '../../functions/services/site-catalogue.ts';
 
 /** A small deterministic generator (mulberry32): the same catalogue on every run. */
@@ -164,6 +171,21 @@ describe('site search over cached orders', () => {
     // Assess
     expect(withOrder).toBe(before + 50 * 8);
     expect(c.orders.size).toBe(0);
+  });
+
+  it('sorts and filters a snapshot-loaded catalogue without parsing any entry', () => {
+    // Prepare
+    const decoded = decodeSnapshot('t1', encodeSnapshot(snapshotOf(catalogueOf(seededListings(300, 5)))));
+    const c = catalogueFromSnapshot(decoded.snapshot, decoded.textLength);
+    const parsedBefore = snapshotEntryParses();
+
+    // Act
+    const pages = SEARCHES.filter((s) => !s.q).map((s) => searchCatalogue(c, s));
+    similarListings([...c.listings.values()][0] as CatalogueListing, c.listings.values(), 6);
+
+    // Assess
+    expect(pages.every((p) => p.total > 0)).toBe(true);
+    expect(snapshotEntryParses()).toBe(parsedBefore);
   });
 
   it('finds the same similar listings as sorting every candidate', () => {
