@@ -67,6 +67,16 @@ export function searchableText(l: SiteListing): string {
   return foldText([l.title, l.description ?? '', address, ...texts, ...places].join(' '));
 }
 
+/**
+ * The folded words of `q`. A search tests every listing against the same `q`: the last one's words
+ * are kept, so it is folded once per search, not once per listing.
+ */
+let lastQuery: { q: string; words: string[] } | undefined;
+function queryWords(q: string): string[] {
+  if (lastQuery?.q !== q) lastQuery = { q, words: foldText(q).split(/\s+/).filter(Boolean) };
+  return lastQuery.words;
+}
+
 /** True when the listing meets every filter given. `q`: every word appears somewhere. */
 export function matches(l: SiteListing, f: SiteFilters, searchable: (l: SiteListing) => string): boolean {
   if (f.listing && l.listingType !== f.listing) return false;
@@ -86,7 +96,7 @@ export function matches(l: SiteListing, f: SiteFilters, searchable: (l: SiteList
   if (f.featured && !l.isFeatured) return false;
   if (f.q) {
     const text = searchable(l);
-    const words = foldText(f.q).split(/\s+/).filter(Boolean);
+    const words = queryWords(f.q);
     if (!words.every((w) => text.includes(w))) return false;
   }
   return true;
@@ -162,9 +172,14 @@ export function similarListings(
   candidates: Iterable<SiteListing>,
   limit: number,
 ): SiteListing[] {
+  if (limit <= 0) return [];
   const targetPath = (target.placePath ?? []).map((p) => p.code);
   const targetPrice = comparedPrice(target, target.listingType);
-  const scored: { l: SiteListing; shared: number; gap: number }[] = [];
+  type Scored = { l: SiteListing; shared: number; gap: number };
+  const nearerFirst = (a: Scored, b: Scored) => b.shared - a.shared || a.gap - b.gap || newestFirst(a.l, b.l);
+  // The nearest `limit` so far, nearest first: each candidate costs at most `limit` comparisons,
+  // not a sort of every candidate (the order is total, so the result is the sort's first `limit`).
+  const nearest: Scored[] = [];
   for (const l of candidates) {
     if (l.id === target.id || l.listingType !== target.listingType) continue;
     const path = (l.placePath ?? []).map((p) => p.code);
@@ -176,10 +191,14 @@ export function similarListings(
       targetPrice === undefined || price === undefined
         ? Number.POSITIVE_INFINITY
         : Math.abs(Number(price) - Number(targetPrice));
-    scored.push({ l, shared, gap });
+    const candidate = { l, shared, gap };
+    if (nearest.length === limit && nearerFirst(candidate, nearest[limit - 1] as Scored) >= 0) continue;
+    let at = nearest.length;
+    while (at > 0 && nearerFirst(candidate, nearest[at - 1] as Scored) < 0) at--;
+    nearest.splice(at, 0, candidate);
+    if (nearest.length > limit) nearest.pop();
   }
-  scored.sort((a, b) => b.shared - a.shared || a.gap - b.gap || newestFirst(a.l, b.l));
-  return scored.slice(0, limit).map((s) => s.l);
+  return nearest.map((s) => s.l);
 }
 
 /** A location of the site (interface §4.7): an Area, a Place or a property type with live listings. */

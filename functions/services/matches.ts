@@ -56,6 +56,8 @@ export async function listLeadMatches(tenantId: string, leadId: string): Promise
   for (const listing of catalogue.listings.values()) {
     const reasons = matchReasons(criteria, listing, members.get(listing.id) ?? NO_AREAS);
     if (reasons) matches.push({ listing, reasons, sentAt: sent.get(listing.id) });
+    // The catalogue is newest first: the first MAX_MATCHES found are the answer.
+    if (matches.length === MAX_MATCHES) break;
   }
   return matches.sort((a, b) => newestFirst(a.listing, b.listing)).slice(0, MAX_MATCHES);
 }

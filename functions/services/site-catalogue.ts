@@ -2,7 +2,15 @@ import { type AgentRecord, listActiveAgents } from '../data/agents.ts';
 import { listAreas, membersOfArea } from '../data/areas.ts';
 import { type ListingRecord, queryAllListings, queryListingsUpdatedSince } from '../data/listings.ts';
 import { listingStatus } from '../domain/listing.ts';
-import { buildLocations, newestFirst, type SiteLocation, searchableText } from '../domain/site-search.ts';
+import {
+  buildLocations,
+  newestFirst,
+  type SiteFilters,
+  type SiteLocation,
+  type SiteSort,
+  searchableText,
+  sortListings,
+} from '../domain/site-search.ts';
 import { config } from '../kernel/config.ts';
 import { logger } from '../kernel/logger.ts';
 import {
@@ -59,6 +67,11 @@ export interface Catalogue {
   relatedLoadedAt: number;
   /** Derived from listings and areas; dropped on any change. */
   locations?: SiteLocation[] | undefined;
+  /**
+   * The live listings in each order a search asked for (key: sort and listing type), kept until a
+   * listing changes: a warm search filters one of them instead of sorting its hits every time.
+   */
+  orders: Map<string, readonly CatalogueListing[]>;
   /** Estimated bytes held (listings, slugs, search texts). */
   bytes: number;
 }
@@ -118,6 +131,7 @@ export function emptyCatalogue(tenantId: string): Catalogue {
     listings: new Map(),
     slugs: new Map(),
     searchText: new Map(),
+    orders: new Map(),
     relatedLoadedAt: 0,
     bytes: 0,
   };
@@ -137,12 +151,14 @@ function forgetSearchText(c: Catalogue, id: string): void {
  */
 export function applyListings(c: Catalogue, items: readonly (ListingRecord | CatalogueListing)[]): void {
   let changed = false;
+  const changedIds = new Set<string>();
   for (const p of items) {
     if (!c.watermark || p.updatedAt > c.watermark) c.watermark = p.updatedAt;
     const previous = c.listings.get(p.id);
     const live = listingStatus(p) === 'live';
     if (previous ? previous.updatedAt === p.updatedAt && live : !live) continue;
     changed = true;
+    changedIds.add(p.id);
     if (previous) {
       c.slugs.delete(previous.slug);
       c.bytes -= estimateEntryBytes(previous);
@@ -159,9 +175,73 @@ export function applyListings(c: Catalogue, items: readonly (ListingRecord | Cat
   }
   if (changed) {
     c.locations = undefined;
-    // Newest first, as a search lists them by default: sorting the hits is then one pass.
-    c.listings = new Map([...c.listings].sort(([, a], [, b]) => newestFirst(a, b)));
+    forgetOrders(c);
+    c.listings = newestFirstMap(c.listings, changedIds);
   }
+}
+
+/** Bytes an order holds: one pointer per listing. */
+const ORDER_ENTRY_BYTES = 8;
+
+function forgetOrders(c: Catalogue): void {
+  for (const order of c.orders.values()) c.bytes -= order.length * ORDER_ENTRY_BYTES;
+  c.orders.clear();
+}
+
+/**
+ * Beyond this many changed listings a catch-up sorts the whole catalogue again; below it, each
+ * changed listing is moved to its place by binary search (a few changes to a large catalogue are
+ * the common catch-up, and re-sorting 50,000 entries for one of them costs tens of milliseconds).
+ */
+const RESORT_AFTER_CHANGES = 64;
+
+/**
+ * `listings` newest first again (the order a search lists them by default and the snapshot stores),
+ * given that only the entries of `changedIds` may be out of place.
+ */
+function newestFirstMap(
+  listings: Map<string, CatalogueListing>,
+  changedIds: Set<string>,
+): Map<string, CatalogueListing> {
+  const all = [...listings.values()];
+  if (changedIds.size > RESORT_AFTER_CHANGES) {
+    return new Map(all.sort(newestFirst).map((l) => [l.id, l]));
+  }
+  const ordered = all.filter((l) => !changedIds.has(l.id));
+  for (const id of changedIds) {
+    const entry = listings.get(id);
+    if (!entry) continue;
+    let low = 0;
+    let high = ordered.length;
+    while (low < high) {
+      const middle = (low + high) >>> 1;
+      if (newestFirst(ordered[middle] as CatalogueListing, entry) < 0) low = middle + 1;
+      else high = middle;
+    }
+    ordered.splice(low, 0, entry);
+  }
+  return new Map(ordered.map((l) => [l.id, l]));
+}
+
+/**
+ * The live listings in the order a search with `sort` (and, for a price sort, the listing type
+ * whose price it compares) lists them, built once per catalogue version. Filtering this order gives
+ * the same hits in the same order as sorting the filtered hits: the order is total (ties by id).
+ */
+export function orderedListings(
+  c: Catalogue,
+  sort: SiteSort,
+  listing: SiteFilters['listing'],
+): readonly CatalogueListing[] {
+  const key = sort === 'newest' ? sort : `${sort}:${listing ?? ''}`;
+  let order = c.orders.get(key);
+  if (!order) {
+    const all = [...c.listings.values()];
+    order = sort === 'newest' ? all : (sortListings(all, sort, listing) as CatalogueListing[]);
+    c.orders.set(key, order);
+    c.bytes += order.length * ORDER_ENTRY_BYTES;
+  }
+  return order;
 }
 
 /**

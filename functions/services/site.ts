@@ -1,15 +1,15 @@
 import { findListingClaim, getListing, type ListingRecord } from '../data/listings.ts';
 import type { TenantRecord } from '../data/tenants.ts';
 import { listingStatus } from '../domain/listing.ts';
-import {
-  matches,
-  type SiteFilters,
-  type SiteSort,
-  similarListings,
-  sortListings,
-} from '../domain/site-search.ts';
+import { matches, type SiteFilters, type SiteSort, similarListings } from '../domain/site-search.ts';
 import { NotFoundError, RequestValidationError } from '../kernel/errors.ts';
-import { type Catalogue, locationsOf, searchTextOf, siteCatalogue } from './site-catalogue.ts';
+import {
+  type Catalogue,
+  locationsOf,
+  orderedListings,
+  searchTextOf,
+  siteCatalogue,
+} from './site-catalogue.ts';
 
 /** The Site Language of a site call: `locale` when it is one of the Tenant's, else 422; default the first. */
 export function siteLanguage(tenant: TenantRecord, locale: string | undefined): string {
@@ -57,7 +57,14 @@ export async function searchSite(tenantId: string, s: SiteSearch) {
       'range_inverted',
     );
   }
-  const c = await siteCatalogue(tenantId, { related: true });
+  return searchCatalogue(await siteCatalogue(tenantId, { related: true }), s);
+}
+
+/**
+ * The search over a catalogue already read: its filters over the listings in the sort's order
+ * (cached per catalogue version, services/site-catalogue.ts `orderedListings`), then the page.
+ */
+export function searchCatalogue(c: Catalogue, s: SiteSearch) {
   const filters: SiteFilters = {
     listing: s.listing,
     type: s.type,
@@ -74,8 +81,7 @@ export async function searchSite(tenantId: string, s: SiteSearch) {
     filters.location = (l) => ids.has(l.id);
   }
   const text = searchTextOf(c);
-  const hits = [...c.listings.values()].filter((l) => matches(l, filters, text));
-  sortListings(hits, s.sort, s.listing);
+  const hits = orderedListings(c, s.sort, s.listing).filter((l) => matches(l, filters, text));
   return {
     catalogue: c,
     items: hits.slice(s.offset, s.offset + s.limit) as ListingRecord[],
