@@ -49,6 +49,23 @@ export function deadLetterQueueOf(queue: LocalQueueName): string {
   return `${queue}-dlq`;
 }
 
+/** Per queue, the end of the last claim this process started: the next one waits for it. */
+const claimTurns = new Map<string, Promise<void>>();
+async function inClaimTurn(queue: string, claim: () => Promise<void>): Promise<void> {
+  const turn = (claimTurns.get(queue) ?? Promise.resolve()).then(claim);
+  claimTurns.set(
+    queue,
+    turn.catch(() => undefined),
+  );
+  return turn;
+}
+
+/** Claims this process lost to another receiver of the same messages (tests). */
+let claimsLost = 0;
+export function localClaimsLost(): number {
+  return claimsLost;
+}
+
 export interface DeliverOptions {
   /** Messages per invocation. @default the row's batch size (10 for a queue no row feeds) */
   limit?: number;
@@ -130,13 +147,19 @@ export async function deliverDue(
     }
     return lost;
   };
-  // Two lanes polling side by side read the same oldest messages; one that loses claims reads again
-  // for the rest of its batch, as SQS hands a second receiver other messages. Without this a lane
-  // woken to drain beside another could find nothing and go back to sleep with messages still due.
-  for (let read = 0; read < 5 && claimed.length < limit; read++) {
-    const lost = await claimDue(await dueNow(limit - claimed.length));
-    if (lost === 0) break;
-  }
+  // SQS hands each receive its own messages. Here the lanes of this process take turns at claiming
+  // (their handlers still run side by side): twenty webhook lanes claiming at once all read the same
+  // oldest messages and fought over them, a dozen writes per message handed out, until DynamoDB
+  // Local saturated and deliveries all but stopped (the seed-3 soak). Pollers in other processes may
+  // still take what a lane read: it then reads again for the rest of its batch, so that it does not
+  // go back to sleep with messages still due.
+  await inClaimTurn(queue, async () => {
+    for (let read = 0; read < 5 && claimed.length < limit; read++) {
+      const lost = await claimDue(await dueNow(limit - claimed.length));
+      claimsLost += lost;
+      if (lost === 0) break;
+    }
+  });
   if (claimed.length === 0) return 0;
   const event: SQSEvent = {
     Records: claimed.map((m) => ({

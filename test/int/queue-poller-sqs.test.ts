@@ -11,6 +11,7 @@ import { visibleAtKey } from '../../scripts/local/adapters/local-queue.ts';
 import {
   deliverDue,
   functionTimeoutMsOf,
+  localClaimsLost,
   startQueuePoller,
   visibilityTimeoutMsOf,
 } from '../../scripts/local/queue-poller.ts';
@@ -151,6 +152,38 @@ describe('the local queue event source (L4): maxConcurrency batches at once, of 
     expect(most).toBe(3);
     expect(Math.max(...sizes)).toBeLessThanOrEqual(2);
     expect(sizes.reduce((a, b) => a + b, 0)).toBe(6);
+  });
+});
+
+describe('the local queue event source: the lanes of one poller take turns at claiming', () => {
+  it('hands many lanes draining a backlog each message once, with no claim lost to another lane', async () => {
+    // Prepare
+    const queue = unique('q') as 'ai';
+    await put(queue, 40);
+    const lostBefore = localClaimsLost();
+    const seen: string[] = [];
+    let done: () => void = () => undefined;
+    const allHandled = new Promise<void>((resolve) => {
+      done = resolve;
+    });
+    // Act: ten lanes, woken together by the first batch, drain forty messages
+    const poller = startQueuePoller({
+      queue,
+      batchSize: 2,
+      maxConcurrency: 10,
+      intervalMs: 50,
+      handler: async (event) => {
+        seen.push(...event.Records.map((r) => r.body));
+        if (seen.length >= 40) done();
+        return { batchItemFailures: [] };
+      },
+    });
+    await allHandled;
+    poller.stop();
+    // Assess: each once, and no lane claimed what another had read first
+    expect(new Set(seen).size).toBe(40);
+    expect(seen).toHaveLength(40);
+    expect(localClaimsLost() - lostBefore).toBe(0);
   });
 });
 
