@@ -87,7 +87,8 @@ async function outcomeAfterRetry(
  * since (manual edits win); an item that changes nothing is skipped. A bad item is reported and
  * the import goes on; an item DynamoDB refuses for capacity is retried with backoff (`retry`), and
  * reported if it still fails. No item stops the import. Re-running a feed is its resume: items
- * already imported unchanged are skipped by internal_ref (a read each, no write).
+ * already imported unchanged are skipped by internal_ref (no write to the listing; their Area
+ * memberships are checked, and written only if an earlier run failed before them).
  */
 export async function importListings(
   tenant: TenantRecord,
@@ -124,13 +125,17 @@ export async function importListings(
         const parsed = PropertyCreate.safeParse(item);
         if (!parsed.success) throw new RequestValidationError(toValidationIssues('body', parsed.error, item));
         const result = await upsertListingByRef(writer, ref, parsed.data, undefined);
-        const outcome: Outcome = result.created
-          ? 'created'
-          : result.changed
-            ? 'updated'
-            : attempt > 1
-              ? await outcomeAfterRetry(tenant.tenantId, result.record, writer.name, since)
-              : 'skipped';
+        let outcome: Outcome;
+        if (result.created) outcome = 'created';
+        else if (result.changed) outcome = 'updated';
+        else if (attempt > 1)
+          outcome = await outcomeAfterRetry(tenant.tenantId, result.record, writer.name, since);
+        else {
+          // Unchanged, but an earlier run may have written it and failed on its Area memberships
+          // (reported failed): the resume computes them again (two reads when nothing is missing).
+          await recomputeListing(tenant.tenantId, result.record);
+          outcome = 'skipped';
+        }
         summary[outcome]++;
         break;
       } catch (error) {

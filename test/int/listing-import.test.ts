@@ -1,6 +1,8 @@
 import { beforeAll, describe, expect, it } from 'vitest';
+import { membershipsOfListing, removeMemberships } from '../../functions/data/areas.ts';
 import { findListingClaim, getListing, queryAllListings } from '../../functions/data/listings.ts';
 import { getTenant, type TenantRecord } from '../../functions/data/tenants.ts';
+import { createArea } from '../../functions/services/areas.ts';
 import { importListings } from '../../functions/services/listing-import.ts';
 import { editListing, type ListingWriter } from '../../functions/services/listings.ts';
 import { createTenantFromAdmin } from '../../functions/services/tenants.ts';
@@ -174,6 +176,28 @@ describe('importListings', () => {
       [2, 3],
       [3, 3],
     ]);
+  });
+});
+
+describe('importListings: the resume', () => {
+  it('writes the Area memberships of an item an earlier run wrote but failed after (reported failed)', async () => {
+    // Prepare: an Area over the feed's Place; a run whose write landed but whose memberships did not
+    const tenant = await newTenant();
+    const { area } = await createArea({
+      tenantId: tenant.tenantId,
+      kind: 'zone',
+      name: 'Feed zone',
+      placeCodes: [placeCode],
+    });
+    const refs = [unique('R')];
+    await importListings(tenant, feed(refs), 'feed.json');
+    const listing = await byRef(tenant, refs[0] as string);
+    await removeMemberships(tenant.tenantId, listing.id, [area.id]);
+    // Act: the feed again (the resume)
+    const resumed = await importListings(tenant, feed(refs), 'feed.json');
+    // Assess: nothing to change on the listing, and its membership is back
+    expect(resumed).toMatchObject({ skipped: 1, failed: 0 });
+    expect((await membershipsOfListing(tenant.tenantId, listing.id)).map((m) => m.areaId)).toEqual([area.id]);
   });
 });
 
