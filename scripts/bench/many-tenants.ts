@@ -1,14 +1,4 @@
-/**
- * The many-Tenant section of the bench (issue 25, point 4): many Tenants of skewed sizes seeded at
- * once (the site section's seeding: the entity items the service writes, by BatchWriteItem), their
- * catalogue snapshots built as the rebuilder builds them, then a skewed mix of site requests served
- * through the real handlers by several fresh processes standing for Lambda containers
- * (many-tenants-child.ts), one after another so that none waits on another's CPU. Each reports what
- * its requests cost and what it held against its byte budget; the pure figures and the table are in
- * many-tenants-mix.ts.
- */
-import { spawn } from 'node:child_process';
-import { resolve } from 'node:path';
+import { runJsonChild } from './child-json.ts';
 import type { ContainerInput, ContainerOutput } from './many-tenants-child.ts';
 import {
   type ManyTenantsSection,
@@ -34,22 +24,7 @@ export interface ManyTenantsOptions {
 
 /** Runs one container's plan in a fresh process; its answer is its figures. */
 function runContainer(input: ContainerInput): Promise<ContainerOutput> {
-  const child = spawn(process.execPath, [resolve(import.meta.dirname, 'many-tenants-child.ts')], {
-    env: process.env,
-    stdio: ['pipe', 'pipe', 'inherit'],
-  });
-  child.stdin.end(JSON.stringify(input));
-  let out = '';
-  child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
-    out += chunk;
-  });
-  return new Promise((done, fail) => {
-    child.on('error', fail);
-    child.on('close', (code) => {
-      if (code !== 0) fail(new Error(`many-tenants-child exited ${code}: ${out.slice(0, 500)}`));
-      else done(JSON.parse(out) as ContainerOutput);
-    });
-  });
+  return runJsonChild<ContainerOutput>('many-tenants-child.ts', input);
 }
 
 export async function measureManyTenants(options: ManyTenantsOptions): Promise<ManyTenantsSection> {

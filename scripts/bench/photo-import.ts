@@ -7,14 +7,15 @@
  * process's size once its modules are loaded. Every functions/ module is imported dynamically:
  * main.ts sets the environment and binds the local adapters first.
  */
-import { spawn } from 'node:child_process';
+
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import S3rver from 's3rver';
 import { jpegFile } from '../../test/support/image-files.ts';
 import { LOCAL_PHOTO_BUCKET, LOCAL_S3_CORS } from '../local/adapters/local-photo-store.ts';
+import { runJsonChild } from './child-json.ts';
 import { percentile, round } from './stats.ts';
 
 export interface PhotosSection {
@@ -155,20 +156,9 @@ function runWorkerChild(message: {
   propertyId: string;
   importId: string;
 }): Promise<{ peakRssKb: number; baselineRssKb: number }> {
-  const child = spawn(process.execPath, [resolve(import.meta.dirname, 'photo-import-child.ts')], {
-    env: process.env,
-    stdio: ['pipe', 'pipe', 'inherit'],
-  });
-  child.stdin.end(JSON.stringify({ type: 'import', attempt: 1, ...message }));
-  let out = '';
-  child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
-    out += chunk;
-  });
-  return new Promise((done, fail) => {
-    child.on('error', fail);
-    child.on('close', (code) => {
-      if (code !== 0) fail(new Error(`photo-import-child exited ${code}: ${out}`));
-      else done(JSON.parse(out) as { peakRssKb: number; baselineRssKb: number });
-    });
+  return runJsonChild<{ peakRssKb: number; baselineRssKb: number }>('photo-import-child.ts', {
+    type: 'import',
+    attempt: 1,
+    ...message,
   });
 }
