@@ -23,6 +23,15 @@ async function messagesOf(queue: string) {
   return data;
 }
 
+/** A promise and the function that resolves it: a test waits until its handler says so. */
+function signal(): { fired: Promise<void>; fire: () => void } {
+  let fire: () => void = () => undefined;
+  const fired = new Promise<void>((resolve) => {
+    fire = resolve;
+  });
+  return { fired, fire };
+}
+
 async function put(queue: string, count: number) {
   for (let i = 0; i < count; i++) {
     await LocalQueueMessage.create({
@@ -119,15 +128,9 @@ describe('the local queue event source (L4): maxConcurrency batches at once, of 
     let inFlight = 0;
     let most = 0;
     const sizes: number[] = [];
-    let release: () => void = () => undefined;
-    const three = new Promise<void>((resolve) => {
-      release = resolve;
-    });
+    const { fired: three, fire: release } = signal();
     let handled = 0;
-    let done: () => void = () => undefined;
-    const allHandled = new Promise<void>((resolve) => {
-      done = resolve;
-    });
+    const { fired: allHandled, fire: done } = signal();
     // Act
     const poller = startQueuePoller({
       queue,
@@ -162,10 +165,7 @@ describe('the local queue event source: the lanes of one poller take turns at cl
     await put(queue, 40);
     const lostBefore = localClaimsLost();
     const seen: string[] = [];
-    let done: () => void = () => undefined;
-    const allHandled = new Promise<void>((resolve) => {
-      done = resolve;
-    });
+    const { fired: allHandled, fire: done } = signal();
     // Act: ten lanes, woken together by the first batch, drain forty messages
     const poller = startQueuePoller({
       queue,
