@@ -72,7 +72,7 @@ export function searchableText(l: SiteListing): string {
  * are kept, so it is folded once per search, not once per listing.
  */
 let lastQuery: { q: string; words: string[] } | undefined;
-function queryWords(q: string): string[] {
+export function queryWords(q: string): string[] {
   if (lastQuery?.q !== q) lastQuery = { q, words: foldText(q).split(/\s+/).filter(Boolean) };
   return lastQuery.words;
 }

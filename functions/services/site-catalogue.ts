@@ -2,15 +2,7 @@ import { type AgentRecord, listActiveAgents } from '../data/agents.ts';
 import { listAreas, membersOfArea } from '../data/areas.ts';
 import { type ListingRecord, queryAllListings, queryListingsUpdatedSince } from '../data/listings.ts';
 import { listingStatus } from '../domain/listing.ts';
-import {
-  buildLocations,
-  newestFirst,
-  type SiteFilters,
-  type SiteLocation,
-  type SiteSort,
-  searchableText,
-  sortListings,
-} from '../domain/site-search.ts';
+import { buildLocations, newestFirst, type SiteLocation } from '../domain/site-search.ts';
 import { config } from '../kernel/config.ts';
 import { logger } from '../kernel/logger.ts';
 import {
@@ -23,6 +15,7 @@ import {
   requestCatalogueRebuild,
   storedEntryBytes,
 } from './catalogue-snapshot.ts';
+import { buildSearchColumns, type SearchColumns, WordIndex } from './site-search-index.ts';
 
 /**
  * The compact per-Tenant catalogue of live listings that the site reads search (issue 12, point 7)
@@ -59,8 +52,6 @@ export interface Catalogue {
   listings: Map<string, CatalogueListing>;
   /** Live listings' current slugs → id. */
   slugs: Map<string, string>;
-  /** Folded search text per listing id (built on first use). */
-  searchText: Map<string, string>;
   watermark?: string | undefined;
   areas?: { id: string; kind: string; name: string; memberIds: Set<string> }[];
   agents?: AgentRecord[];
@@ -68,11 +59,13 @@ export interface Catalogue {
   /** Derived from listings and areas; dropped on any change. */
   locations?: SiteLocation[] | undefined;
   /**
-   * The live listings in each order a search asked for (key: sort and listing type), kept until a
-   * listing changes: a warm search filters one of them instead of sorting its hits every time.
+   * What a search filters and sorts (services/site-search-index.ts), built by the first search of
+   * this version of the listings and dropped on any change.
    */
-  orders: Map<string, readonly CatalogueListing[]>;
-  /** Estimated bytes held (listings, slugs, search texts). */
+  columns?: SearchColumns | undefined;
+  /** The words `q` finds, built by the first `q` search and kept current listing by listing. */
+  words?: WordIndex | undefined;
+  /** Estimated bytes held by the listings and slugs (see {@link heldBytes} for the whole). */
   bytes: number;
 }
 
@@ -102,7 +95,7 @@ export function catalogueStats() {
   let bytes = 0;
   let listings = 0;
   for (const c of catalogues.values()) {
-    bytes += c.bytes;
+    bytes += heldBytes(c);
     listings += c.listings.size;
   }
   return { held: catalogues.size, listings, bytes, budgetBytes: catalogueBudgetBytes(), ...counters };
@@ -124,30 +117,26 @@ export function estimateEntryBytes(listing: CatalogueListing): number {
     : JSON.stringify(listing).length * 2 + ENTRY_OVERHEAD_BYTES;
 }
 
+/** Estimated bytes a catalogue holds: listings and slugs, search columns, word index. */
+export function heldBytes(c: Catalogue): number {
+  return c.bytes + (c.columns?.bytes ?? 0) + (c.words?.bytes ?? 0);
+}
+
 /** A catalogue with no listing yet. */
 export function emptyCatalogue(tenantId: string): Catalogue {
   return {
     tenantId,
     listings: new Map(),
     slugs: new Map(),
-    searchText: new Map(),
-    orders: new Map(),
     relatedLoadedAt: 0,
     bytes: 0,
   };
 }
 
-function forgetSearchText(c: Catalogue, id: string): void {
-  const text = c.searchText.get(id);
-  if (text === undefined) return;
-  c.bytes -= text.length * 2;
-  c.searchText.delete(id);
-}
-
 /**
  * Applies listings read from the index. The catch-up's overlap reads the last few changes again on
  * every request: a version already held (same updatedAt), or a listing that is not live and was not
- * held, changes nothing, so the derived locations and search text are kept.
+ * held, changes nothing, so the derived locations and search columns are kept.
  */
 export function applyListings(c: Catalogue, items: readonly (ListingRecord | CatalogueListing)[]): void {
   let changed = false;
@@ -163,29 +152,22 @@ export function applyListings(c: Catalogue, items: readonly (ListingRecord | Cat
       c.slugs.delete(previous.slug);
       c.bytes -= estimateEntryBytes(previous);
     }
-    forgetSearchText(c, p.id);
+    c.words?.remove(p.id);
     if (live) {
       const entry = compactListing(p);
       c.listings.set(p.id, entry);
       c.slugs.set(p.slug, p.id);
       c.bytes += estimateEntryBytes(entry);
+      c.words?.add(entry);
     } else {
       c.listings.delete(p.id);
     }
   }
   if (changed) {
     c.locations = undefined;
-    forgetOrders(c);
+    c.columns = undefined;
     c.listings = newestFirstMap(c.listings, changedIds);
   }
-}
-
-/** Bytes an order holds: one pointer per listing. */
-const ORDER_ENTRY_BYTES = 8;
-
-function forgetOrders(c: Catalogue): void {
-  for (const order of c.orders.values()) c.bytes -= order.length * ORDER_ENTRY_BYTES;
-  c.orders.clear();
 }
 
 /**
@@ -223,25 +205,16 @@ function newestFirstMap(
   return new Map(ordered.map((l) => [l.id, l]));
 }
 
-/**
- * The live listings in the order a search with `sort` (and, for a price sort, the listing type
- * whose price it compares) lists them, built once per catalogue version. Filtering this order gives
- * the same hits in the same order as sorting the filtered hits: the order is total (ties by id).
- */
-export function orderedListings(
-  c: Catalogue,
-  sort: SiteSort,
-  listing: SiteFilters['listing'],
-): readonly CatalogueListing[] {
-  const key = sort === 'newest' ? sort : `${sort}:${listing ?? ''}`;
-  let order = c.orders.get(key);
-  if (!order) {
-    const all = [...c.listings.values()];
-    order = sort === 'newest' ? all : (sortListings(all, sort, listing) as CatalogueListing[]);
-    c.orders.set(key, order);
-    c.bytes += order.length * ORDER_ENTRY_BYTES;
-  }
-  return order;
+/** The catalogue's search columns for its current listings (built on first use per version). */
+export function searchColumnsOf(c: Catalogue): SearchColumns {
+  c.columns ??= buildSearchColumns([...c.listings.values()]);
+  return c.columns;
+}
+
+/** The catalogue's word index (built on the first `q` search, then kept current). */
+export function wordIndexOf(c: Catalogue): WordIndex {
+  c.words ??= new WordIndex(c.listings.values());
+  return c.words;
 }
 
 /**
@@ -344,11 +317,11 @@ function hold(c: Catalogue): void {
   catalogues.set(c.tenantId, c);
   const budget = catalogueBudgetBytes();
   let total = 0;
-  for (const held of catalogues.values()) total += held.bytes;
+  for (const held of catalogues.values()) total += heldBytes(held);
   for (const [tenantId, held] of catalogues) {
     if (total <= budget || held === c) break;
     catalogues.delete(tenantId);
-    total -= held.bytes;
+    total -= heldBytes(held);
     counters.evictions++;
   }
 }
@@ -383,20 +356,6 @@ export async function siteCatalogue(
   }
   hold(c);
   return c;
-}
-
-/** The folded text `q` searches, per listing, built once per listing version. */
-export function searchTextOf(c: Catalogue) {
-  return (l: { id: string }): string => {
-    let text = c.searchText.get(l.id);
-    if (text === undefined) {
-      const listing = c.listings.get(l.id);
-      text = listing ? searchableText(listing) : '';
-      c.searchText.set(l.id, text);
-      c.bytes += text.length * 2;
-    }
-    return text;
-  };
 }
 
 /** The catalogue's locations (needs a catalogue read with `related`). */

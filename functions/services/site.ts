@@ -1,15 +1,16 @@
 import { findListingClaim, getListing, type ListingRecord } from '../data/listings.ts';
 import type { TenantRecord } from '../data/tenants.ts';
 import { listingStatus } from '../domain/listing.ts';
-import { matches, type SiteFilters, type SiteSort, similarListings } from '../domain/site-search.ts';
+import { queryWords, type SiteSort, similarListings } from '../domain/site-search.ts';
 import { NotFoundError, RequestValidationError } from '../kernel/errors.ts';
 import {
   type Catalogue,
   locationsOf,
-  orderedListings,
-  searchTextOf,
+  searchColumnsOf,
   siteCatalogue,
+  wordIndexOf,
 } from './site-catalogue.ts';
+import { searchColumns } from './site-search-index.ts';
 
 /** The Site Language of a site call: `locale` when it is one of the Tenant's, else 422; default the first. */
 export function siteLanguage(tenant: TenantRecord, locale: string | undefined): string {
@@ -61,32 +62,34 @@ export async function searchSite(tenantId: string, s: SiteSearch) {
 }
 
 /**
- * The search over a catalogue already read: its filters over the listings in the sort's order
- * (cached per catalogue version, services/site-catalogue.ts `orderedListings`), then the page.
+ * The search over a catalogue already read: its filters over the listings in the sort's order, then
+ * the page, on the catalogue's search columns (services/site-search-index.ts). An unknown `location`
+ * finds nothing.
  */
 export function searchCatalogue(c: Catalogue, s: SiteSearch) {
-  const filters: SiteFilters = {
-    listing: s.listing,
-    type: s.type,
-    minPrice: s.min_price,
-    maxPrice: s.max_price,
-    beds: s.beds,
-    amenities: s.amenities,
-    q: s.q?.trim() || undefined,
-    featured: s.featured,
-  };
+  const q = s.q?.trim() ? queryWords(s.q) : [];
+  let location: { key: object; ids: ReadonlySet<string> } | undefined;
   if (s.location !== undefined) {
-    const location = locationsOf(c).find((l) => l.slug === s.location);
-    const ids = location?.listingIds ?? new Set<string>();
-    filters.location = (l) => ids.has(l.id);
+    const found = locationsOf(c).find((l) => l.slug === s.location);
+    location = found ? { key: found, ids: found.listingIds } : { key: {}, ids: new Set() };
   }
-  const text = searchTextOf(c);
-  const hits = orderedListings(c, s.sort, s.listing).filter((l) => matches(l, filters, text));
-  return {
-    catalogue: c,
-    items: hits.slice(s.offset, s.offset + s.limit) as ListingRecord[],
-    total: hits.length,
-  };
+  const { items, total } = searchColumns(searchColumnsOf(c), {
+    filters: {
+      listing: s.listing,
+      type: s.type,
+      minPrice: s.min_price,
+      maxPrice: s.max_price,
+      beds: s.beds,
+      amenities: s.amenities,
+      featured: s.featured,
+    },
+    sort: s.sort,
+    location,
+    q: q.length ? { words: q, index: wordIndexOf(c) } : undefined,
+    offset: s.offset,
+    limit: s.limit,
+  });
+  return { catalogue: c, items: items as ListingRecord[], total };
 }
 
 /** A live listing by slug; a retired slug still finds it (is_canonical false). Else 404. */

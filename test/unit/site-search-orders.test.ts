@@ -3,6 +3,8 @@ import {
   foldText,
   matches,
   type SiteFilters,
+  type SiteListing,
+  searchableText,
   similarListings,
   sortListings,
 } from '../../functions/domain/site-search.ts';
@@ -18,10 +20,11 @@ import {
   type Catalogue,
   catalogueFromSnapshot,
   emptyCatalogue,
-  orderedListings,
-  searchTextOf,
+  heldBytes,
+  locationsOf,
   snapshotOf,
 } from '../../functions/services/site-catalogue.ts';
+import { WordIndex } from '../../functions/services/site-search-index.ts';
 
 /** A small deterministic generator (mulberry32): the same catalogue on every run. */
 function seeded(seed: number) {
@@ -66,6 +69,8 @@ function seededListings(count: number, seed: number): CatalogueListing[] {
       price,
       rentPrice,
       bedrooms: Math.floor(random() * 5),
+      amenities: pick([undefined, ['pool'], ['pool', 'garden'], ['sea_view']]),
+      isFeatured: random() < 0.2,
       placeCode: placePath[placePath.length - 1]?.code,
       placePath,
       createdAt,
@@ -86,11 +91,12 @@ function bruteForce(c: Catalogue, s: SiteSearch, filters: SiteFilters) {
   const words = foldText(filters.q ?? '')
     .split(/\s+/)
     .filter(Boolean);
-  const text = searchTextOf(c);
+  const text = (l: SiteListing) => searchableText(l);
   const hits = [...c.listings.values()].filter(
     (l) => matches(l, { ...filters, q: undefined }, text) && words.every((w) => text(l).includes(w)),
   );
-  return sortListings(hits, s.sort, s.listing).map((l) => l.id);
+  const ids = sortListings(hits, s.sort, s.listing).map((l) => l.id);
+  return { ids: ids.slice(s.offset, s.offset + s.limit), total: ids.length };
 }
 
 const SEARCHES: SiteSearch[] = [
@@ -103,10 +109,27 @@ const SEARCHES: SiteSearch[] = [
   { sort: 'newest', q: 'Sea view', limit: 500, offset: 0 },
   { sort: 'price_asc', q: 'penthouse 1', limit: 500, offset: 0 },
   { sort: 'newest', q: 'GARDEN', limit: 500, offset: 0 },
+  { sort: 'newest', q: 'ting 1', limit: 500, offset: 0 },
+  { sort: 'newest', q: 'malaga', limit: 20, offset: 10 },
+  { sort: 'price_desc', type: 'villa', amenities: ['pool'], limit: 500, offset: 0 },
+  { sort: 'newest', featured: true, location: 'malaga', limit: 500, offset: 0 },
+  { sort: 'price_asc', location: 'marbella', min_price: '100000.25', limit: 7, offset: 3 },
+  { sort: 'newest', type: 'castle', limit: 500, offset: 0 },
+  { sort: 'newest', location: 'atlantis', limit: 500, offset: 0 },
 ];
 
-const filtersOf = (s: SiteSearch): SiteFilters => ({
+const filtersOf = (c: Catalogue, s: SiteSearch): SiteFilters => ({
   listing: s.listing,
+  type: s.type,
+  amenities: s.amenities,
+  featured: s.featured,
+  location:
+    s.location === undefined
+      ? undefined
+      : (l) =>
+          locationsOf(c)
+            .find((x) => x.slug === s.location)
+            ?.listingIds.has(l.id) ?? false,
   minPrice: s.min_price,
   maxPrice: s.max_price,
   beds: s.beds,
@@ -123,9 +146,9 @@ describe('site search over cached orders', () => {
       const answer = searchCatalogue(c, s);
 
       // Assess
-      const expected = bruteForce(c, s, filtersOf(s));
-      expect(answer.items.map((l) => l.id)).toEqual(expected);
-      expect(answer.total).toBe(expected.length);
+      const expected = bruteForce(c, s, filtersOf(c, s));
+      expect(answer.items.map((l) => l.id)).toEqual(expected.ids);
+      expect(answer.total).toBe(expected.total);
     }
   });
 
@@ -135,9 +158,13 @@ describe('site search over cached orders', () => {
     const c = catalogueOf(listings);
     for (const s of SEARCHES) searchCatalogue(c, s);
     const later = '2026-02-01T00:00:00.000Z';
-    const repriced = listings
-      .slice(0, 10)
-      .map((l) => ({ ...l, price: '1', rentPrice: '1', updatedAt: later }));
+    const repriced = listings.slice(0, 10).map((l) => ({
+      ...l,
+      title: `Renamed ${l.title} malaga`,
+      price: '1',
+      rentPrice: '1',
+      updatedAt: later,
+    }));
     const added = seededListings(405, 9)
       .slice(400)
       .map((l) => ({ ...l, createdAt: '2026-01-03T12:00:00.000Z', updatedAt: later }));
@@ -151,26 +178,40 @@ describe('site search over cached orders', () => {
       sortListings([...c.listings.values()], 'newest', undefined).map((l) => l.id),
     );
     for (const s of SEARCHES) {
-      expect(searchCatalogue(c, s).items.map((l) => l.id)).toEqual(bruteForce(c, s, filtersOf(s)));
+      const answer = searchCatalogue(c, s);
+      const expected = bruteForce(c, s, filtersOf(c, s));
+      expect(answer.items.map((l) => l.id)).toEqual(expected.ids);
+      expect(answer.total).toBe(expected.total);
     }
   });
 
-  it('counts the orders it holds in the catalogue bytes and drops them on a change', () => {
+  it('counts the search columns and word index in the bytes held, and drops the columns on a change', () => {
     // Prepare
     const listings = seededListings(50, 3);
     const c = catalogueOf(listings);
-    const before = c.bytes;
+    const before = heldBytes(c);
 
     // Act
-    orderedListings(c, 'price_asc', 'sale');
-    const withOrder = c.bytes;
+    searchCatalogue(c, { sort: 'price_asc', listing: 'sale', limit: 10, offset: 0 });
+    const withColumns = heldBytes(c);
+    searchCatalogue(c, { sort: 'newest', q: 'garden', limit: 10, offset: 0 });
+    const withWords = heldBytes(c);
     applyListings(c, [
-      { ...listings[0], price: '5', updatedAt: '2026-03-01T00:00:00.000Z' } as CatalogueListing,
+      {
+        ...listings[0],
+        title: 'An entirely new title',
+        price: '5',
+        updatedAt: '2026-03-01T00:00:00.000Z',
+      } as CatalogueListing,
     ]);
 
     // Assess
-    expect(withOrder).toBe(before + 50 * 8);
-    expect(c.orders.size).toBe(0);
+    expect(withColumns).toBeGreaterThanOrEqual(before + 50 * 36 + 50 * 4);
+    expect(withWords).toBeGreaterThan(withColumns);
+    expect(c.columns).toBeUndefined();
+    expect(c.words?.size).toBe(50);
+    // The changed listing left its old words: the index holds what one built afresh holds.
+    expect(c.words?.bytes).toBe(new WordIndex(c.listings.values()).bytes);
   });
 
   it('sorts and filters a snapshot-loaded catalogue without parsing any entry', () => {
@@ -180,7 +221,8 @@ describe('site search over cached orders', () => {
     const parsedBefore = snapshotEntryParses();
 
     // Act
-    const pages = SEARCHES.filter((s) => !s.q).map((s) => searchCatalogue(c, s));
+    const finding = SEARCHES.filter((s) => !s.q && s.type !== 'castle' && s.location !== 'atlantis');
+    const pages = finding.map((s) => searchCatalogue(c, s));
     similarListings([...c.listings.values()][0] as CatalogueListing, c.listings.values(), 6);
 
     // Assess
