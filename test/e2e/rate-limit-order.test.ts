@@ -1,6 +1,8 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { dynamo, tableName } from '../../functions/data/client.ts';
+import { config, resetConfig } from '../../functions/kernel/config.ts';
+import { issueSiteKey } from '../../functions/services/site-keys.ts';
 import { createTestTenant, type TestTenant, unique } from '../support/factories.ts';
 import { startTestApi, type TestApi } from '../support/http.ts';
 
@@ -18,13 +20,15 @@ let api: TestApi;
 let observed: Observed[] = [];
 /** When set, the count is held until another call starts (or, failing that, a deadlock breaker). */
 let holdCount = false;
-let releaseHeldCount: (() => void) | undefined;
+/** Releases every count held (a site request counts two buckets, side by side). */
+let releaseHeldCounts: (() => void)[] = [];
 let countReleasedBy: 'other call' | 'deadlock breaker' | undefined;
 
 const DEADLOCK_BREAKER_MS = 3000;
 
+/** The secret API's window item (`#rate#`) or one of the site's (`#site-rate#`). */
 function isCount(input: { Key?: { pk?: unknown } }): boolean {
-  return typeof input.Key?.pk === 'string' && input.Key.pk.includes('#rate#');
+  return typeof input.Key?.pk === 'string' && /#(site-)?rate#/.test(input.Key.pk);
 }
 
 beforeAll(async () => {
@@ -33,21 +37,22 @@ beforeAll(async () => {
       const command = (context.commandName ?? 'Unknown').replace(/Command$/, '');
       if (!isCount(args.input as { Key?: { pk?: unknown } })) {
         observed.push({ event: 'other:start', command });
-        releaseHeldCount?.();
+        for (const release of releaseHeldCounts.splice(0)) release();
         return next(args);
       }
       observed.push({ event: 'count:start', command });
       if (holdCount) {
         // Not a timing assertion: the breaker only ends the wait when no other call ever starts
         // (the count running alone, first), which the test then reports as a failure.
-        countReleasedBy = await new Promise<'other call' | 'deadlock breaker'>((resolve) => {
+        const releasedBy = await new Promise<'other call' | 'deadlock breaker'>((resolve) => {
           const breaker = setTimeout(() => resolve('deadlock breaker'), DEADLOCK_BREAKER_MS);
-          releaseHeldCount = () => {
+          releaseHeldCounts.push(() => {
             clearTimeout(breaker);
             resolve('other call');
-          };
+          });
         });
-        releaseHeldCount = undefined;
+        // The first count to be released by the breaker marks the request as counted alone.
+        if (countReleasedBy !== 'deadlock breaker') countReleasedBy = releasedBy;
       }
       try {
         return await next(args);
@@ -66,7 +71,7 @@ afterAll(async () => {
 beforeEach(() => {
   observed = [];
   holdCount = false;
-  releaseHeldCount = undefined;
+  releaseHeldCounts = [];
   countReleasedBy = undefined;
 });
 
@@ -190,6 +195,56 @@ describe('rate limit beside the read', () => {
     // Assess
     expect(statuses).toEqual([200, 200, 200, 429, 429]);
     expect(await storedTenantCount(t.tenantId)).toBe(3);
+  });
+});
+
+describe('site budgets beside the read', () => {
+  const PAGE = 'https://www.order.example';
+  beforeAll(() => {
+    vi.stubEnv('SITE_RATE_LIMIT_IP_PER_MINUTE', '4');
+    resetConfig();
+  });
+  afterAll(() => {
+    vi.unstubAllEnvs();
+    resetConfig();
+  });
+  const sitePath = (key: string, path: string) => `${path}?${new URLSearchParams({ key, origin: PAGE })}`;
+
+  it('starts a site search’s catalogue read while its site count is still in flight, and answers it', async () => {
+    // Prepare
+    const t = await createTestTenant();
+    const { key } = await issueSiteKey({ tenantId: t.tenantId, origins: PAGE });
+    observed = [];
+    holdCount = true;
+    // Act
+    const res = await api.call('GET', sitePath(key, '/v1/site/properties'), { key: null });
+    // Assess: a catalogue read started before the counts finished, so it released them
+    expect(res.status).toBe(200);
+    expect(res.body.total).toBe(0);
+    expect(countReleasedBy).toBe('other call');
+    const events = fromCount();
+    const countEnd = events.findIndex((o) => o.event === 'count:end');
+    const readStart = events.findIndex((o) => o.event === 'other:start' && o.command === 'Query');
+    expect(readStart).toBeGreaterThanOrEqual(0);
+    expect(readStart).toBeLessThan(countEnd);
+  });
+
+  it('answers 429, not 404, to a site read over its ip-minute budget, although the read ran', async () => {
+    // Prepare
+    const t = await createTestTenant();
+    const { key } = await issueSiteKey({ tenantId: t.tenantId, origins: PAGE });
+    await awayFromMinuteBoundary(10_000);
+    const missing = sitePath(key, '/v1/site/properties/by-id/00000000-0000-4000-8000-000000000000');
+    const budget = config().SITE_RATE_LIMIT_IP_PER_MINUTE;
+    // Act: one request past the visitor's ip-minute budget (4 here)
+    const statuses: number[] = [];
+    for (let i = 0; i <= budget; i++) {
+      statuses.push((await api.call('GET', `${missing}&n=${i}`, { key: null })).status);
+    }
+    // Assess
+    expect(statuses.slice(0, budget).every((s) => s === 404)).toBe(true);
+    expect(budget).toBe(4);
+    expect(statuses[budget]).toBe(429);
   });
 });
 

@@ -54,11 +54,39 @@ async function countAndJudge(state: RequestState): Promise<void> {
     throw new RateLimitedError('Rate limit exceeded: retry after the window resets', verdict.headers);
 }
 
+/**
+ * A read's budget count, started beside its handler: the handler's own round trip runs while the
+ * counter's does, and the answer waits for the verdict ({@link awaitCountAfterRead},
+ * {@link awaitCountOnError}). Used by the secret API's and the site's budgets alike.
+ */
+export function countBesideRead(state: RequestState, counting: Promise<void>): void {
+  // Awaited in after/onError; this only keeps a rejection from being reported as unhandled while
+  // the handler runs.
+  counting.catch(() => {});
+  state.pendingCount = counting;
+}
+
 /** A read's count still in flight while its handler runs, until the answer waits for it. */
 function takePending(state: RequestState): Promise<void> | undefined {
   const pending = state.pendingCount;
   state.pendingCount = undefined;
   return pending;
+}
+
+/** The read answered: its answer waits for the verdict (a 429 or a failed count replaces it). */
+export async function awaitCountAfterRead(state: RequestState): Promise<void> {
+  await takePending(state);
+}
+
+/** The read failed: over budget (429) or a failed count (500) wins over whatever it answered. */
+export async function awaitCountOnError(state: RequestState, request: { error?: unknown }): Promise<void> {
+  const pending = takePending(state);
+  if (!pending) return;
+  try {
+    await pending;
+  } catch (error) {
+    request.error = error as Error;
+  }
 }
 
 /**
@@ -77,25 +105,10 @@ export function rateLimit(): MiddlewareObj<HttpEvent, unknown, Error, Context> {
     before: async (request) => {
       const state = stateOf(request.context);
       if (isWrite(state.route)) return countAndJudge(state);
-      const counting = countAndJudge(state);
-      // Awaited in after/onError; this only keeps a rejection from being reported as unhandled
-      // while the handler runs.
-      counting.catch(() => {});
-      state.pendingCount = counting;
+      countBesideRead(state, countAndJudge(state));
     },
-    after: async (request) => {
-      await takePending(stateOf(request.context));
-    },
-    onError: async (request) => {
-      const pending = takePending(stateOf(request.context));
-      if (!pending) return;
-      try {
-        await pending;
-      } catch (error) {
-        // Over budget (429) or a failed count (500) wins over whatever the read answered.
-        request.error = error as Error;
-      }
-    },
+    after: async (request) => awaitCountAfterRead(stateOf(request.context)),
+    onError: async (request) => awaitCountOnError(stateOf(request.context), request),
   };
 }
 

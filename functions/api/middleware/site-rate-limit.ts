@@ -9,7 +9,13 @@ import type { PipelineStep } from '../answers.ts';
 import type { HttpEvent } from '../http.ts';
 import { callerOf, type RequestState, stateOf } from '../request-state.ts';
 import { isWrite, type RouteDefinition } from '../route.ts';
-import { RATE_LIMIT_HEADERS, rateLimitStep } from './rate-limit.ts';
+import {
+  awaitCountAfterRead,
+  awaitCountOnError,
+  countBesideRead,
+  RATE_LIMIT_HEADERS,
+  rateLimitStep,
+} from './rate-limit.ts';
 
 const WINDOW_SECONDS = 60;
 
@@ -43,6 +49,41 @@ function tokenOf(event: HttpEvent): unknown {
 }
 
 /**
+ * Counts a site request against `ip-minute` and `site-minute` and judges it (the budget headers set,
+ * 429 when one is spent); the budgets and window, for an Inquiry's further count.
+ */
+async function judgeSiteRequest(state: RequestState) {
+  const { tenant } = callerOf(state);
+  const visitor = state.site?.visitor ?? 'unknown';
+  const now = Date.now() / 1000;
+  const start = windowStart(now, WINDOW_SECONDS);
+  const c = config();
+  const counts = await countSiteRequest({
+    tenantId: tenant.tenantId,
+    visitor,
+    windowStart: start,
+    windowSeconds: WINDOW_SECONDS,
+    quotas: { visitor: c.SITE_RATE_LIMIT_IP_PER_MINUTE, site: c.SITE_RATE_LIMIT_TENANT_PER_MINUTE },
+  });
+  const budgets: Budget[] = [
+    {
+      name: 'ip-minute',
+      quota: c.SITE_RATE_LIMIT_IP_PER_MINUTE,
+      windowSeconds: WINDOW_SECONDS,
+      used: counts.visitorCount,
+    },
+    {
+      name: 'site-minute',
+      quota: c.SITE_RATE_LIMIT_TENANT_PER_MINUTE,
+      windowSeconds: WINDOW_SECONDS,
+      used: counts.siteCount,
+    },
+  ];
+  applyVerdict(state, budgets, now, counts.admitted);
+  return { budgets, now, start };
+}
+
+/**
  * The site budgets (interface §8), judged in order: `ip-minute` per visitor over every publishable
  * call of the Tenant, then `site-minute` over all the Tenant's publishable keys, and for an Inquiry
  * `inquiry-minute` per key and visitor. The shared `site-minute` is spent only by requests the
@@ -56,35 +97,19 @@ export function siteRateLimit(): MiddlewareObj<HttpEvent, unknown, Error, Contex
   return {
     before: async (request) => {
       const state = stateOf(request.context);
-      const { tenant, apiKey } = callerOf(state);
-      const visitor = state.site?.visitor ?? 'unknown';
-      const now = Date.now() / 1000;
-      const start = windowStart(now, WINDOW_SECONDS);
-      const c = config();
-      const counts = await countSiteRequest({
-        tenantId: tenant.tenantId,
-        visitor,
-        windowStart: start,
-        windowSeconds: WINDOW_SECONDS,
-        quotas: { visitor: c.SITE_RATE_LIMIT_IP_PER_MINUTE, site: c.SITE_RATE_LIMIT_TENANT_PER_MINUTE },
-      });
-      const budgets: Budget[] = [
-        {
-          name: 'ip-minute',
-          quota: c.SITE_RATE_LIMIT_IP_PER_MINUTE,
-          windowSeconds: WINDOW_SECONDS,
-          used: counts.visitorCount,
-        },
-        {
-          name: 'site-minute',
-          quota: c.SITE_RATE_LIMIT_TENANT_PER_MINUTE,
-          windowSeconds: WINDOW_SECONDS,
-          used: counts.siteCount,
-        },
-      ];
-      applyVerdict(state, budgets, now, counts.admitted);
+      // A read (every site GET: a search's catalogue catch-up, a listing) runs beside its count, as
+      // the secret API's reads do; a write waits for the verdict (a refused write changes nothing).
+      if (!isWrite(state.route))
+        return countBesideRead(
+          state,
+          judgeSiteRequest(state).then(() => {}),
+        );
+      const { budgets, now, start } = await judgeSiteRequest(state);
       if (!isInquiryRoute(state.route)) return;
 
+      const { tenant, apiKey } = callerOf(state);
+      const visitor = state.site?.visitor ?? 'unknown';
+      const quota = config().SITE_RATE_LIMIT_INQUIRY_PER_MINUTE;
       const inquiry = { tenantId: tenant.tenantId, visitor, keyId: apiKey.id, windowStart: start };
       const [token, counted] = await Promise.allSettled([
         requireInquiryToken({
@@ -92,11 +117,7 @@ export function siteRateLimit(): MiddlewareObj<HttpEvent, unknown, Error, Contex
           visitorIp: state.site?.ip,
           origins: state.site?.origins ?? [],
         }),
-        countSiteInquiry({
-          ...inquiry,
-          windowSeconds: WINDOW_SECONDS,
-          quota: c.SITE_RATE_LIMIT_INQUIRY_PER_MINUTE,
-        }),
+        countSiteInquiry({ ...inquiry, windowSeconds: WINDOW_SECONDS, quota }),
       ]);
       if (counted.status === 'fulfilled' && counted.value.admitted) {
         state.countedInquiry = () => giveBackSiteInquiry(inquiry);
@@ -105,18 +126,21 @@ export function siteRateLimit(): MiddlewareObj<HttpEvent, unknown, Error, Contex
       if (counted.status === 'rejected') throw counted.reason;
       budgets.push({
         name: 'inquiry-minute',
-        quota: c.SITE_RATE_LIMIT_INQUIRY_PER_MINUTE,
+        quota,
         windowSeconds: WINDOW_SECONDS,
         used: counted.value.inquiryCount,
       });
       applyVerdict(state, budgets, now, counted.value.admitted);
     },
     after: async (request) => {
+      const state = stateOf(request.context);
+      await awaitCountAfterRead(state);
       // Taken in: the Inquiry keeps its count.
-      stateOf(request.context).countedInquiry = undefined;
+      state.countedInquiry = undefined;
     },
     onError: async (request) => {
       const state = stateOf(request.context);
+      await awaitCountOnError(state, request);
       const giveBack = state.countedInquiry;
       state.countedInquiry = undefined;
       await giveBack?.();
