@@ -1011,7 +1011,7 @@ export function renderSite(s: SiteSection): string[] {
   out.push(line(header), ...body.map(line), line(floorCells));
   const ops = s.rows[0]?.operations.join(', ') ?? '';
   out.push(
-    `   A warm search's DynamoDB calls: ${ops} (the two rate-limit UpdateItems together, then the catalogue's catch-up Query on the listings' updatedAt index from the last change seen). Server time: the handler in-process, DynamoDB Local behind the recorder proxy, no HTTP; CPU ms: this process's CPU time over the request (median), which the other tenants of the shared cores inflate far less than wall time.`,
+    `   A warm search's DynamoDB calls: ${ops} (the two rate-limit UpdateItems and the catalogue's catch-up Queries on the listings' updatedAt index from the last change seen, live and archived partitions, all sent together: a site GET's read runs beside its count). Server time: the handler in-process, DynamoDB Local behind the recorder proxy, no HTTP; CPU ms: this process's CPU time over the request (median), which the other tenants of the shared cores inflate far less than wall time.`,
   );
   const c = s.cold;
   out.push(
