@@ -278,6 +278,7 @@ export function renderManyTenants(s: ManyTenantsSection): string[] {
         'budget MB',
         'within',
         'peak RSS MB',
+        'RSS ≤ MB',
       ],
       s.containers.map((c) => [
         `#${c.container + 1}`,
@@ -292,9 +293,10 @@ export function renderManyTenants(s: ManyTenantsSection): string[] {
         mb(c.budgetBytes),
         mark(withinBudget(c)),
         c.peakRssMb.toFixed(0),
+        mark(c.peakRssMb <= c.memoryMb),
       ]),
     ),
-    `   Tenants are drawn by traffic (rank r weighs 1/r), requests by kind (${REQUEST_KINDS.map(([k, w]) => `${k} ${w}%`).join(', ')}), each from a new visitor. A cold request is one that loaded its Tenant's catalogue (one S3 GET of the snapshot, then the catch-up Query); "held" is the catalogues' estimated bytes after each request (services/site-catalogue.ts), against the budget of ${budgetShare(s.containers)} of the container's memory (MB); evictions are catalogues dropped least recently used first to stay within it.`,
+    `   Tenants are drawn by traffic (rank r weighs 1/r), requests by kind (${REQUEST_KINDS.map(([k, w]) => `${k} ${w}%`).join(', ')}), each from a new visitor. A cold request is one that loaded its Tenant's catalogue (one S3 GET of the snapshot, then the catch-up Query); "held" is the catalogues' estimated bytes after each request (services/site-catalogue.ts), against the budget of ${budgetShare(s.containers)} of the container's memory (MB); evictions are catalogues dropped least recently used first to stay within it. Peak RSS is the whole process (the bench's recorder and clients too, and garbage V8 has not yet collected: the process runs with no heap cap), so "RSS ≤ MB" ✗ says that memory setting has no room to spare, not that it fails; the site functions are deployed at 1,024 MB.`,
   ];
   return out;
 }
