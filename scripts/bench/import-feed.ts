@@ -181,7 +181,7 @@ const signed = (n: number) => String(n);
 export function renderImport(s: ImportSection): string[] {
   const lines = [
     '',
-    `## Listing import (issue 25): ${s.listings} listings, throttled at ${s.throttleRate} past the SDK's retries, ${s.concurrency} items at once`,
+    `## Listing import (issue 25): ${s.listings} listings, throttled at ${s.throttleRate} past the SDK's retries, ${s.concurrency === 1 ? 'one item' : `${s.concurrency} items`} at once`,
     '',
     '| run (throttled past the SDK retries) | items/s | created | updated | skipped | failed | elapsed s | failures by error |',
     '| --- | ---: | ---: | ---: | ---: | ---: | ---: | --- |',
