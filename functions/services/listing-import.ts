@@ -31,8 +31,13 @@ export interface ImportRetry {
 
 export const IMPORT_RETRY: ImportRetry = { attempts: 8, baseMs: 100, capMs: 5_000 };
 
+/** Items in flight at once: each is several DynamoDB round trips in a row, so one at a time leaves the table idle. */
+export const IMPORT_CONCURRENCY = 8;
+
 export interface ImportOptions {
   retry?: ImportRetry;
+  /** How many items run at once (a positive integer; IMPORT_CONCURRENCY by default). */
+  concurrency?: number | undefined;
 }
 
 /**
@@ -99,6 +104,9 @@ export async function importListings(
   options: ImportOptions = {},
 ): Promise<ImportSummary> {
   const retry = options.retry ?? IMPORT_RETRY;
+  const concurrency = options.concurrency ?? IMPORT_CONCURRENCY;
+  if (!Number.isInteger(concurrency) || concurrency < 1)
+    throw new RangeError(`concurrency must be a positive integer, got ${concurrency}`);
   const summary: ImportSummary = {
     total: items.length,
     created: 0,
@@ -108,11 +116,10 @@ export async function importListings(
     failures: [],
   };
   const writer = { tenant, name: `import:${source}`, via: 'import' as const };
-  for (const [index, item] of items.entries()) {
-    const ref =
-      typeof (item as { internal_ref?: unknown })?.internal_ref === 'string'
-        ? (item as { internal_ref: string }).internal_ref
-        : null;
+  let done = 0;
+  const importOne = async (index: number) => {
+    const item = items[index];
+    const ref = refOf(item);
     const since = new Date().toISOString();
     for (let attempt = 1; ; attempt++) {
       try {
@@ -149,7 +156,48 @@ export async function importListings(
         break;
       }
     }
-    progress(index + 1, items.length);
-  }
+    done++;
+    progress(done, items.length);
+  };
+  // A unit of work is every item of one internal_ref, in feed order: two items of a ref running
+  // at once would race on its claim (both creating) or let the earlier item's values win.
+  // Items without a ref touch nothing, so each is a unit of its own.
+  await runPool(unitsOfWork(items), concurrency, async (indexes) => {
+    for (const index of indexes) await importOne(index);
+  });
+  // Units finish out of feed order.
+  summary.failures.sort((a, b) => a.index - b.index);
   return summary;
+}
+
+function refOf(item: unknown): string | null {
+  const ref = (item as { internal_ref?: unknown } | null)?.internal_ref;
+  return typeof ref === 'string' ? ref : null;
+}
+
+/** The feed's indexes grouped by internal_ref (each group in feed order), groups in order of first appearance. */
+function unitsOfWork(items: unknown[]): number[][] {
+  const units: number[][] = [];
+  const byRef = new Map<string, number[]>();
+  for (const [index, item] of items.entries()) {
+    const ref = refOf(item);
+    const unit = ref === null ? undefined : byRef.get(ref);
+    if (unit) {
+      unit.push(index);
+      continue;
+    }
+    const fresh = [index];
+    units.push(fresh);
+    if (ref !== null) byRef.set(ref, fresh);
+  }
+  return units;
+}
+
+/** Runs `work` on each unit with at most `concurrency` running at once, taking units in order. */
+async function runPool<T>(units: T[], concurrency: number, work: (unit: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  const worker = async () => {
+    while (next < units.length) await work(units[next++] as T);
+  };
+  await Promise.all(Array.from({ length: Math.min(concurrency, units.length) }, worker));
 }

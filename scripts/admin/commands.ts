@@ -17,7 +17,7 @@ import { issueApiKey, parseScopes, revokeApiKeyById } from '../../functions/serv
 import { createArea, recomputeAreas, setManualMembership } from '../../functions/services/areas.ts';
 import { rebuildCatalogueSnapshot } from '../../functions/services/catalogue-rebuild.ts';
 import { resumeHeldEnrichments } from '../../functions/services/enrichment.ts';
-import { importListings } from '../../functions/services/listing-import.ts';
+import { IMPORT_CONCURRENCY, importListings } from '../../functions/services/listing-import.ts';
 import { migrateListings, readListing } from '../../functions/services/listings.ts';
 import { orderByDepth, type PlaceInput, savePlace } from '../../functions/services/places.ts';
 import {
@@ -299,13 +299,13 @@ export const commands: Record<string, Command> = {
     },
   },
   'listing import': {
-    usage:
-      '--tenant SLUG --file FEED.json   (a JSON array of listings in the create shape, each with internal_ref; throttled items are retried, failures listed per item; re-running the same feed resumes it: imported items are skipped by internal_ref)',
+    usage: `--tenant SLUG --file FEED.json [--concurrency N]   (a JSON array of listings in the create shape, each with internal_ref; N items at once, ${IMPORT_CONCURRENCY} by default, items of one internal_ref one after the other in feed order; throttled items are retried, failures listed per item; re-running the same feed resumes it: imported items are skipped by internal_ref)`,
     run: async (flags, progress) => {
+      const concurrency = integerFlag(flags, 'concurrency', 1);
       const tenant = await requireTenantBySlug(required(flags, 'tenant'));
       const file = required(flags, 'file');
       const items = readJsonArray(file);
-      return importListings(tenant, items, basename(file), progress('listing import'));
+      return importListings(tenant, items, basename(file), progress('listing import'), { concurrency });
     },
   },
   'listing migrate': {

@@ -32,6 +32,8 @@ export interface ImportChildInput {
   dynamoEndpoint: string;
   listings: number;
   throttleRate: number;
+  /** Items the import runs at once; importListings' default (IMPORT_CONCURRENCY) if not given. */
+  concurrency?: number | undefined;
   schedule: RebuildSchedule;
   /** How long to wait after the imports for a snapshot that covers them. */
   coverTimeoutSeconds: number;
@@ -136,7 +138,8 @@ async function main(input: ImportChildInput): Promise<ImportSection> {
   }, firstTickIn);
 
   try {
-    const { importListings } = await import('../../functions/services/listing-import.ts');
+    const { IMPORT_CONCURRENCY, importListings } = await import('../../functions/services/listing-import.ts');
+    const concurrency = input.concurrency ?? IMPORT_CONCURRENCY;
     const feed = importFeed(input.listings, `BENCH-${tenant.slug}`);
     const runs: ImportRun[] = [];
     const progress = (label: string) => {
@@ -147,16 +150,20 @@ async function main(input: ImportChildInput): Promise<ImportSection> {
           log(`  import ${label}: ${done}/${total} (${Math.round((performance.now() - started) / 1000)} s)`);
       };
     };
-    log(`  import: ${input.listings} listings, throttled at ${input.throttleRate} past the SDK's retries…`);
+    log(
+      `  import: ${input.listings} listings, throttled at ${input.throttleRate} past the SDK's retries, ${concurrency} at once…`,
+    );
     let started = performance.now();
     const throttled = await faults.withDynamoFaults(
       { throttleRate: input.throttleRate, throttlePastRetries: true },
-      () => importListings(tenant, feed, 'bench-feed.json', progress('throttled')),
+      () => importListings(tenant, feed, 'bench-feed.json', progress('throttled'), { concurrency }),
     );
     runs.push(importRun('throttled', input.throttleRate, throttled, performance.now() - started));
     log('  import: the same feed again (the resume)…');
     started = performance.now();
-    const resumed = await importListings(tenant, feed, 'bench-feed.json', progress('resume'));
+    const resumed = await importListings(tenant, feed, 'bench-feed.json', progress('resume'), {
+      concurrency,
+    });
     runs.push(importRun('resume', 0, resumed, performance.now() - started));
     const importsEndedAt = Date.now();
 
@@ -180,6 +187,7 @@ async function main(input: ImportChildInput): Promise<ImportSection> {
     return {
       listings: input.listings,
       throttleRate: input.throttleRate,
+      concurrency,
       schedule: input.schedule,
       rebuildEveryMs,
       debounceMs: REBUILD_DEBOUNCE_MS,

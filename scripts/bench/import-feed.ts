@@ -163,6 +163,8 @@ export type RebuildSchedule = 'minute' | 'local';
 export interface ImportSection {
   listings: number;
   throttleRate: number;
+  /** Items the import ran at once. */
+  concurrency: number;
   schedule: RebuildSchedule;
   /** The rebuilder's period in the run, ms. */
   rebuildEveryMs: number;
@@ -179,7 +181,7 @@ const signed = (n: number) => String(n);
 export function renderImport(s: ImportSection): string[] {
   const lines = [
     '',
-    `## Listing import (issue 25): ${s.listings} listings, throttled at ${s.throttleRate} past the SDK's retries`,
+    `## Listing import (issue 25): ${s.listings} listings, throttled at ${s.throttleRate} past the SDK's retries, ${s.concurrency === 1 ? 'one item' : `${s.concurrency} items`} at once`,
     '',
     '| run (throttled past the SDK retries) | items/s | created | updated | skipped | failed | elapsed s | failures by error |',
     '| --- | ---: | ---: | ---: | ---: | ---: | ---: | --- |',

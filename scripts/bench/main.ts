@@ -77,6 +77,8 @@ const { values: args } = parseArgs({
     readme: { type: 'boolean', default: false },
     /** Import section (`--only import`, not in the default run): listings of the feed (issue 25: 50,000). */
     'import-listings': { type: 'string', default: '50000' },
+    /** Import section: items the import runs at once (`admin listing import --concurrency`); importListings' default if not given. */
+    'import-concurrency': { type: 'string' },
     /** Import section: the share of DynamoDB calls of the first run throttled past the SDK's retries. */
     'throttle-rate': { type: 'string', default: '0.05' },
     /** Import section: the rebuilder on AWS's schedule (`minute`, each whole minute) or the local stack's (`local`). */
@@ -137,6 +139,10 @@ const importOptions = {
   throttleRate: Number(args['throttle-rate']),
   schedule: args['rebuild-schedule'] as 'minute' | 'local',
   coverTimeoutSeconds: positive('cover-timeout', args['cover-timeout']),
+  concurrency:
+    args['import-concurrency'] === undefined
+      ? undefined
+      : positive('import-concurrency', args['import-concurrency']),
 };
 if (!(importOptions.throttleRate >= 0 && importOptions.throttleRate <= 1)) {
   process.stderr.write(`--throttle-rate must be a rate from 0 to 1, got "${args['throttle-rate']}"\n`);
@@ -345,7 +351,7 @@ async function main(): Promise<BenchReport & { import: ImportSection | null }> {
   if (runImport) {
     const { measureImport } = await import('./import.ts');
     log(
-      `[import] Listing import: ${importOptions.listings} listings throttled at ${importOptions.throttleRate}, then the resume; the snapshot's lag…`,
+      `[import] Listing import: ${importOptions.listings} listings throttled at ${importOptions.throttleRate} (${importOptions.concurrency ?? 'default'} at once), then the resume; the snapshot's lag…`,
     );
     importSection = await measureImport({ dynamoEndpoint: dynamoLocal.endpoint, ...importOptions });
   }

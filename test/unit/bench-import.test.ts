@@ -121,6 +121,7 @@ describe('the import bench: the snapshot figures', () => {
     const section: ImportSection = {
       listings: 500,
       throttleRate: 0.05,
+      concurrency: 4,
       schedule: 'minute',
       rebuildEveryMs: 60_000,
       debounceMs: 30_000,
@@ -156,6 +157,7 @@ describe('the import bench: the snapshot figures', () => {
     const text = renderImport(section).join('\n');
 
     // Assess
+    expect(text).toContain("500 listings, throttled at 0.05 past the SDK's retries, 4 items at once");
     expect(text).toContain('| throttled (0.05) | 50 | 498 | 0 | 0 | 2 | 10 | 2× Rate exceeded |');
     expect(text).toContain('| resume (0) | 250 | 2 | 0 | 498 | 0 | 2 | — |');
     expect(text).toContain('covered after 75 s (target ≤ 60 s MISSED)');
