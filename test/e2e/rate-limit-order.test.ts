@@ -85,6 +85,19 @@ function fromCount(): Observed[] {
   return observed.slice(start);
 }
 
+/**
+ * The request's read (a Query) started while a count held until another call started was still in
+ * flight: it released the count, and started before the count ended.
+ */
+function expectQueryBeforeCountEnded(): void {
+  expect(countReleasedBy).toBe('other call');
+  const events = fromCount();
+  const countEnd = events.findIndex((o) => o.event === 'count:end');
+  const readStart = events.findIndex((o) => o.event === 'other:start' && o.command === 'Query');
+  expect(readStart).toBeGreaterThanOrEqual(0);
+  expect(readStart).toBeLessThan(countEnd);
+}
+
 /** Waits until at least `margin` ms remain in the current minute (rate windows are epoch minutes). */
 async function awayFromMinuteBoundary(marginMs: number): Promise<void> {
   const intoMinute = Date.now() % 60_000;
@@ -121,13 +134,8 @@ describe('rate limit beside the read', () => {
     // Assess: the read started before the count finished, so it released the held count
     expect(res.status).toBe(200);
     expect(res.body.id).toBe(id);
-    expect(countReleasedBy).toBe('other call');
-    const events = fromCount();
-    const countEnd = events.findIndex((o) => o.event === 'count:end');
     // The listing's read (one Query: the listing and its Areas)
-    const readStart = events.findIndex((o) => o.event === 'other:start' && o.command === 'Query');
-    expect(readStart).toBeGreaterThanOrEqual(0);
-    expect(readStart).toBeLessThan(countEnd);
+    expectQueryBeforeCountEnded();
     expect(res.headers.get('x-ratelimit-remaining')).toMatch(/^\d+$/);
   });
 
@@ -221,12 +229,7 @@ describe('site budgets beside the read', () => {
     // Assess: a catalogue read started before the counts finished, so it released them
     expect(res.status).toBe(200);
     expect(res.body.total).toBe(0);
-    expect(countReleasedBy).toBe('other call');
-    const events = fromCount();
-    const countEnd = events.findIndex((o) => o.event === 'count:end');
-    const readStart = events.findIndex((o) => o.event === 'other:start' && o.command === 'Query');
-    expect(readStart).toBeGreaterThanOrEqual(0);
-    expect(readStart).toBeLessThan(countEnd);
+    expectQueryBeforeCountEnded();
   });
 
   it('answers 429, not 404, to a site read over its ip-minute budget, although the read ran', async () => {
