@@ -15,7 +15,12 @@ import {
   requestCatalogueRebuild,
   storedEntryBytes,
 } from './catalogue-snapshot.ts';
-import { buildSearchColumns, type SearchColumns, WordIndex } from './site-search-index.ts';
+import {
+  buildSearchColumns,
+  forgetLocationBits,
+  type SearchColumns,
+  WordIndex,
+} from './site-search-index.ts';
 
 /**
  * The compact per-Tenant catalogue of live listings that the site reads search (issue 12, point 7)
@@ -353,6 +358,7 @@ export async function siteCatalogue(
   if (related) {
     Object.assign(c, related);
     c.locations = undefined;
+    if (c.columns) forgetLocationBits(c.columns);
   }
   hold(c);
   return c;

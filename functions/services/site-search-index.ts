@@ -68,7 +68,8 @@ export interface SearchColumns {
   /** Bitsets by position: amenities and `q` words (least recently used first), locations. */
   amenityBits: Map<string, Uint8Array>;
   wordBits: Map<string, Uint8Array>;
-  locationBits: WeakMap<object, Uint8Array>;
+  /** By location (the object `locationsOf` gives): dropped when the locations are rebuilt. */
+  locationBits: Map<object, Uint8Array>;
   /** Estimated bytes held (typed arrays, orders, bitsets). */
   bytes: number;
 }
@@ -122,7 +123,7 @@ export function buildSearchColumns(entries: readonly CatalogueListing[]): Search
     orders: new Map(),
     amenityBits: new Map(),
     wordBits: new Map(),
-    locationBits: new WeakMap(),
+    locationBits: new Map(),
     // 1 + 1 + 4 + 4 + 2 × (1 + 8) bytes a position, and the entries array's pointer.
     bytes: n * 36,
   };
@@ -188,6 +189,12 @@ function positionsOf(cols: SearchColumns): Map<string, number> {
     cols.bytes += cols.entries.length * 80;
   }
   return cols.positionOf;
+}
+
+/** Drops the location bitsets (the catalogue's locations were rebuilt: new objects, maybe new members). */
+export function forgetLocationBits(cols: SearchColumns): void {
+  for (const bits of cols.locationBits.values()) cols.bytes -= bits.length;
+  cols.locationBits.clear();
 }
 
 /** The positions of a set of listing ids (a location's members), as a bitset kept per location. */

@@ -24,7 +24,7 @@ import {
   locationsOf,
   snapshotOf,
 } from '../../functions/services/site-catalogue.ts';
-import { WordIndex } from '../../functions/services/site-search-index.ts';
+import { forgetLocationBits, WordIndex } from '../../functions/services/site-search-index.ts';
 
 /** A small deterministic generator (mulberry32): the same catalogue on every run. */
 function seeded(seed: number) {
@@ -212,6 +212,23 @@ describe('site search over cached orders', () => {
     expect(c.words?.size).toBe(50);
     // The changed listing left its old words: the index holds what one built afresh holds.
     expect(c.words?.bytes).toBe(new WordIndex(c.listings.values()).bytes);
+  });
+
+  it('keeps its bytes when the locations are rebuilt (Areas re-read) and searched again', () => {
+    // Prepare
+    const c = catalogueOf(seededListings(100, 4));
+    const search: SiteSearch = { sort: 'newest', location: 'malaga', limit: 10, offset: 0 };
+    const first = searchCatalogue(c, search);
+    const once = heldBytes(c);
+
+    // Act: what siteCatalogue does when it re-reads Areas and Agents
+    c.locations = undefined;
+    forgetLocationBits(c.columns as NonNullable<typeof c.columns>);
+    const again = searchCatalogue(c, search);
+
+    // Assess
+    expect(again.total).toBe(first.total);
+    expect(heldBytes(c)).toBe(once);
   });
 
   it('sorts and filters a snapshot-loaded catalogue without parsing any entry', () => {
