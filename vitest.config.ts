@@ -1,7 +1,26 @@
 import { configDefaults, defineConfig, type TestProjectInlineConfiguration } from 'vitest/config';
+import ProjectTimesReporter from './test/support/project-times-reporter.ts';
 
-/** Reads what the int and e2e tests recorded, so it runs after all of them (a later group). */
-const PERMISSIONS_TEST = 'test/infra/permissions.test.ts';
+/**
+ * Two commands share these projects (test/unit/test-projects.test.ts checks that each test file
+ * runs in exactly one project and each project in exactly one command):
+ *
+ * - `npm test`, the gate for one change (at most 5 minutes on 2 cores): {@link GATE_PROJECTS};
+ * - `npm run test:slow`, the long proofs (soaks, full fuzz, restarts, browser, real bundling):
+ *   {@link SLOW_PROJECTS}.
+ *
+ * package.json passes each list to `vitest run` as `--project` flags.
+ */
+export const GATE_PROJECTS = ['unit', 'int', 'e2e', 'infra', 'permissions'] as const;
+export const SLOW_PROJECTS = ['slow', 'browser', 'slow-permissions'] as const;
+
+const GATE_WORKERS = Number(process.env.VITEST_MAX_WORKERS ?? 4);
+/** The soaks and the restarts time their own processes: fewer files beside them. */
+const SLOW_WORKERS = Number(process.env.VITEST_MAX_WORKERS ?? 2);
+
+/** Each command's permissions check reads what that command's int and e2e files recorded: it runs last. */
+const GATE_PERMISSIONS_TEST = 'test/infra/permissions.test.ts';
+const SLOW_PERMISSIONS_TEST = 'test/slow/permissions.test.ts';
 
 /**
  * Tests of code on DynamoDB Local: one in-memory instance for the run, its AWS operations recorded,
@@ -29,11 +48,21 @@ export default defineConfig({
     pool: 'forks',
     testTimeout: 30_000,
     hookTimeout: 60_000,
-    // Two cores: a couple of files at once keeps DynamoDB Local busy without starving it.
-    maxWorkers: 2,
+    // Files at once. The gate's int and e2e files mostly wait (on DynamoDB Local, the pollers, the
+    // settle windows): four at a time keep both cores busy where two left half a core idle (measured
+    // in docs/testing.md). The slow projects run two at a time (SLOW_WORKERS). VITEST_MAX_WORKERS
+    // overrides both, to measure.
+    maxWorkers: GATE_WORKERS,
+    // The default report, then the time each project took (test/support/project-times-reporter.ts).
+    reporters: ['default', new ProjectTimesReporter()],
     projects: [
+      // ── npm test ──
       // Pure rules and adapters at the SDK edge, and the generated documents.
-      project('unit', { include: ['test/unit/**/*.test.ts', 'test/docs/**/*.test.ts'], ...WITHOUT_DYNAMODB }),
+      project('unit', {
+        include: ['test/unit/**/*.test.ts', 'test/docs/**/*.test.ts'],
+        isolate: false,
+        ...WITHOUT_DYNAMODB,
+      }),
       // Services, workers, the stream consumer and the bundled handlers on DynamoDB Local.
       project('int', { include: ['test/int/**/*.test.ts'], ...ON_DYNAMODB }),
       // The real HTTP server, the admin CLI and `npm start` itself.
@@ -41,13 +70,32 @@ export default defineConfig({
       // CDK assertions, cdk-nag, and each function's uses against its bundle.
       project('infra', {
         include: ['test/infra/**/*.test.ts'],
-        exclude: [...configDefaults.exclude, PERMISSIONS_TEST],
+        exclude: [...configDefaults.exclude, GATE_PERMISSIONS_TEST],
+        isolate: false,
         ...WITHOUT_DYNAMODB,
       }),
-      project('permissions', { include: [PERMISSIONS_TEST], sequence: { groupOrder: 1 } }),
+      project('permissions', { include: [GATE_PERMISSIONS_TEST], sequence: { groupOrder: 1 } }),
+      // ── npm run test:slow ──
+      // The long proofs: both soaks, the fuzzing on a new seed (printed first by its global setup),
+      // the restarts of `npm start` (the stack, the webhook ladder mid-way) and the real bundling.
+      project('slow', {
+        include: ['test/slow/**/*.test.ts'],
+        exclude: [...configDefaults.exclude, SLOW_PERMISSIONS_TEST],
+        ...ON_DYNAMODB,
+        globalSetup: [...ON_DYNAMODB.globalSetup, 'test/support/fuzz-seed-setup.ts'],
+        maxWorkers: SLOW_WORKERS,
+        // After the gate's projects if both commands' projects are run at once (plain `vitest run`).
+        sequence: { groupOrder: 2 },
+      }),
       // The example website and the reference page in a real Chromium, against `npm start` (its own
       // DynamoDB Local): skipped with a message when no Chromium is installed (.ci/run installs it).
-      project('browser', { include: ['test/browser/**/*.test.ts'], ...WITHOUT_DYNAMODB }),
+      project('browser', {
+        include: ['test/browser/**/*.test.ts'],
+        ...WITHOUT_DYNAMODB,
+        maxWorkers: SLOW_WORKERS,
+        sequence: { groupOrder: 2 },
+      }),
+      project('slow-permissions', { include: [SLOW_PERMISSIONS_TEST], sequence: { groupOrder: 3 } }),
     ],
   },
 });

@@ -9,6 +9,8 @@ import { loadContract } from '../support/contract.ts';
 import {
   checkRequests,
   type FuzzOperation,
+  type FuzzRequest,
+  formatRequest,
   mutatedRequests,
   mutatedVerdict,
   send,
@@ -158,6 +160,61 @@ describe('the fuzz property runner', () => {
     );
     // Assess
     expect(failure).toContain('status 500 (5xx)');
+    expect(failure).toContain('shrunk request:\nPOST /v1/things/');
+  });
+
+  it('sends exactly the same requests again for the same seed (FUZZ_SEED replays a run), others for another', async () => {
+    // Arrange: what each run sent, in order, valid then mutated, as test/support/fuzz-suite.ts draws them.
+    plantSize = undefined;
+    const sentBy = async (seed: number): Promise<string[]> => {
+      const sent: string[] = [];
+      const recording = (request: FuzzRequest) => {
+        sent.push(formatRequest(request));
+        return send(url, request);
+      };
+      await checkRequests({
+        arbitrary: validRequests(THING),
+        send: recording,
+        verdict: validVerdict(THING),
+        numRuns: 10,
+        seed,
+      });
+      await checkRequests({
+        arbitrary: mutatedRequests(THING),
+        send: recording,
+        verdict: mutatedVerdict,
+        numRuns: 20,
+        seed: seed + 1000,
+      });
+      return sent;
+    };
+    // Act
+    const first = await sentBy(424242);
+    const replayed = await sentBy(424242);
+    const other = await sentBy(424243);
+    // Assess
+    expect(first).toHaveLength(30);
+    expect(replayed).toEqual(first);
+    expect(other).not.toEqual(first);
+  });
+
+  it('names the command that replays the run in a failure', async () => {
+    // Arrange
+    plantSize = 7;
+    // Act
+    const failure = await checkRequests({
+      arbitrary: validRequests(THING),
+      send: (request) => send(url, request),
+      verdict: validVerdict(THING),
+      numRuns: 200,
+      seed: 1,
+      replay: 'FUZZ_SEED=1 npm run test:slow',
+    }).then(
+      () => undefined,
+      (error: Error) => error.message,
+    );
+    // Assess
+    expect(failure).toMatch(/replay: seed 1, path "[\d:]+" \(FUZZ_SEED=1 npm run test:slow\)/);
     expect(failure).toContain('shrunk request:\nPOST /v1/things/');
   });
 });

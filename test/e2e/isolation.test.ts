@@ -89,9 +89,10 @@ const fill = (path: string, objects: TenantObjects) =>
  * by path: the state a foreign call must leave alone.
  */
 /**
- * Fields the asynchronous workers write on their own schedule (Lead scoring, listing enrichment) and
- * the `updated_at` they move: they may change between two snapshots without any request of B's (the
- * test database and its local queues are shared by every test file), so they are left out.
+ * Fields the asynchronous workers write on their own schedule (Lead scoring, listing enrichment, the
+ * webhook delivery worker's attempts at the fixture's endpoint) and the `updated_at` they move: they
+ * may change between two snapshots without any request of B's (the test database and its local
+ * queues are shared by every test file), so they are left out.
  */
 const WORKER_FIELDS = new Set([
   'score',
@@ -104,14 +105,20 @@ const WORKER_FIELDS = new Set([
   'seo_description',
   'untranslated',
   'updated_at',
+  'consecutive_failures',
+  'attempts',
+  'attempt_count',
+  'next_attempt_at',
 ]);
 
 function withoutWorkerFields(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(withoutWorkerFields);
   if (value === null || typeof value !== 'object') return value;
+  // A delivery's status moves with its attempts (pending, then succeeded or failed).
+  const isDelivery = 'attempts' in value;
   return Object.fromEntries(
     Object.entries(value)
-      .filter(([key]) => !WORKER_FIELDS.has(key))
+      .filter(([key]) => !WORKER_FIELDS.has(key) && !(isDelivery && key === 'status'))
       .map(([key, v]) => [key, withoutWorkerFields(v)]),
   );
 }

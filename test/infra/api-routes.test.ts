@@ -8,7 +8,7 @@ import { isPublishable, type RouteDefinition, routeKeyPaths } from '../../functi
 import { routes } from '../../functions/routes.ts';
 import type { ServiceApp } from '../../lib/app.ts';
 import { ROUTE_THROTTLE } from '../../lib/stacks/api-stack.ts';
-import { buildTestApp } from './deploy-context.ts';
+import { sharedTestApp } from './deploy-context.ts';
 
 const table: readonly RouteDefinition[] = routes;
 let service: ServiceApp;
@@ -16,7 +16,7 @@ let routeKeys: string[];
 
 beforeAll(() => {
   // Prepare + Act: the real app, templates only.
-  service = buildTestApp();
+  service = sharedTestApp();
   routeKeys = service.api.routeGroups
     .flatMap((group) => Object.values(Template.fromStack(group).findResources('AWS::ApiGatewayV2::Route')))
     .map((route) => route.Properties.RouteKey as string);

@@ -1,5 +1,3 @@
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { Template } from 'aws-cdk-lib/assertions';
 import type { CfnRole } from 'aws-cdk-lib/aws-iam';
 import type { CfnFunction } from 'aws-cdk-lib/aws-lambda';
@@ -9,7 +7,6 @@ import { isPublishable, type RouteDefinition, routeKeyPaths } from '../../functi
 import { tableDefinition } from '../../functions/data/table.ts';
 import { routes } from '../../functions/routes.ts';
 import { buildApp, type ServiceApp } from '../../lib/app.ts';
-import { bundlingDefaults } from '../../lib/bundling.ts';
 import type { RouteGroupStack } from '../../lib/stacks/route-group-stack.ts';
 import { DEPLOY_CONTEXT } from './deploy-context.ts';
 import { actionsOf, roleStatements } from './iam-statements.ts';
@@ -55,20 +52,16 @@ const apiGatewayPath = (route: RouteDefinition): string => keyPaths.get(route.op
 
 let service: ServiceApp;
 let groups: { stack: RouteGroupStack; template: Template }[];
-let assemblyDir: string;
-
-// Real esbuild bundling of every function (NodejsFunction starts esbuild through npx, ~1 s each):
-// minutes, not seconds, on a loaded 2-core machine.
-const SYNTH_TIMEOUT_MS = 600_000;
 
 beforeAll(() => {
-  // Prepare + Act: the real app, with real esbuild bundling, synthesized once for the file, with CDK's
-  // built-in CloudFormation validation (cdk.json's validateAgainstDefaultRules fails the synth on any
-  // violation): the templates the other infra files read without it (buildTestApp) are validated here.
-  service = buildApp({ stage: 'test', context: DEPLOY_CONTEXT });
-  assemblyDir = service.app.synth().directory;
+  // Prepare + Act: the app synthesized once for the file with CDK's built-in CloudFormation validation
+  // (cdk.json's validateAgainstDefaultRules fails the synth on any violation): the templates the other
+  // infra files read without it (buildTestApp) are validated here. Bundling off: the real bundling of
+  // every function is test/slow/bundles.test.ts, in `npm run test:slow`.
+  service = buildApp({ stage: 'test', bundle: false, context: DEPLOY_CONTEXT });
+  service.app.synth();
   groups = service.api.routeGroups.map((stack) => ({ stack, template: Template.fromStack(stack) }));
-}, SYNTH_TIMEOUT_MS);
+}, 120_000);
 
 function groupOf(operationId: string) {
   const group = groups.find((g) => g.stack.functions.has(operationId));
@@ -249,25 +242,6 @@ describe('API functions', () => {
       });
       // The secret's ARN (the function reads the value at run time), never the value or a reference to it.
       expect(JSON.stringify(props.Environment.Variables)).not.toContain('{{resolve:secretsmanager:');
-    }
-  });
-
-  it('are bundled as minified ESM with the shared banner, a source map and the SDK inside', () => {
-    // Prepare
-    const bundles = readdirSync(assemblyDir)
-      .filter((name) => name.startsWith('asset.'))
-      .map((name) => join(assemblyDir, name))
-      .filter((dir) => existsSync(join(dir, 'index.mjs')));
-
-    // Act
-    const sources = bundles.map((dir) => readFileSync(join(dir, 'index.mjs'), 'utf8'));
-
-    // Assess
-    expect(bundles.length).toBeGreaterThanOrEqual(routes.length);
-    for (const dir of bundles) expect(existsSync(join(dir, 'index.mjs.map'))).toBe(true);
-    for (const source of sources) {
-      expect(source.startsWith(bundlingDefaults.banner)).toBe(true);
-      expect(source).not.toMatch(/from\s*["']@aws-sdk\//);
     }
   });
 });

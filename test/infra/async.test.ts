@@ -10,7 +10,7 @@ import { STREAM_ENTITIES, STREAM_IGNORED_ENTITIES } from '../../functions/data/s
 import { aiModelFromContext, buildApp, type ServiceApp } from '../../lib/app.ts';
 import { repoRoot, ServiceFunction } from '../../lib/constructs/service-function.ts';
 import { DEFAULT_AI_MODEL, streamFilterPatterns, WORKER_MEMORY_MB } from '../../lib/stacks/async-stack.ts';
-import { buildTestApp, DEPLOY_CONTEXT } from './deploy-context.ts';
+import { DEPLOY_CONTEXT, sharedTestApp } from './deploy-context.ts';
 import { actionsOf, resourcesOf, statementsOf } from './iam-statements.ts';
 
 type Json = Record<string, unknown>;
@@ -31,7 +31,7 @@ let template: Template;
 
 beforeAll(() => {
   // Prepare + Act: templates only, so the function code is not bundled.
-  service = buildTestApp();
+  service = sharedTestApp();
   template = Template.fromStack(service.async);
 }, 300_000); // a synth of every stack; slow on a busy 2-core machine
 

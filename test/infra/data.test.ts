@@ -6,7 +6,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { tableDefinition } from '../../functions/data/table.ts';
 import type { ServiceApp } from '../../lib/app.ts';
 import { repoRoot } from '../../lib/constructs/service-function.ts';
-import { buildTestApp } from './deploy-context.ts';
+import { sharedTestApp } from './deploy-context.ts';
 
 // biome-ignore lint/suspicious/noExplicitAny: CloudFormation templates are untyped JSON, navigated freely here.
 type Json = Record<string, any>;
@@ -16,7 +16,7 @@ let template: Template;
 
 beforeAll(() => {
   // Prepare + Act: the data stack as the app builds it (function code is not needed here).
-  service = buildTestApp();
+  service = sharedTestApp();
   template = Template.fromStack(service.data);
 }, 300_000); // a synth of every stack; slow on a busy 2-core machine
 

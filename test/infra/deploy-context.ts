@@ -19,7 +19,7 @@ export const DEPLOY_CONTEXT = {
 /**
  * The app most infrastructure test files read: `buildApp({ stage: 'test', bundle: false, context:
  * DEPLOY_CONTEXT })` (cdk.json's context and the deploy parameters), built without CDK's built-in
- * CloudFormation validation. test/infra/api.test.ts synthesizes this same app (bundled) with the
+ * CloudFormation validation. test/infra/api.test.ts synthesizes this same app with the
  * validation on, where cdk.json's `validateAgainstDefaultRules` fails the synth on any violation: its
  * templates are validated once a run instead of in every file (the validator's WebAssembly engine
  * starts for each synth, about three quarters of a synth's CPU time). Apps built otherwise (other
@@ -34,4 +34,16 @@ export function buildTestApp(): ServiceApp {
     builtinCloudFormationValidation: false,
   });
   return buildApp({ app, stage: 'test', bundle: false });
+}
+
+let shared: ServiceApp | undefined;
+
+/**
+ * {@link buildTestApp}'s app, built once per test worker and shared by the infra files that only read
+ * it (the infra project shares its workers' modules: isolate false in vitest.config.ts). A file that
+ * changes the app (adds Aspects, constructs) builds its own with buildTestApp().
+ */
+export function sharedTestApp(): ServiceApp {
+  shared ??= buildTestApp();
+  return shared;
 }

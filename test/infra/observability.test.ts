@@ -4,7 +4,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { tableDefinition } from '../../functions/data/table.ts';
 import type { ServiceApp } from '../../lib/app.ts';
 import { MAX_METRICS_PER_ALARM } from '../../lib/constructs/alarms.ts';
-import { buildTestApp, DEPLOY_CONTEXT } from './deploy-context.ts';
+import { DEPLOY_CONTEXT, sharedTestApp } from './deploy-context.ts';
 
 // biome-ignore lint/suspicious/noExplicitAny: CloudFormation templates are untyped JSON, navigated freely here.
 type Json = Record<string, any>;
@@ -23,7 +23,7 @@ let stacks: { stack: Stack; template: Template }[];
 
 beforeAll(() => {
   // Prepare + Act: templates only.
-  service = buildTestApp();
+  service = sharedTestApp();
   stacks = service.app.node
     .findAll()
     .filter((c): c is Stack => Stack.isStack(c))

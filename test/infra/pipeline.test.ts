@@ -1,8 +1,8 @@
 import { Template } from 'aws-cdk-lib/assertions';
 import type { CfnFunction } from 'aws-cdk-lib/aws-lambda';
 import type { CfnQueue, Queue } from 'aws-cdk-lib/aws-sqs';
-import { beforeAll, describe, expect, it, vi } from 'vitest';
-import { buildApp, type ServiceApp } from '../../lib/app.ts';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import type { ServiceApp } from '../../lib/app.ts';
 import { DEPLOY_CONTEXT } from './deploy-context.ts';
 
 type Json = Record<string, unknown>;
@@ -13,23 +13,30 @@ type Json = Record<string, unknown>;
  */
 const STREAM_ROW = vi.hoisted(() => ({ batchSize: 37, retryAttempts: 4, maxRecordAgeSeconds: 7200 }));
 
-vi.mock('../../functions/workers.ts', async (importOriginal) => {
-  const original = await importOriginal<typeof import('../../functions/workers.ts')>();
-  return {
-    ...original,
-    workers: original.workers.map((row) =>
-      row.trigger.kind === 'stream' ? { ...row, trigger: { ...row.trigger, ...STREAM_ROW } } : row,
-    ),
-  };
-});
-
 let service: ServiceApp;
 let template: Template;
 
-beforeAll(() => {
+// The infra files share their workers' modules (isolate: false, vitest.config.ts), so the app is built
+// from a fresh module graph with the changed row, and the graph is dropped again after the file.
+beforeAll(async () => {
+  vi.resetModules();
+  vi.doMock('../../functions/workers.ts', async (importOriginal) => {
+    const original = await importOriginal<typeof import('../../functions/workers.ts')>();
+    return {
+      ...original,
+      workers: original.workers.map((row) =>
+        row.trigger.kind === 'stream' ? { ...row, trigger: { ...row.trigger, ...STREAM_ROW } } : row,
+      ),
+    };
+  });
+  const { buildApp } = await import('../../lib/app.ts');
   service = buildApp({ stage: 'test', bundle: false, context: DEPLOY_CONTEXT });
   template = Template.fromStack(service.async);
 }, 300_000); // a synth of every stack; slow on a busy 2-core machine
+afterAll(() => {
+  vi.doUnmock('../../functions/workers.ts');
+  vi.resetModules();
+});
 
 const queueId = (queue: Queue) => service.async.getLogicalId(queue.node.defaultChild as CfnQueue);
 

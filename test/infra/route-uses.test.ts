@@ -6,7 +6,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import type { RouteDefinition } from '../../functions/api/route.ts';
 import { routes } from '../../functions/routes.ts';
 import { buildApp, type ServiceApp } from '../../lib/app.ts';
-import { buildTestApp, DEPLOY_CONTEXT } from './deploy-context.ts';
+import { DEPLOY_CONTEXT, sharedTestApp } from './deploy-context.ts';
 import { actionsOf, resourcesOf, statementsOf } from './iam-statements.ts';
 
 type Json = Record<string, unknown>;
@@ -140,7 +140,7 @@ let real: Synthesized;
 
 beforeAll(() => {
   // Prepare + Act: the real route table, templates only, with the tests' sender.
-  real = new Synthesized(buildTestApp());
+  real = new Synthesized(sharedTestApp());
 }, 300_000); // a synth of every stack; slow on a busy 2-core machine
 
 describe('what a route row uses besides the table', () => {

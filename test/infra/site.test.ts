@@ -5,7 +5,7 @@ import { isPublishable } from '../../functions/api/route.ts';
 import { routes } from '../../functions/routes.ts';
 import { buildApp, type ServiceApp } from '../../lib/app.ts';
 import { MEDIA_REWRITE_CODE, NOT_FOUND_CODE } from '../../lib/constructs/site-distribution.ts';
-import { buildTestApp, DEPLOY_CONTEXT } from './deploy-context.ts';
+import { DEPLOY_CONTEXT, sharedTestApp } from './deploy-context.ts';
 
 let service: ServiceApp;
 let site: Template;
@@ -73,7 +73,7 @@ function distributionConfig(): DistributionConfig {
 }
 
 beforeAll(() => {
-  service = buildTestApp();
+  service = sharedTestApp();
   site = Template.fromStack(service.site);
   data = Template.fromStack(service.data);
   const group = service.api.routeGroups.find((g) => g.groupId === 'Site');

@@ -6,14 +6,14 @@ import { operationParameters, routeKeyPaths } from '../../functions/api/route.ts
 import { routes } from '../../functions/routes.ts';
 import type { ServiceApp } from '../../lib/app.ts';
 import type { ServiceFunction } from '../../lib/constructs/service-function.ts';
-import { buildTestApp } from './deploy-context.ts';
+import { sharedTestApp } from './deploy-context.ts';
 import { actionsOf, statementsOf } from './iam-statements.ts';
 
 let service: ServiceApp;
 let template: Template;
 
 beforeAll(() => {
-  service = buildTestApp();
+  service = sharedTestApp();
   template = Template.fromStack(service.async);
 }, 300_000); // a synth of every stack; slow on a busy 2-core machine
 

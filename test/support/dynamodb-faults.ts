@@ -243,6 +243,21 @@ function project(item: Item, attributes: string[] | undefined): Item {
 
 const sameValue = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
 
+/** The `settle` of every injector installed in this process (one per client the faults were added to). */
+const settlers = new Set<() => void>();
+
+/**
+ * Marks every write made so far as visible to every later read, as if the indexes and replicas had
+ * caught up: the barrier a test uses after its writes and before the code under test lists them
+ * (`afterIndexLag`, test/support/eventually.ts), instead of sleeping out the stale window. Writes
+ * that complete afterwards may still be read stale. Returns whether any injector is installed here
+ * (none: the faults, if any, run in another process, and only waiting helps).
+ */
+export function settleDynamoWrites(): boolean {
+  for (const settle of settlers) settle();
+  return settlers.size > 0;
+}
+
 /**
  * Adds the faults to a DynamoDB client's middleware stack (the document client shares its stack with
  * the client it wraps). Returns the log of what it injected.
@@ -262,6 +277,11 @@ export function addDynamoFaults<I extends object, O extends object>(
   const throttleDraw = generator(settings.seed ^ 0x5eed0003);
   const history = new Map<string, Version[]>();
   let lastSweep = now();
+  /** Writes completed before this time are visible to every read (settleDynamoWrites). */
+  let settledAt = Number.NEGATIVE_INFINITY;
+  settlers.add(() => {
+    settledAt = now();
+  });
 
   /** The item's key in the document form, or undefined for a marshalled item (`{pk: {S: …}}`). */
   const keyOf = (item: unknown): Item | undefined => {
@@ -461,7 +481,8 @@ export function addDynamoFaults<I extends object, O extends object>(
       const stale = staleDraw() < faults.staleRate;
       const result = await next(args);
       if (!stale) return result;
-      const time = now() - faults.staleMs;
+      // As of the window's start, or of the last settle when that is later.
+      const time = Math.max(now() - faults.staleMs, settledAt);
       const output = result.output as Input;
       const original = JSON.stringify(output);
       if (apiName === 'GetItem') {

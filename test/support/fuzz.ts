@@ -50,10 +50,7 @@ export interface FuzzResponse {
  */
 export const PIPELINE_STATUSES: ReadonlySet<number> = new Set([400, 413]);
 
-/** The CI seed: fixed, so a run is reproducible; `FUZZ_SEED` overrides it. */
-export const FUZZ_SEED = Number(process.env.FUZZ_SEED ?? 20261116);
-
-/** Runs per property: `FUZZ_RUNS` when set (longer runs), else the given CI default. */
+/** Runs per property: `FUZZ_RUNS` when set (longer runs), else the given default. */
 export function fuzzRuns(ciDefault: number): number {
   const fromEnv = Number(process.env.FUZZ_RUNS);
   return Number.isInteger(fromEnv) && fromEnv > 0 ? fromEnv : ciDefault;
@@ -526,6 +523,8 @@ export interface FuzzCheck {
   verdict: (request: FuzzRequest, response: FuzzResponse) => string | undefined;
   numRuns: number;
   seed: number;
+  /** How to run the same requests again, named in the failure (e.g. `FUZZ_SEED=123 npm run test:slow`). */
+  replay?: string;
 }
 
 /**
@@ -548,7 +547,7 @@ export async function checkRequests(check: FuzzCheck): Promise<number> {
         `problem: ${details.errorInstance instanceof Error ? details.errorInstance.message : String(details.errorInstance)}`,
         'shrunk request:',
         request ? formatRequest(request) : '(none)',
-        `replay: seed ${details.seed}, path "${details.counterexamplePath}"`,
+        `replay: seed ${details.seed}, path "${details.counterexamplePath}"${check.replay ? ` (${check.replay})` : ''}`,
       ].join('\n'),
     );
   }

@@ -8,7 +8,7 @@ import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-sec
 import { SESv2Client, SendEmailCommand } from '@aws-sdk/client-sesv2';
 import { QueueDoesNotExist, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { mockClient } from 'aws-sdk-client-mock';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { resetConfig } from '../../functions/kernel/config.ts';
 import { cursorSecret, loadCursorSecret, resetCursorSecret } from '../../functions/kernel/cursor-secret.ts';
 import { bedrockConverse } from '../../functions/kernel/ports/bedrock-converse.ts';
@@ -26,6 +26,10 @@ beforeEach(() => {
   ses.reset();
   bedrock.reset();
   secrets.reset();
+});
+// The unit files share their worker's modules (isolate: false): the next file gets the real clients.
+afterAll(() => {
+  for (const mock of [sqs, ses, bedrock, secrets]) mock.restore();
 });
 
 const QUEUE_URL = 'https://sqs.eu-west-1.amazonaws.com/123456789012/ai';

@@ -15,6 +15,7 @@ import {
   DEFAULT_DYNAMO_FAULTS,
   type DynamoFaultSettings,
   dynamoFaultSettingsFromEnv,
+  settleDynamoWrites,
 } from '../support/dynamodb-faults.ts';
 
 type Marshalled = Record<string, AttributeValue>;
@@ -152,6 +153,31 @@ describe('eventual consistency', () => {
     expect(consistent.Item).toEqual({ pk: 'p', sk: 'a', v: 2 });
     expect(later.Item).toEqual({ pk: 'p', sk: 'a', v: 2 });
     expect(log.events).toEqual(['stale GetItem']);
+  });
+
+  it('shows every write made before a settle (the index caught up), and still hides the ones after it', async () => {
+    // Prepare: v1 long ago, v2 and a new item within the window, then the barrier, then v3.
+    const { client, clock } = faulted({ staleRate: 1 });
+    await client.send(put({ pk: 'p', sk: 'a', v: 1 }));
+    clock.ms += 2_000;
+    await client.send(put({ pk: 'p', sk: 'a', v: 2 }));
+    await client.send(put({ pk: 'p', sk: 'b', v: 1 }));
+    clock.ms += 100;
+    const before = await client.send(query());
+    // Act
+    expect(settleDynamoWrites()).toBe(true);
+    clock.ms += 1;
+    const settled = await client.send(query());
+    await client.send(put({ pk: 'p', sk: 'a', v: 3 }));
+    clock.ms += 100;
+    const after = await client.send(get('a'));
+    // Assess: stale before the barrier, current after it, and a later write stale again.
+    expect(before.Items).toEqual([{ pk: 'p', sk: 'a', v: 1 }]);
+    expect(settled.Items).toEqual([
+      { pk: 'p', sk: 'a', v: 2 },
+      { pk: 'p', sk: 'b', v: 1 },
+    ]);
+    expect(after.Item).toEqual({ pk: 'p', sk: 'a', v: 2 });
   });
 
   it('leaves an item created within the window out of a Query and a GetItem, and keeps older ones', async () => {

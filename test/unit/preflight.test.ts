@@ -9,7 +9,7 @@ import { GetAccountSettingsCommand, LambdaClient } from '@aws-sdk/client-lambda'
 import { GetAccountCommand, GetEmailIdentityCommand, SESv2Client } from '@aws-sdk/client-sesv2';
 import { GetParameterCommand, SSMClient } from '@aws-sdk/client-ssm';
 import { mockClient } from 'aws-sdk-client-mock';
-import { beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import type { WorkerDefinition } from '../../functions/workers.ts';
 import { defaultAiModelFor } from '../../lib/stacks/async-stack.ts';
 import {
@@ -27,6 +27,10 @@ const cloudFront = mockClient(CloudFrontClient);
 const ses = mockClient(SESv2Client);
 const bedrock = mockClient(BedrockClient);
 const lambda = mockClient(LambdaClient);
+// The unit files share their worker's modules (isolate: false): the next file gets the real clients.
+afterAll(() => {
+  for (const mock of [ssm, cloudFormation, cloudFront, ses, bedrock, lambda]) mock.restore();
+});
 
 const EU_PROFILE_REGIONS = [
   'eu-central-1',

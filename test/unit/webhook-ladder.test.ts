@@ -1,7 +1,7 @@
 import { ConflictException, CreateScheduleCommand, SchedulerClient } from '@aws-sdk/client-scheduler';
 import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { mockClient } from 'aws-sdk-client-mock';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterAll, afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { nextDelay, outcomeOf, RETRY_LADDER_MS } from '../../functions/domain/webhooks.ts';
 import {
   AwsWebhookLadder,
@@ -58,6 +58,11 @@ describe('AwsWebhookLadder', () => {
     vi.useFakeTimers({ now: new Date('2026-01-02T03:04:05.678Z'), toFake: ['Date'] });
   });
   afterEach(() => vi.useRealTimers());
+  // The unit files share their worker's modules (isolate: false): the next file gets the real clients.
+  afterAll(() => {
+    sqs.restore();
+    scheduler.restore();
+  });
 
   it('sends a due message at once', async () => {
     sqs.on(SendMessageCommand).resolves({ MessageId: 'm1' });
