@@ -62,9 +62,24 @@ function listingsIn(body: unknown): { id: string }[] {
   return (b.items ?? b.data ?? [b]) as { id: string }[];
 }
 
+/**
+ * The listing's answer without the fields made of random hex (ids, the test Places' codes) or of the
+ * clock: a UUID may hold the street number's digits by chance.
+ */
+function withoutRandomFields(listing: object): string {
+  const {
+    id: _id,
+    place: _place,
+    created_at: _created,
+    updated_at: _updated,
+    ...rest
+  } = listing as Record<string, unknown>;
+  return JSON.stringify(rest);
+}
+
 function assessPrivacy(read: string, body: unknown) {
   for (const listing of listingsIn(body)) {
-    const text = JSON.stringify(listing);
+    const text = withoutRandomFields(listing);
     const l = listing as { id: string; address: unknown; latitude: unknown; longitude: unknown };
     if (l.id === listings.hidden.id) {
       expect([l.address, l.latitude, l.longitude], `${read}: hidden`).toEqual([null, null, null]);
