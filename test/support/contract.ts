@@ -135,7 +135,9 @@ export function responseProblems(
   contract: Contract = theDocument(),
 ): string[] {
   const where = `${method.toUpperCase()} ${path} → ${status}`;
-  const pathname = path.split('?')[0] as string;
+  // The path as a server reads it: dot segments (`/.`, `/..`) are removed before any route is
+  // matched (RFC 3986 §5.2.4), so `/v1/site/locations/.` asks for `/v1/site/locations/`.
+  const pathname = new URL(path, 'http://server.invalid').pathname;
   const verb = method.toLowerCase();
   const template = contract.templates
     .filter((t) => t.pattern.test(pathname) && contract.document.paths[t.template]?.[verb])

@@ -85,6 +85,17 @@ describe('the contract check (docs/openapi.json)', () => {
     ).toEqual([]);
   });
 
+  it('reads a path as a server does: a dot segment is removed before the operation is found', () => {
+    // `/v1/site/locations/.` is `/v1/site/locations/`, which no operation serves.
+    expect(responseProblems('GET', '/v1/site/locations/.?key=k', 404, {}, { detail: 'Not Found' })).toEqual(
+      [],
+    );
+    // `/v1/leads/x/..` is `/v1/leads/`: still no operation, so a 200 breaks the document.
+    expect(responseProblems('GET', '/v1/leads/x/..', 200, {}, {})).toEqual([
+      'GET /v1/leads/x/.. → 200: no documented operation serves this request',
+    ]);
+  });
+
   it('lets the local server answer 404 for a path no operation serves, and nothing else', () => {
     expect(responseProblems('GET', '/v2/nothing', 404, {}, { detail: 'Not Found' })).toEqual([]);
     expect(responseProblems('GET', '/v2/nothing', 200, {}, {})).toEqual([
