@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
@@ -31,10 +32,24 @@ function keyOf(scope: IdempotencyScope): Record<string, string> {
   return IdempotencyRecord.get(scope).params<{ Key: Record<string, string> }>().Key;
 }
 
+/** The key's record as it is now (strongly consistent), or undefined. */
+async function readRecord(scope: IdempotencyScope): Promise<Record<string, unknown> | undefined> {
+  const { Item } = await dynamo().send(
+    new GetCommand({ TableName: tableName(), Key: keyOf(scope), ConsistentRead: true }),
+  );
+  return Item;
+}
+
 /**
  * Claims the key for this request with one conditional PutItem. When the key is held, the existing
  * record comes back with the failure (ReturnValuesOnConditionCheckFailure), so a replay costs no
  * extra read.
+ *
+ * DynamoDB may lose the answer to a put that landed (a timeout, a 500): the SDK then sends it again,
+ * and the retry fails its condition against the claim it made itself, or the error reaches this
+ * function. Either way the record carries this request's `claimToken`, so the request knows the
+ * claim is its own: without it, the request answered 409 "still being processed" for its own claim,
+ * and so did every retry of the client for the minute of the lock.
  */
 export async function acquireIdempotencyKey(
   scope: IdempotencyScope,
@@ -42,9 +57,11 @@ export async function acquireIdempotencyKey(
   nowMs: number,
 ): Promise<AcquireOutcome> {
   const nowSeconds = Math.floor(nowMs / 1000);
+  const claimToken = randomUUID();
   const { Item } = IdempotencyRecord.put({
     ...scope,
     fingerprint,
+    claimToken,
     state: 'in_progress',
     lockedUntil: nowMs + LOCK_MS,
     ttl: nowSeconds + REPLAY_HOURS * 3600,
@@ -63,18 +80,19 @@ export async function acquireIdempotencyKey(
     );
     return { outcome: 'acquired' };
   } catch (error) {
-    if (!isConditionalFailure(error)) throw error;
+    if (!isConditionalFailure(error)) {
+      // The put may have landed and only its answer been lost: then the claim is this request's.
+      const stored = await readRecord(scope).catch(() => undefined);
+      if (stored?.claimToken === claimToken) return { outcome: 'acquired' };
+      throw error;
+    }
     // The document client does not unmarshall the item that comes back with a failed condition.
     const returned = (error as { Item?: Record<string, AttributeValue> }).Item;
     let existing: Record<string, unknown> | undefined = returned ? unmarshall(returned) : undefined;
-    if (!existing) {
-      existing = (
-        await dynamo().send(
-          new GetCommand({ TableName: tableName(), Key: keyOf(scope), ConsistentRead: true }),
-        )
-      ).Item;
-    }
+    existing ??= await readRecord(scope);
     if (!existing) return acquireIdempotencyKey(scope, fingerprint, nowMs);
+    // The SDK sent the put again after its answer was lost: the record it met is this request's claim.
+    if (existing.claimToken === claimToken) return { outcome: 'acquired' };
     if (existing.fingerprint !== fingerprint) return { outcome: 'mismatch' };
     if (existing.state !== 'completed') return { outcome: 'in_progress' };
     return {

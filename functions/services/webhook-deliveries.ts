@@ -206,6 +206,10 @@ export async function processDeliveryMessage(
           status: outcome === 'succeeded' ? 'succeeded' : 'failed',
           nextAttemptAt: null,
           autoAttempts,
+          // The last attempt spends the token too, as a retry's new one does: a second copy of the
+          // message (SQS and Scheduler deliver at least once) handled beside this one then finds its
+          // token gone and records nothing. Kept, the token let that copy record the attempt again.
+          scheduleToken: randomUUID().replaceAll('-', ''),
         },
         guard,
       );

@@ -25,6 +25,20 @@ import {
 export const OVERDUE_AFTER_MS = MAX_SQS_DELAY_SECONDS * 1000;
 
 /**
+ * The least lateness taken for a loss, however far the ladder shrinks: an attempt still under way
+ * is late by the receiver's answer (up to 10 s, WEBHOOK_TIMEOUT_MS) plus the queue's claim and the
+ * table writes, slow on a loaded DynamoDB Local. Sooner, the sweeper would hand a delivery to a new
+ * message while its attempt is being made, and the receiver would get a second POST (recorded as
+ * one attempt, but sent twice).
+ */
+export const MIN_OVERDUE_AFTER_MS = 30_000;
+
+/** How late an attempt may be when the ladder's waits are multiplied by `delayScale` (RETRY_DELAY_SCALE). */
+export function overdueAfterMsFor(delayScale: number): number {
+  return Math.max(MIN_OVERDUE_AFTER_MS, OVERDUE_AFTER_MS * delayScale);
+}
+
+/**
  * How far back deliveries are looked at: the whole ladder (about 69 hours) from the first attempt,
  * with a day to spare. A delivery pending for longer than that was already found by earlier sweeps.
  */
@@ -66,12 +80,11 @@ export interface SweepResult {
  * endpoint's deliveries of the look-back period (its delivery index, pending ones filtered). Counted
  * (WebhookDeliveriesSwept, alarmed): every delivery found here was late because something failed.
  *
- * `overdueAfterMs` shrinks with RETRY_DELAY_SCALE locally (to no less than 30 s, so that an attempt the
- * local worker is still making, receiver timeout included, is not taken for lost).
+ * `overdueAfterMs` shrinks with RETRY_DELAY_SCALE locally, to no less than `MIN_OVERDUE_AFTER_MS`.
  */
 export async function requeueOverdueDeliveries(
   ladder: WebhookLadderPort = webhookLadder(),
-  overdueAfterMs = Math.max(30_000, OVERDUE_AFTER_MS * config().RETRY_DELAY_SCALE),
+  overdueAfterMs = overdueAfterMsFor(config().RETRY_DELAY_SCALE),
   now = Date.now(),
   /** Sweep these Tenants only (a test on the shared test table, whose other Tenants are not its own). */
   tenantIds?: readonly string[],

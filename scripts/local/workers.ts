@@ -2,12 +2,15 @@
  * The worker table (functions/workers.ts) run locally: each row's handler on the local stand-in of
  * its trigger. The table's stream is polled (scripts/local/stream-poller.ts), a queue is the
  * table-backed local queue (scripts/local/queue-poller.ts), and a schedule runs at start and then
- * every `localEveryMs`. Lambda's failure destination for the stream is the parked partition here;
- * the stream's shard checkpoints are kept in DATA_DIR, so a restart resumes where it stopped.
+ * every `localEveryMs` (shrunk with the webhook ladder for the sweeper: `localPeriodMsOf`). Lambda's
+ * failure destination for the stream is the parked partition here; the stream's shard checkpoints
+ * are kept in DATA_DIR, so a restart resumes where it stopped.
  */
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { type WorkerDefinition, workers } from '../../functions/workers.ts';
+import { runAsFunction } from '../../functions/kernel/aws-operations.ts';
+import { config } from '../../functions/kernel/config.ts';
+import { type WorkerDefinition, type WorkerName, workers } from '../../functions/workers.ts';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 
@@ -21,6 +24,28 @@ async function handlerOf<H>(row: WorkerDefinition): Promise<H> {
   const module = (await import(pathToFileURL(resolve(ROOT, row.entry)).href)) as { handler?: H };
   if (typeof module.handler !== 'function') throw new Error(`${row.entry} exports no handler`);
   return module.handler;
+}
+
+/**
+ * Scheduled rows whose period is counted in the webhook ladder's time: the sweeper looks for rungs
+ * overdue by 15 minutes × RETRY_DELAY_SCALE, so it sweeps every 15 minutes × RETRY_DELAY_SCALE too:
+ * as in AWS at scale 1, and every second in the soak (0.0005), whose whole ladder lasts about
+ * 2 minutes. Unscaled, the ladder would be over before its first sweep.
+ */
+const TIMED_BY_THE_LADDER: ReadonlySet<string> = new Set<WorkerName>(['webhookSweeper']);
+
+/** The shortest local period of a row timed by the ladder: a sweep reads every Tenant's endpoints. */
+export const MIN_LADDER_TIMED_PERIOD_MS = 1_000;
+
+/** How often a scheduled row runs locally: its `localEveryMs`, times `delayScale` for a row timed by the ladder. */
+export function localPeriodMsOf(
+  row: WorkerDefinition & { trigger: { kind: 'schedule' } },
+  delayScale = config().RETRY_DELAY_SCALE,
+): number {
+  const everyMs = row.trigger.localEveryMs;
+  return TIMED_BY_THE_LADDER.has(row.name)
+    ? Math.max(MIN_LADDER_TIMED_PERIOD_MS, everyMs * delayScale)
+    : everyMs;
 }
 
 /** The local stack the workers run against; `dataDir` keeps what must survive a restart. */
@@ -41,13 +66,20 @@ export async function startWorker(
 ): Promise<Running> {
   const onError = (error: unknown) => console.error(`${row.name}:`, (error as Error).message);
   const trigger = row.trigger;
+  // Each invocation runs as the function it stands for (as the API server runs each route's): the
+  // stand-ins' own table calls (the queue's receipts, the stream's checkpoints) are not the
+  // function's, which is how the soak's DynamoDB faults tell SQS and Streams from DynamoDB.
+  const asFunction =
+    <E, R>(work: (event: E) => Promise<R>) =>
+    (event: E) =>
+      runAsFunction(row.entry, () => work(event));
   switch (trigger.kind) {
     case 'stream': {
       const { startStreamPoller, streamMappingOf, PARKED_PARTITION } = await import('./stream-poller.ts');
       return startStreamPoller({
         endpoint: stack.endpoint,
         tableName: stack.tableName,
-        handler: (handler as never) ?? (await handlerOf(row)),
+        handler: asFunction((handler as never) ?? (await handlerOf(row))),
         mapping: streamMappingOf(row),
         ...(stack.dataDir ? { checkpointFile: resolve(stack.dataDir, 'stream-checkpoints.json') } : {}),
         onError,
@@ -63,7 +95,7 @@ export async function startWorker(
       const { startQueuePoller } = await import('./queue-poller.ts');
       return startQueuePoller({
         queue: trigger.queue,
-        handler: (handler as never) ?? (await handlerOf(row)),
+        handler: asFunction((handler as never) ?? (await handlerOf(row))),
         ...(trigger.localPollMs === undefined ? {} : { intervalMs: trigger.localPollMs }),
         onError,
       });
@@ -71,9 +103,9 @@ export async function startWorker(
     case 'schedule': {
       const job =
         (handler as (() => Promise<unknown>) | undefined) ?? (await handlerOf<() => Promise<unknown>>(row));
-      const run = () => job().catch(onError);
+      const run = () => runAsFunction(row.entry, job).catch(onError);
       void run();
-      const timer = setInterval(run, trigger.localEveryMs);
+      const timer = setInterval(run, localPeriodMsOf({ ...row, trigger }));
       return { stop: () => clearInterval(timer) };
     }
     default:

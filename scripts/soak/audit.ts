@@ -5,6 +5,7 @@
  * either and see it named.
  */
 import type {
+  ExpectedEvent,
   Ledger,
   Observation,
   ObservedEvent,
@@ -18,6 +19,10 @@ export interface RuleResult {
   /** One screen line of figures. */
   figures: string;
   failures: string[];
+  /** Expected, found, missing and extra per kind, where the rule counts kinds. */
+  table?: KindCount[];
+  /** Repeats at-least-once delivery allows (never a failure), by kind: reported as a rate. */
+  duplicates?: Record<string, number>;
 }
 
 /**
@@ -42,20 +47,53 @@ function observedOf(observation: Observation, tenant: TenantLedger): ObservedTen
   return observation.tenants[tenant.tenantId];
 }
 
-/** Events of `type` about `subjectId`, in a Tenant's log. */
-function eventsAbout(events: readonly ObservedEvent[], type: string, subjectId: string): number {
-  return events.filter((e) => e.type === type && e.subjectId === subjectId).length;
+/** The event types of the interface (§6.2), written out here so that the audit does not take them from the code it checks. */
+export const INTERFACE_EVENT_TYPES = [
+  'lead.created',
+  'lead.updated',
+  'lead.status_changed',
+  'lead.assigned',
+  'lead.scored',
+  'lead.archived',
+  'inquiry.created',
+  'activity.completed',
+  'property.created',
+  'property.updated',
+  'property.went_live',
+  'property.price_changed',
+  'property.archived',
+] as const;
+
+/** One row of a rule's table: what the ledger expected of one kind, and what was found. */
+export interface KindCount {
+  kind: string;
+  expected: number;
+  found: number;
+  missing: number;
+  extra: number;
+}
+
+/** Whether an observed event's key fields satisfy an expected key (`includes:<field>` or exact). */
+function keyMatches(expected: string, observed: string): boolean {
+  if (!expected.startsWith('includes:')) return expected === observed;
+  return observed.split(',').includes(expected.slice('includes:'.length));
+}
+
+function addCount(rows: Map<string, KindCount>, kind: string, field: keyof Omit<KindCount, 'kind'>, n = 1) {
+  const row = rows.get(kind) ?? { kind, expected: 0, found: 0, missing: 0, extra: 0 };
+  row[field] += n;
+  rows.set(kind, row);
 }
 
 /**
- * Every committed change produced exactly the events the interface defines: one `lead.created` per
- * Lead, one `inquiry.created` per Inquiry, one `property.created` per listing, one
- * `lead.status_changed` per status move and `property.price_changed` per price change the driver
- * made, one `*.archived` per archive; the log and the table agree on Leads and Inquiries; event ids
- * are unique; no Lead is scored more often than its scoring requests were charged.
+ * Every event the ledger expects is in the log, once, with its key fields; and the log holds no
+ * event the ledger does not explain (a second event for one change under another id, an event of
+ * a change nobody made). Counted per event type from the ledger (expected.ts), never from the
+ * system's records; event ids are unique.
  */
 export function eventsPerChange(ledger: Ledger, observation: Observation): RuleResult {
   const failures: string[] = [];
+  const rows = new Map<string, KindCount>();
   const all: ObservedEvent[] = [];
   for (const tenant of ledger.tenants) {
     const seen = observedOf(observation, tenant);
@@ -63,52 +101,169 @@ export function eventsPerChange(ledger: Ledger, observation: Observation): RuleR
       failures.push(`${tenant.slug}: nothing read back`);
       continue;
     }
-    const { events } = seen;
-    all.push(...events);
-    const expectOne = (type: string, id: string, want: number) => {
-      const got = eventsAbout(events, type, id);
-      if (got < want) failures.push(`${tenant.slug}: missing ${type} for ${id} (${got} of ${want})`);
-      if (got > want) failures.push(`${tenant.slug}: ${got} ${type} for ${id}, expected ${want}`);
+    all.push(...seen.events);
+    const groups = new Map<string, { expected: ExpectedEvent[]; observed: ObservedEvent[] }>();
+    const group = (type: string, subjectId: string) => {
+      const id = `${type}|${subjectId}`;
+      const found = groups.get(id) ?? { expected: [], observed: [] };
+      groups.set(id, found);
+      return found;
     };
-    for (const [id, lead] of Object.entries(tenant.leads)) {
-      expectOne('lead.created', id, 1);
-      expectOne('lead.archived', id, lead.archived ? 1 : 0);
-      expectOne('lead.status_changed', id, lead.statusMoves);
-    }
-    for (const id of tenant.inquiries) expectOne('inquiry.created', id, 1);
-    for (const [id, property] of Object.entries(tenant.properties)) {
-      expectOne('property.created', id, 1);
-      expectOne('property.archived', id, property.archived ? 1 : 0);
-      expectOne('property.price_changed', id, property.priceChanges);
-    }
-    const byType = countBy(events, (e) => e.type);
-    const created = byType.get('lead.created') ?? 0;
-    if (created !== seen.leads.length) {
+    // The log and the table agree on what exists (a Lead or Inquiry without its creation event).
+    const created = seen.events.filter((e) => e.type === 'lead.created').length;
+    if (created !== seen.leads.length)
       failures.push(`${tenant.slug}: ${created} lead.created but ${seen.leads.length} Leads in the table`);
-    }
-    const inquiries = byType.get('inquiry.created') ?? 0;
-    if (inquiries !== seen.inquiryIds.length) {
+    const asked = seen.events.filter((e) => e.type === 'inquiry.created').length;
+    if (asked !== seen.inquiryIds.length)
       failures.push(
-        `${tenant.slug}: ${inquiries} inquiry.created but ${seen.inquiryIds.length} Inquiries in the table`,
+        `${tenant.slug}: ${asked} inquiry.created but ${seen.inquiryIds.length} Inquiries in the table`,
       );
-    }
-    const scored = countBy(
-      events.filter((e) => e.type === 'lead.scored'),
-      (e) => e.subjectId,
-    );
-    for (const [leadId, count] of scored) {
-      const requests = seen.scoreReceipts[leadId] ?? 0;
-      if (count > requests)
-        failures.push(`${tenant.slug}: lead.scored ${count}× for ${requests} requests of ${leadId}`);
+    for (const e of tenant.expectedEvents) group(e.type, e.subjectId).expected.push(e);
+    for (const e of seen.events) group(e.type, e.subjectId).observed.push(e);
+    for (const { expected, observed } of groups.values()) {
+      const left = [...observed];
+      const unmatched: ExpectedEvent[] = [];
+      // Exact keys first, then the `includes:` ones, so that a loose expectation never takes the
+      // event an exact one needs.
+      const ordered = [...expected].sort(
+        (a, b) => Number(a.key.startsWith('includes:')) - Number(b.key.startsWith('includes:')),
+      );
+      for (const want of ordered) {
+        const at = left.findIndex((e) => keyMatches(want.key, e.key));
+        if (at >= 0) left.splice(at, 1);
+        else unmatched.push(want);
+      }
+      for (const want of expected) addCount(rows, want.type, 'expected');
+      for (const e of observed) addCount(rows, e.type, 'found');
+      for (const want of unmatched) {
+        addCount(rows, want.type, 'missing');
+        failures.push(
+          `${tenant.slug}: missing ${want.type} for ${want.subjectId}${want.key ? ` (${want.key})` : ''} after ${want.because}${
+            observed.length ? `; the log has ${observed.map((e) => e.key || '·').join(' | ')}` : ''
+          }`,
+        );
+      }
+      for (const e of left) {
+        addCount(rows, e.type, 'extra');
+        failures.push(
+          `${tenant.slug}: ${e.type} ${e.id} for ${e.subjectId}${e.key ? ` (${e.key})` : ''}: no change in the ledger explains it`,
+        );
+      }
     }
   }
   const repeated = [...countBy(all, (e) => e.id)].filter(([, n]) => n > 1);
   for (const [id, n] of repeated) failures.push(`event id ${id} appears ${n} times`);
-  const byType = [...countBy(all, (e) => e.type)].sort(([a], [b]) => a.localeCompare(b));
+  // Every type of the interface's catalogue has its row, an unexercised one with its zeros.
+  for (const type of INTERFACE_EVENT_TYPES) if (!rows.has(type)) addCount(rows, type, 'expected', 0);
+  const table = [...rows.values()].sort((a, b) => a.kind.localeCompare(b.kind));
+  const total = table.reduce((n, r) => n + r.expected, 0);
   return {
     rule: 'events per change',
-    figures: `${all.length} events (${byType.map(([t, n]) => `${t} ${n}`).join(', ')})`,
+    figures: `${total} expected by the ledger, ${all.length} in the log, ${table.reduce((n, r) => n + r.missing, 0)} missing, ${table.reduce((n, r) => n + r.extra, 0)} extra`,
     failures,
+    table,
+  };
+}
+
+/** Per Lead, `found` against `expected`; the rows and failures of one side effect. */
+function perLead(
+  kind: string,
+  ledger: Ledger,
+  observation: Observation,
+  expectedOf: (tenant: TenantLedger) => Record<string, number>,
+  foundOf: (tenant: ObservedTenant | undefined) => Record<string, number>,
+): { row: KindCount; failures: string[] } {
+  const row: KindCount = { kind, expected: 0, found: 0, missing: 0, extra: 0 };
+  const failures: string[] = [];
+  for (const tenant of ledger.tenants) {
+    const expected = expectedOf(tenant);
+    const found = foundOf(observedOf(observation, tenant));
+    for (const id of new Set([...Object.keys(expected), ...Object.keys(found)])) {
+      const want = expected[id] ?? 0;
+      const got = found[id] ?? 0;
+      row.expected += want;
+      row.found += got;
+      if (got < want) {
+        row.missing += want - got;
+        failures.push(`${tenant.slug}: ${kind} for ${id}: ${got} of ${want}`);
+      }
+      if (got > want) {
+        row.extra += got - want;
+        failures.push(`${tenant.slug}: ${kind} for ${id}: ${got}, expected ${want} (sent twice?)`);
+      }
+    }
+  }
+  return { row, failures };
+}
+
+/**
+ * The work that follows a change besides its events, counted from the ledger: each Inquiry scored
+ * once (one run, one receipt: never two runs for one request), each listing that asks for AI
+ * enrichment enriched once, each Owner told once per Inquiry of a Lead they own, each Admin told
+ * once that an endpoint was disabled for a 410.
+ */
+export function sideEffects(ledger: Ledger, observation: Observation): RuleResult {
+  const scoring = perLead(
+    'scoring runs',
+    ledger,
+    observation,
+    (t) => t.scoringRuns,
+    (seen) => seen?.scoreReceipts ?? {},
+  );
+  const emails = perLead(
+    'Owner emails',
+    ledger,
+    observation,
+    (t) => t.ownerEmails,
+    (seen) =>
+      Object.fromEntries([
+        ...countBy(
+          (seen?.emails ?? []).filter((m) => m.leadId),
+          (m) => m.leadId as string,
+        ),
+      ]),
+  );
+  const enrichment: KindCount = { kind: 'enrichment runs', expected: 0, found: 0, missing: 0, extra: 0 };
+  const notices: KindCount = { kind: 'disable notices', expected: 0, found: 0, missing: 0, extra: 0 };
+  const failures = [...scoring.failures, ...emails.failures];
+  for (const tenant of ledger.tenants) {
+    const seen = observedOf(observation, tenant);
+    const enriched = tenant.enriched.filter((id) => seen?.enrichment[id] === 'enriched').length;
+    enrichment.expected += tenant.enriched.length;
+    enrichment.found += seen?.enrichReceipts ?? 0;
+    for (const id of tenant.enriched) {
+      if (seen?.enrichment[id] !== 'enriched')
+        failures.push(
+          `${tenant.slug}: listing ${id} asked for enrichment and is ${seen?.enrichment[id] ?? 'missing'}`,
+        );
+    }
+    const receipts = seen?.enrichReceipts ?? 0;
+    if (receipts < enriched) {
+      enrichment.missing += enriched - receipts;
+      failures.push(`${tenant.slug}: ${enriched} listings enriched, ${receipts} enrichment runs charged`);
+    }
+    if (receipts > tenant.enriched.length) {
+      enrichment.extra += receipts - tenant.enriched.length;
+      failures.push(`${tenant.slug}: ${receipts} enrichment runs for ${tenant.enriched.length} requests`);
+    }
+    enrichment.missing += tenant.enriched.length - enriched;
+    const disabled = (seen?.emails ?? []).filter((m) =>
+      m.subject.startsWith('Webhook endpoint disabled'),
+    ).length;
+    notices.expected += tenant.disableNotices;
+    notices.found += disabled;
+    if (disabled !== tenant.disableNotices) {
+      if (disabled < tenant.disableNotices) notices.missing += tenant.disableNotices - disabled;
+      else notices.extra += disabled - tenant.disableNotices;
+      failures.push(`${tenant.slug}: ${disabled} disable notices, expected ${tenant.disableNotices}`);
+    }
+  }
+  const table = [scoring.row, enrichment, emails.row, notices];
+  return {
+    rule: 'side effects',
+    figures: table.map((r) => `${r.kind} ${r.found}/${r.expected}`).join(', '),
+    failures,
+    table,
   };
 }
 
@@ -153,8 +308,20 @@ export function healthyReceiver(ledger: Ledger, observation: Observation): RuleR
   }
   return {
     rule: 'healthy receiver',
-    figures: `${expectedTotal} expected, ${unique} unique webhook-ids, ${duplicates} duplicates`,
+    figures: `${expectedTotal} expected, ${unique} unique webhook-ids, ${duplicates} duplicates (${
+      unique ? ((100 * duplicates) / unique).toFixed(2) : '0'
+    }% at-least-once repeats)`,
     failures,
+    duplicates: { 'a webhook-id delivered again (healthy receiver)': duplicates },
+    table: [
+      {
+        kind: 'webhooks to the healthy receiver',
+        expected: expectedTotal,
+        found: unique,
+        missing: Math.max(0, expectedTotal - unique),
+        extra: 0,
+      },
+    ],
   };
 }
 
@@ -238,6 +405,98 @@ export function goneReceiver(ledger: Ledger, observation: Observation): RuleResu
   };
 }
 
+/** The interface's retry ladder (§6.3): the waits after each failed attempt. */
+export const INTERFACE_LADDER_MS = [1, 5, 30, 120, 360, 720, 1440, 1440].map((minutes) => minutes * 60_000);
+
+/**
+ * Each delivery the ladder receiver failed every time walked the whole ladder: one first attempt
+ * and a retry after each of the eight waits (none early), then it was given up (failed, 9 attempts).
+ */
+export function ladderWalked(ledger: Ledger, observation: Observation): RuleResult {
+  const failures: string[] = [];
+  let walked = 0;
+  let doomedTotal = 0;
+  let repeats = 0;
+  for (const tenant of ledger.tenants) {
+    const seen = observedOf(observation, tenant);
+    for (const endpoint of tenant.endpoints.filter((e) => e.receiver === 'ladder')) {
+      const doomed = ledger.doomed[endpoint.id] ?? [];
+      doomedTotal += doomed.length;
+      if (doomed.length === 0) failures.push(`${tenant.slug}: the ladder receiver was never sent an event`);
+      const deliveries = seen?.endpoints[endpoint.id]?.deliveries ?? [];
+      for (const webhookId of doomed) {
+        const calls = callsTo(observation.received, endpoint.id)
+          .filter((c) => c.webhookId === webhookId)
+          .sort((a, b) => a.at - b.at);
+        // One attempt may reach the receiver twice (a rung's message delivered twice, as SQS and
+        // Scheduler may): a call well inside the wait that should precede it repeats the attempt
+        // before it, and is counted as a repeat, not as a retry.
+        const attempts: number[] = [];
+        for (const call of calls) {
+          const last = attempts.at(-1);
+          const rung = (INTERFACE_LADDER_MS[attempts.length - 1] ?? 0) * ledger.retryDelayScale;
+          if (last !== undefined && call.at - last < rung / 2) repeats += 1;
+          else attempts.push(call.at);
+        }
+        const problems: string[] = [];
+        if (attempts.length !== INTERFACE_LADDER_MS.length + 1)
+          problems.push(`${attempts.length} attempts, expected ${INTERFACE_LADDER_MS.length + 1}`);
+        for (let i = 1; i < attempts.length && i <= INTERFACE_LADDER_MS.length; i++) {
+          const wait = (attempts[i] ?? 0) - (attempts[i - 1] ?? 0);
+          const rung = (INTERFACE_LADDER_MS[i - 1] ?? 0) * ledger.retryDelayScale;
+          // The receiver's clock and the ladder's are one machine's; 50 ms of slack for rounding.
+          if (wait < rung - 50)
+            problems.push(`retry ${i} after ${wait} ms, before its ${Math.round(rung)} ms wait`);
+        }
+        const delivery = deliveries.find((d) => d.eventId === webhookId);
+        if (delivery?.status !== 'failed' || delivery.attemptCount !== INTERFACE_LADDER_MS.length + 1)
+          problems.push(
+            `delivery ${delivery ? `${delivery.status} after ${delivery.attemptCount} attempts` : 'missing'}`,
+          );
+        if (problems.length)
+          failures.push(`${tenant.slug}: ${webhookId} did not walk the ladder: ${problems.join('; ')}`);
+        else walked += 1;
+      }
+    }
+  }
+  return {
+    rule: 'ladder walked',
+    figures: `${walked} of ${doomedTotal} always-failing deliveries walked all ${INTERFACE_LADDER_MS.length + 1} attempts (${repeats} attempts reached the receiver twice)`,
+    failures,
+    duplicates: { 'a ladder attempt received twice': repeats },
+  };
+}
+
+/**
+ * Every rung the ladder handed to the Scheduler stand-in was sent to the delivery queue: each
+ * schedule created fired at least once. A second firing is Scheduler's at-least-once delivery
+ * (reported, not a failure); a failed send to the queue is retried by the stand-in.
+ */
+export function scheduledRungs(_ledger: Ledger, observation: Observation): RuleResult {
+  const created = new Set(observation.schedules.filter((e) => e.kind === 'created').map((e) => e.schedule));
+  const fired = new Set(observation.schedules.filter((e) => e.kind === 'fired').map((e) => e.schedule));
+  const twice = observation.schedules.filter((e) => e.kind === 'fired-again').length;
+  const retried = observation.schedules.filter((e) => e.kind === 'target-failed').length;
+  const failures = [...created]
+    .filter((name) => !fired.has(name))
+    .map((name) => `schedule ${name} was created and never fired`);
+  return {
+    rule: 'scheduled rungs',
+    figures: `${created.size} schedules created, ${[...created].filter((n) => fired.has(n)).length} fired, ${twice} fired twice, ${retried} sends to the queue failed and retried`,
+    failures,
+    duplicates: { 'a schedule fired twice (Scheduler stand-in)': twice },
+    table: [
+      {
+        kind: 'ladder rungs through the Scheduler',
+        expected: created.size,
+        found: [...created].filter((n) => fired.has(n)).length,
+        missing: failures.length,
+        extra: 0,
+      },
+    ],
+  };
+}
+
 /** No Lead duplicated by email or phone within a Tenant; concurrent duplicates named one Lead. */
 export function noDuplicateLeads(ledger: Ledger, observation: Observation): RuleResult {
   const failures: string[] = [];
@@ -315,7 +574,12 @@ export function photoImports(ledger: Ledger, observation: Observation): RuleResu
       else failures.push(`${tenant.slug}: photo import ${importId} is ${status ?? 'missing'}`);
     }
   }
-  return { rule: 'photo imports', figures: `${ready} of ${total} ready`, failures };
+  return {
+    rule: 'photo imports',
+    figures: `${ready} of ${total} ready`,
+    failures,
+    table: [{ kind: 'photo imports ready', expected: total, found: ready, missing: total - ready, extra: 0 }],
+  };
 }
 
 /** Nothing in a local dead-letter queue or the stream's on-failure destination. */
@@ -350,9 +614,12 @@ export function noServerErrors(ledger: Ledger, _observation: Observation): RuleR
 export const RULES = [
   noServerErrors,
   eventsPerChange,
+  sideEffects,
   healthyReceiver,
   flakyReceiver,
   goneReceiver,
+  ladderWalked,
+  scheduledRungs,
   noDuplicateLeads,
   idempotentReplays,
   aiSpend,
@@ -370,6 +637,19 @@ export function report(results: readonly RuleResult[]): string {
   const lines: string[] = [];
   for (const r of results)
     lines.push(`${r.failures.length ? 'FAIL' : 'ok  '} ${r.rule.padEnd(20)} ${r.figures}`);
+  const rows = results.flatMap((r) => r.table ?? []);
+  if (rows.length) {
+    lines.push(
+      '',
+      `${'kind'.padEnd(34)} ${'expected'.padStart(8)} ${'found'.padStart(8)} ${'missing'.padStart(8)} ${'extra'.padStart(8)}`,
+    );
+    for (const row of rows) {
+      lines.push(
+        `${row.kind.padEnd(34)} ${[row.expected, row.found, row.missing, row.extra].map((n) => String(n).padStart(8)).join(' ')}`,
+      );
+    }
+    lines.push('');
+  }
   const failed = results.filter((r) => r.failures.length);
   for (const r of failed) {
     lines.push(`${r.rule}: ${r.failures.length} failures`);

@@ -4,9 +4,9 @@
  * plant a loss in either.
  */
 
-/** The three receivers every Tenant subscribes an endpoint to. */
-export type ReceiverName = 'healthy' | 'flaky' | 'gone';
-export const RECEIVERS: readonly ReceiverName[] = ['healthy', 'flaky', 'gone'];
+/** The receivers every Tenant subscribes an endpoint to (scripts/soak/receivers.ts). */
+export type ReceiverName = 'healthy' | 'flaky' | 'gone' | 'ladder';
+export const RECEIVERS: readonly ReceiverName[] = ['healthy', 'flaky', 'gone', 'ladder'];
 
 /** One POST a receiver got. */
 export interface ReceivedCall {
@@ -52,9 +52,29 @@ export interface LedgerReplay {
   second: { status: number; body: string };
 }
 
+/** One event the interface says a change the driver saw answered must produce (expected.ts). */
+export interface ExpectedEvent {
+  type: string;
+  subjectId: string;
+  /** The event's key fields as `eventKey` writes them ('' for a type without any). */
+  key: string;
+  /** The driver's operation that asked for it, for a failure message. */
+  because: string;
+}
+
 export interface TenantLedger {
   tenantId: string;
   slug: string;
+  /** Every event the driver's answered changes call for, in the order it saw them answered. */
+  expectedEvents: ExpectedEvent[];
+  /** Scoring runs each Lead must get (one per Inquiry it made: interface §4, Lead Scoring). */
+  scoringRuns: Record<string, number>;
+  /** Listings created with `ai_enrichment`, each to be enriched once. */
+  enriched: string[];
+  /** Owner emails each Lead's Inquiries must send (an Inquiry of a Lead with an Owner: one email). */
+  ownerEmails: Record<string, number>;
+  /** Admin emails about an endpoint disabled for a 410 (one per Admin; the soak has one). */
+  disableNotices: number;
   leads: Record<string, LedgerLead>;
   /** Inquiries whose creation was answered (ingest, website). */
   inquiries: string[];
@@ -82,6 +102,10 @@ export interface Ledger {
   kills: Record<string, number>;
   /** When the gone receiver started answering 410 (ms since the epoch). */
   goneSince: number;
+  /** The ladder's waits as the soak shrank them (RETRY_DELAY_SCALE). */
+  retryDelayScale: number;
+  /** The webhook-ids the ladder receiver failed every time, by endpoint (each must walk the ladder). */
+  doomed: Record<string, string[]>;
 }
 
 /** One event of a Tenant's log, as GET /v1/events answers it. */
@@ -89,9 +113,20 @@ export interface ObservedEvent {
   id: string;
   type: string;
   subjectId: string;
+  /** Its key fields (expected.ts `eventKey`). */
+  key: string;
+}
+
+/** One email of a Tenant's local outbox. */
+export interface ObservedEmail {
+  to: string;
+  subject: string;
+  /** The Lead an Owner notice is about (its text names it), or null. */
+  leadId: string | null;
 }
 
 export interface ObservedDelivery {
+  id: string;
   eventId: string;
   status: 'pending' | 'succeeded' | 'failed';
   attemptCount: number;
@@ -111,6 +146,11 @@ export interface ObservedTenant {
   aiChargedReceipts: number;
   /** Scoring receipts by Lead (`score#<leadId>#<requestedAt>`): one per scoring request charged. */
   scoreReceipts: Record<string, number>;
+  /** Enrichment receipts (`enrich#<requestId>`): one per enrichment run. */
+  enrichReceipts: number;
+  /** `enrichment_status` of each listing the ledger expects enriched. */
+  enrichment: Record<string, string | null>;
+  emails: ObservedEmail[];
 }
 
 export interface Observation {
@@ -120,4 +160,6 @@ export interface Observation {
   deadLetters: { queue: string; id: string; body: string }[];
   /** Records on the stream's local on-failure destination. */
   parked: { sequenceNumber: string; eventId: string; reason: string }[];
+  /** The Scheduler stand-in's log (scripts/local/adapters/webhook-ladder.ts): each schedule's life. */
+  schedules: { at: number; kind: string; schedule: string }[];
 }

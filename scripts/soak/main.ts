@@ -1,5 +1,6 @@
 /**
- * `npm run soak -- --minutes M --seed S [--drain-seconds D] [--pause-ms P] [--keep]` (issue 24, points 3–5).
+ * `npm run soak -- --minutes M --seed S [--drain-seconds D] [--pause-ms P] [--kills-per-part K]
+ *   [--plant NAME | --list-plants] [--readme] [--keep]` (issues 24 and 34).
  *
  * Runs the local stack with each moving part in its own process (API server, stream consumer,
  * webhook delivery worker with its sweeper, AI worker, photo import worker; scripts/soak/part.ts),
@@ -11,7 +12,7 @@
  * driver's ledger with what the stack holds, until it passes or the time is up. One screen of
  * figures; the exit code is 1 on any loss or mismatch.
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -23,8 +24,11 @@ import { ensureTable, freePort, startDynamoLocal } from '../local/dynamo-local.t
 import { audit, type RuleResult, report } from './audit.ts';
 import { type Ledger, RECEIVERS, type TenantLedger } from './ledger.ts';
 import type { SoakPart } from './parts.ts';
+import { PLANTS } from './plants.ts';
 import { type RunningPart, startPart } from './processes.ts';
 import { startPhotoServer, startReceivers } from './receivers.ts';
+import { REPORT_FILE, writeReadmeTable, writeReport } from './report.ts';
+import { describeUnsettled, unsettled } from './settle.ts';
 import type { TrafficTenant } from './traffic.ts';
 
 const { values } = parseArgs({
@@ -39,14 +43,29 @@ const { values } = parseArgs({
      */
     'pause-ms': { type: 'string', default: '1500' },
     keep: { type: 'boolean', default: false },
+    /** `kill -9`s of each killed part (default: 0.6 a minute, at least one). */
+    'kills-per-part': { type: 'string' },
+    /** Plant one fault (scripts/soak/plants.ts): the soak must then fail and name the loss. */
+    plant: { type: 'string' },
+    'list-plants': { type: 'boolean', default: false },
+    /** Write the README's soak table from this run's audit (README.md, soak-figures markers). */
+    readme: { type: 'boolean', default: false },
   },
 });
+if (values['list-plants']) {
+  for (const [name, what] of Object.entries(PLANTS)) process.stdout.write(`${name.padEnd(28)} ${what}\n`);
+  process.exit(0);
+}
+if (values.plant !== undefined && !(values.plant in PLANTS)) {
+  console.error(`unknown plant "${values.plant}": npm run soak -- --list-plants lists them`);
+  process.exit(2);
+}
 const minutes = Number(values.minutes);
 const seed = Number(values.seed);
 const pauseMs = Number(values['pause-ms']);
 if (!(minutes > 0) || !Number.isInteger(seed) || !(pauseMs >= 0)) {
   console.error(
-    'usage: npm run soak -- --minutes M --seed S [--drain-seconds D] [--pause-ms P (default 1500)] [--keep]',
+    'usage: npm run soak -- --minutes M --seed S [--drain-seconds D] [--pause-ms P (default 1500)] [--kills-per-part K] [--plant NAME | --list-plants] [--readme] [--keep]',
   );
   process.exit(2);
 }
@@ -55,7 +74,14 @@ if (!(minutes > 0) || !Number.isInteger(seed) || !(pauseMs >= 0)) {
 // a loaded machine drains slowly: the limit is generous, since the drain ends once the audit passes.
 const drainMs = 1000 * Number(values['drain-seconds'] ?? Math.max(600, minutes * 60));
 /** `kill -9`s per killed part: at least 5 each in 10 minutes, at least 1 in any run. */
-const killsPerPart = Math.max(1, Math.ceil(minutes * 0.6));
+const killsPerPart =
+  values['kills-per-part'] === undefined
+    ? Math.max(1, Math.ceil(minutes * 0.6))
+    : Number(values['kills-per-part']);
+if (!Number.isInteger(killsPerPart) || killsPerPart < 0) {
+  console.error('--kills-per-part: a whole number ≥ 0');
+  process.exit(2);
+}
 const KILLED: readonly SoakPart[] = ['stream', 'webhooks', 'api'];
 const TENANTS = 3;
 /** The ladder's waits shrink 2,000 times: 1 min → 30 ms, the 3 days → ~2 min. */
@@ -104,7 +130,33 @@ Object.assign(process.env, {
   SITE_RATE_LIMIT_INQUIRY_PER_MINUTE: unbounded,
   DATA_DIR: dataDir,
   DYNAMODB_FAULTS_SEED: process.env.DYNAMODB_FAULTS_SEED ?? String(seed),
+  // The parts share their writes' history (test/support/dynamodb-faults.ts), so that a write made by
+  // one process may be read stale by another: the API's by the stream consumer, the consumer's by
+  // the delivery worker, as on AWS.
+  DYNAMODB_FAULTS_SHARED_DIR: join(dataDir, 'dynamodb-faults'),
+  // Faults as DynamoDB makes them under load: a batch answered in part (UnprocessedItems/Keys), a
+  // throttle that outlasts the SDK's retries, a write that lands while its caller sees a timeout or
+  // a 500. The last two only in the stream consumer and the delivery worker (CALLER_SEES_FAULTS below).
+  DYNAMODB_FAULTS_UNPROCESSED_RATE: process.env.DYNAMODB_FAULTS_UNPROCESSED_RATE ?? '0.2',
+  DYNAMODB_FAULTS_PAST_RETRIES_RATE: process.env.DYNAMODB_FAULTS_PAST_RETRIES_RATE ?? '0.002',
+  DYNAMODB_FAULTS_AMBIGUOUS_RATE: process.env.DYNAMODB_FAULTS_AMBIGUOUS_RATE ?? '0.01',
+  // The Scheduler stand-in fires a share of its schedules twice and fails a share of its sends to
+  // the queue (then retries them), as Scheduler's at-least-once delivery and RetryPolicy allow.
+  LOCAL_SCHEDULER_SEED: String(seed),
+  LOCAL_SCHEDULER_DUPLICATE_RATE: process.env.LOCAL_SCHEDULER_DUPLICATE_RATE ?? '0.1',
+  LOCAL_SCHEDULER_TARGET_FAILURE_RATE: process.env.LOCAL_SCHEDULER_TARGET_FAILURE_RATE ?? '0.1',
+  ...(values.plant ? { SOAK_PLANT: values.plant } : {}),
 });
+const { describeDynamoFaults, dynamoFaultSettingsFromEnv } = await import(
+  '../../test/support/dynamodb-faults.ts'
+);
+const faultRates = [
+  `${describeDynamoFaults(dynamoFaultSettingsFromEnv())} (the api, ai and images parts: DYNAMODB_FAULTS_PAST_RETRIES_RATE=0 DYNAMODB_FAULTS_AMBIGUOUS_RATE=0)`,
+  `Scheduler stand-in: LOCAL_SCHEDULER_DUPLICATE_RATE=${process.env.LOCAL_SCHEDULER_DUPLICATE_RATE} LOCAL_SCHEDULER_TARGET_FAILURE_RATE=${process.env.LOCAL_SCHEDULER_TARGET_FAILURE_RATE}`,
+  `ladder: RETRY_DELAY_SCALE=${RETRY_DELAY_SCALE} (1 min → ${60_000 * Number(RETRY_DELAY_SCALE)} ms; waits over ${900 * Number(RETRY_DELAY_SCALE)} s go through the Scheduler stand-in; the sweeper every ${Math.max(1, 900 * Number(RETRY_DELAY_SCALE))} s)`,
+];
+for (const line of faultRates) log(line);
+if (values.plant) log(`PLANTED: ${values.plant}: ${PLANTS[values.plant as keyof typeof PLANTS]}`);
 (await import('../local/adapters/index.ts')).bindLocalAdapters();
 
 // Tenants through the admin code paths of `npm start`'s seed (scripts/local/seed.ts).
@@ -132,6 +184,8 @@ const ledger: Ledger = {
   retries: {},
   kills: {},
   goneSince: 0,
+  retryDelayScale: Number(RETRY_DELAY_SCALE),
+  doomed: {},
 };
 const traffic: TrafficTenant[] = [];
 for (let i = 0; i < TENANTS; i++) {
@@ -142,11 +196,18 @@ for (let i = 0; i < TENANTS; i++) {
     languages: ['en'],
     defaultCountry: 'ES',
   });
-  await createAgent({
+  const admin = await createAgent({
     tenantId: tenant.tenantId,
     name: 'Soak Admin',
     email: `admin@${slug}.example`,
     isAdmin: true,
+  });
+  // A second Agent, so that a Lead can be handed over (lead.assigned with a previous Owner).
+  const colleague = await createAgent({
+    tenantId: tenant.tenantId,
+    name: 'Soak Agent',
+    email: `agent@${slug}.example`,
+    isAdmin: false,
   });
   const { secret } = await issueApiKey({ tenantId: tenant.tenantId, name: 'soak', scopes: [...SCOPES] });
   const site = await issueSiteKey({
@@ -157,6 +218,12 @@ for (let i = 0; i < TENANTS; i++) {
   const tenantLedger: TenantLedger = {
     tenantId: tenant.tenantId,
     slug,
+    expectedEvents: [],
+    scoringRuns: {},
+    enriched: [],
+    ownerEmails: {},
+    // The gone receiver's endpoint is disabled at its first 410: its one Admin is told once.
+    disableNotices: 1,
     leads: {},
     inquiries: [],
     properties: {},
@@ -166,17 +233,41 @@ for (let i = 0; i < TENANTS; i++) {
     endpoints: [],
   };
   ledger.tenants.push(tenantLedger);
-  traffic.push({ ledger: tenantLedger, key: secret, siteKey: site.key, placeCodes });
+  traffic.push({
+    ledger: tenantLedger,
+    key: secret,
+    siteKey: site.key,
+    placeCodes,
+    agentIds: [admin.id, colleague.id],
+  });
 }
 
 const receivers = await startReceivers(seededRandom(seed ^ 0x7ec3));
 const photos = await startPhotoServer();
 const partEnv = { ...process.env, PORT: String(await freePort()) };
+/**
+ * The faults a caller sees as an error after the write may have landed (a throttle past the SDK's
+ * retries, an answer lost) run in the stream consumer and the delivery worker, whose failed work is
+ * retried within the soak (a stream batch at once, a delivery message after its 6-minute visibility
+ * timeout). Not in the API: on AWS they reach the integrator as a 5xx to retry, and the driver
+ * counts every 5xx as a failure. Not in the AI and import workers: their queues' visibility timeouts
+ * (6 × their 180 s and 300 s function timeouts) would put the retry of a failed message past the
+ * drain; their failure handling is the same SQS redelivery the delivery worker proves.
+ */
+const CALLER_SEES_FAULTS: readonly SoakPart[] = ['stream', 'webhooks'];
+const WORKER_ONLY_FAULTS = { DYNAMODB_FAULTS_PAST_RETRIES_RATE: '0', DYNAMODB_FAULTS_AMBIGUOUS_RATE: '0' };
 log('starting the parts: api, stream, webhooks, ai, images…');
 const parts = new Map<SoakPart, RunningPart>();
 await Promise.all(
   (['api', 'stream', 'webhooks', 'ai', 'images'] as const).map(async (part) => {
-    parts.set(part, await startPart(part, partEnv, log));
+    parts.set(
+      part,
+      await startPart(
+        part,
+        CALLER_SEES_FAULTS.includes(part) ? partEnv : { ...partEnv, ...WORKER_ONLY_FAULTS },
+        log,
+      ),
+    );
   }),
 );
 const apiUrl = parts.get('api')?.url as string;
@@ -258,15 +349,52 @@ try {
 
   const { observe } = await import('./observe.ts');
   const drainUntil = Date.now() + drainMs;
-  let results: RuleResult[] = [];
+  // Judged only once nothing is left to do before the drain ends (settle.ts), seen twice in a row
+  // 5 s apart: a kill can leave work that only the sweeper's next pass brings back.
+  const settleStarted = Date.now();
+  let settledChecks = 0;
+  let left: Awaited<ReturnType<typeof unsettled>>;
   for (;;) {
-    const observation = await observe({ apiUrl, tenants: traffic, since, received: receivers.received });
-    results = audit(ledger, observation);
-    const failing = results.filter((r) => r.failures.length).map((r) => `${r.rule} (${r.failures.length})`);
-    if (failing.length === 0 || Date.now() > drainUntil) break;
-    log(`not settled yet: ${failing.join(', ')}`);
-    // The audit's reads (a scan, every list) compete with the draining workers for DynamoDB Local.
-    await new Promise((r) => setTimeout(r, 20_000));
+    left = await unsettled({
+      endpoint: dynamo.endpoint,
+      tableName,
+      dataDir,
+      drainEndsAt: drainUntil,
+      endpoints: ledger.tenants.flatMap((t) =>
+        t.endpoints.map((e) => ({ tenantId: t.tenantId, endpointId: e.id })),
+      ),
+      since,
+    });
+    settledChecks = left ? 0 : settledChecks + 1;
+    if (settledChecks >= 2 || Date.now() > drainUntil) break;
+    if (left) log(`waiting for a settled stack: ${describeUnsettled(left)}`);
+    await new Promise((r) => setTimeout(r, left ? 10_000 : 5_000));
+  }
+  const settle = {
+    waitedSeconds: Math.round((Date.now() - settleStarted) / 1000),
+    settled: left === undefined,
+    left: left ? describeUnsettled(left) : '',
+  };
+  log(
+    settle.settled
+      ? `settled after ${settle.waitedSeconds} s (queues empty, nothing due on the ladder, the stream read to its end): judging`
+      : `NOT settled after ${settle.waitedSeconds} s (${settle.left}): judging anyway`,
+  );
+  for (const [endpointId, ids] of receivers.doomed) ledger.doomed[endpointId] = [...ids];
+  const observation = await observe({
+    apiUrl,
+    tenants: traffic,
+    since,
+    received: receivers.received,
+    dataDir,
+  });
+  const results: RuleResult[] = audit(ledger, observation);
+  if (!settle.settled) {
+    results.push({
+      rule: 'settled',
+      figures: settle.left,
+      failures: [`not settled when the drain ended: ${settle.left}`],
+    });
   }
   clearInterval(progress);
   const killed = KILLED.map((p) => `${p} ${ledger.kills[p] ?? 0}`).join(', ');
@@ -281,6 +409,23 @@ try {
         process.stdout.write(`  [${part.part} stderr] ${line.slice(0, 300)}\n`);
     }
   }
+  const reportFile = writeReport(dataDir, {
+    seed,
+    minutes,
+    plant: values.plant ?? null,
+    faults: faultRates.join('\n'),
+    kills: ledger.kills,
+    settle,
+    seconds: Math.round((Date.now() - started) / 1000),
+    passed: !failed,
+    results,
+    requests: Object.values(ledger.requests).reduce((a, b) => a + b, 0),
+  });
+  log(`report: ${reportFile}`);
+  if (values.readme) {
+    if (failed || values.plant) log('--readme: a failed or planted run is not written to the README');
+    else log(`README.md: ${writeReadmeTable(reportFile)}`);
+  }
   process.stdout.write(
     failed ? 'SOAK FAILED: loss or mismatch (above)\n' : 'SOAK PASSED: nothing lost, nothing twice\n',
   );
@@ -291,6 +436,12 @@ try {
   await photos.close();
   await s3.close().catch(() => undefined);
   await dynamo.stop();
-  if (!values.keep) rmSync(dataDir, { recursive: true, force: true });
+  // The report stays (with the parts' stderr logs); the data goes unless --keep.
+  if (!values.keep) {
+    for (const entry of readdirSync(dataDir)) {
+      if (entry !== REPORT_FILE && !entry.endsWith('.stderr.log'))
+        rmSync(join(dataDir, entry), { recursive: true, force: true });
+    }
+  }
 }
 process.exit(exitCode);

@@ -9,8 +9,11 @@ import { QueryCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { dynamo, tableName } from '../../functions/data/client.ts';
 import { AiSpend } from '../../functions/data/entities/ai-spend.ts';
 import { LocalQueueMessage } from '../../functions/data/entities/local-queue-message.ts';
+import { listOutbox } from '../local/adapters/outbox-email.ts';
+import { readSchedulerLog } from '../local/adapters/webhook-ladder.ts';
 import { deadLetterQueueOf } from '../local/queue-poller.ts';
 import { PARKED_PARTITION } from '../local/stream-poller.ts';
+import { eventKey } from './expected.ts';
 import type { Observation, ObservedDelivery, ObservedTenant, ReceivedCall, TenantLedger } from './ledger.ts';
 
 type Page = { data: Record<string, unknown>[]; next_cursor: string | null };
@@ -81,11 +84,15 @@ async function observeTenant(
   since: string,
   receipts: Awaited<ReturnType<typeof aiReceipts>>,
 ): Promise<ObservedTenant> {
-  const events = (await all(apiUrl, key, `/v1/events?since=${encodeURIComponent(since)}`)).map((e) => ({
-    id: String(e.id),
-    type: String(e.type),
-    subjectId: String((e.data as { id?: unknown }).id),
-  }));
+  const events = (await all(apiUrl, key, `/v1/events?since=${encodeURIComponent(since)}`)).map((e) => {
+    const data = e.data as Record<string, unknown>;
+    return {
+      id: String(e.id),
+      type: String(e.type),
+      subjectId: String(data.id),
+      key: eventKey(String(e.type), data),
+    };
+  });
   const leads = (await all(apiUrl, key, '/v1/leads?include_archived=true')).map((l) => ({
     id: String(l.id),
     email: (l.email as string | null) ?? null,
@@ -111,6 +118,7 @@ async function observeTenant(
     );
     const deliveries = (await all(apiUrl, key, `/v1/webhooks/${endpoint.id}/deliveries`)).map(
       (d): ObservedDelivery => ({
+        id: String(d.id),
         eventId: String(d.event_id),
         status: d.status as ObservedDelivery['status'],
         attemptCount: Number(d.attempt_count),
@@ -118,6 +126,20 @@ async function observeTenant(
     );
     endpoints[endpoint.id] = { enabled: state.enabled, disabledReason: state.disabled_reason, deliveries };
   }
+  const enrichment: Record<string, string | null> = {};
+  for (const propertyId of tenant.enriched) {
+    const found = await get<{ enrichment_status: string | null }>(
+      apiUrl,
+      key,
+      `/v1/properties/${propertyId}`,
+    );
+    enrichment[propertyId] = found.enrichment_status;
+  }
+  const emails = (await listOutbox(tenant.tenantId)).map((m) => ({
+    to: m.to,
+    subject: m.subject,
+    leadId: /^Lead id: (\S+)$/m.exec(m.text)?.[1] ?? null,
+  }));
   const own = receipts.filter((r) => r.tenantId === tenant.tenantId);
   let aiRuns = 0;
   for (const month of new Set(own.map((r) => r.month))) {
@@ -139,6 +161,9 @@ async function observeTenant(
     // A run that used the model charged spend (a rule-based score writes its receipt with none).
     aiChargedReceipts: own.filter((r) => r.chargeId.startsWith('enrich#') || r.costMicroUsd > 0).length,
     scoreReceipts,
+    enrichReceipts: own.filter((r) => r.chargeId.startsWith('enrich#')).length,
+    enrichment,
+    emails,
   };
 }
 
@@ -148,6 +173,8 @@ export async function observe(options: {
   tenants: { ledger: TenantLedger; key: string }[];
   since: string;
   received: readonly ReceivedCall[];
+  /** The soak's DATA_DIR, where the Scheduler stand-in logs. */
+  dataDir: string;
 }): Promise<Observation> {
   const receipts = await aiReceipts();
   const tenants: Observation['tenants'] = {};
@@ -175,5 +202,10 @@ export async function observe(options: {
     eventId: String(JSON.parse(String(item.record ?? '{}')).eventID ?? ''),
     reason: String(item.condition),
   }));
-  return { tenants, received: [...options.received], deadLetters, parked };
+  const schedules = readSchedulerLog(options.dataDir).map(({ at, kind, schedule }) => ({
+    at,
+    kind,
+    schedule,
+  }));
+  return { tenants, received: [...options.received], deadLetters, parked, schedules };
 }

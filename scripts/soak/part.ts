@@ -8,9 +8,9 @@
  * fault settings). Every part runs with the DynamoDB faults of test/support/dynamodb-faults.ts on its
  * shared client: stale non-consistent reads, cancelled transactions, throttled attempts.
  *
- * SOAK_PLANT_LOSS=ack-before-write is read here and only here (never by functions/, so no Lambda can
- * enable it): the stream part then acknowledges every fourth record of a batch without handing it to
- * the consumer, the loss the audit must catch.
+ * SOAK_PLANT (scripts/soak/plants.ts) is read here and by the local Scheduler stand-in, never by
+ * functions/, so no Lambda can enable it: each part plants the faults that would live in it, the
+ * losses the audit must catch.
  */
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -22,6 +22,10 @@ import {
   streamSeed,
 } from '../../test/support/dynamodb-faults.ts';
 import { PART_READY, plantedLoss, SOAK_PARTS, type SoakPart } from './parts.ts';
+import { plantAiAcks, plantEmailDrop, plantEventWrites, plantedFault, plantWebhookTwice } from './plants.ts';
+
+/** What a plant did, on stderr: the driver echoes `PLANTED` lines to its screen. */
+const report = (line: string) => process.stderr.write(`${line}\n`);
 
 const FUNCTIONS_HTTP = resolve(import.meta.dirname, '../../functions/http');
 
@@ -40,6 +44,7 @@ async function main(): Promise<void> {
   // Faults on the one client the services, the workers and the local queue share, before any call.
   const { dynamo } = await import('../../functions/data/client.ts');
   const { tableDefinition } = await import('../../functions/data/table.ts');
+  const { currentFunction } = await import('../../functions/kernel/aws-operations.ts');
   const settings = dynamoFaultSettingsFromEnv();
   if (settings) {
     // Each start of each part draws its own decisions, reproducibly: the run's seed, the part, the start.
@@ -50,10 +55,25 @@ async function main(): Promise<void> {
       {
         readCurrent: consistentReader(endpoint, process.env.AWS_REGION ?? 'us-east-1'),
         keyAttributes: [tableDefinition.partitionKey, tableDefinition.sortKey],
+        // Only the functions' calls are DynamoDB's: the local SQS, Streams and Scheduler stand-ins
+        // keep their state in the table too, and are not faulted as if they were DynamoDB.
+        isCodeUnderTest: () => currentFunction() !== undefined,
+        // The outbox is the local SES: an email sent is not a DynamoDB write that can be lost or
+        // answered ambiguously (the audit counts every Owner email exactly).
+        exempt: (input) => (input.Item as { __edb_e__?: unknown } | undefined)?.__edb_e__ === 'outboxEmail',
       },
     );
   }
   (await import('../local/adapters/index.ts')).bindLocalAdapters();
+  const plant = plantedFault();
+  if (plant && part === 'stream') {
+    plantEventWrites(dynamo(), plant, report);
+    if (plant === 'drop-owner-email') {
+      const { emails, setEmails } = await import('../../functions/kernel/ports/email.ts');
+      setEmails(plantEmailDrop(emails(), report));
+    }
+  }
+  if (plant === 'webhook-twice-new-id' && part === 'webhooks') await plantWebhookTwice(report);
 
   if (part === 'api') {
     // Every route's handler loaded before the port opens (the local server loads each on its first
@@ -72,7 +92,7 @@ async function main(): Promise<void> {
   for (const name of SOAK_PARTS[part]) {
     const row = workerFor(name);
     let handler: StreamHandler | undefined;
-    if (row.trigger.kind === 'stream' && process.env.SOAK_PLANT_LOSS === 'ack-before-write') {
+    if (row.trigger.kind === 'stream' && plant === 'stream-ack-unprocessed') {
       const { handler: consumer } = (await import('../../functions/streams/consumer.ts')) as {
         handler: StreamHandler;
       };
@@ -84,6 +104,12 @@ async function main(): Promise<void> {
         const result = await consumer({ Records: kept });
         return result;
       };
+    }
+    if (row.name === 'aiWorker' && plant) {
+      const { handler: worker } = (await import('../../functions/workers/ai.ts')) as {
+        handler: (event: import('aws-lambda').SQSEvent) => Promise<unknown>;
+      };
+      handler = plantAiAcks(worker, plant, report) as never;
     }
     await startWorker(row, stack, handler as never);
   }

@@ -63,7 +63,7 @@ export async function startPart(
           if (!line.trim()) continue;
           errors.push(line);
           if (errors.length > 200) errors.shift();
-          if (line.startsWith('PLANTED LOSS') || /DISCARDED/.test(line)) log(`  [${part}] ${line}`);
+          if (line.startsWith('PLANTED') || /DISCARDED/.test(line)) log(`  [${part}] ${line}`);
         }
       });
       child.once('exit', (code, signal) => {

@@ -5,7 +5,10 @@
  * - healthy (`/healthy/<slug>`): 204 at once;
  * - flaky (`/flaky/<slug>`): a seeded share of 500s, and a smaller share it sleeps past the
  *   receivers' 10 s (the sender gives up, a failed attempt), else 200;
- * - gone (`/gone/<slug>`): 200 until `startGone()`, then 410 for good.
+ * - gone (`/gone/<slug>`): 200 until `startGone()`, then 410 for good;
+ * - ladder (`/ladder/<slug>`): fails every attempt (503) of the first DOOMED_PER_ENDPOINT events it
+ *   is sent, so that each of those deliveries walks the whole retry ladder, Scheduler rungs included,
+ *   and ends failed; 204 to every other event (its successes keep the endpoint from being disabled).
  *
  * Every call is recorded with its signature checked by `standardwebhooks` against the endpoint's secret.
  */
@@ -19,6 +22,8 @@ import type { ReceivedCall, ReceiverName } from './ledger.ts';
 export const FLAKY_ERROR_RATE = 0.2;
 export const FLAKY_SLOW_RATE = 0.04;
 const FLAKY_SLEEP_MS = 11_000;
+/** Events per ladder endpoint whose every attempt fails. */
+export const DOOMED_PER_ENDPOINT = 2;
 
 export interface Receivers {
   url: string;
@@ -29,12 +34,15 @@ export interface Receivers {
   /** From now on the gone receiver answers 410. Returns when it started. */
   startGone(): number;
   received: ReceivedCall[];
+  /** The webhook-ids the ladder receiver fails every time, by endpoint. */
+  doomed: Map<string, string[]>;
   close(): Promise<void>;
 }
 
 export async function startReceivers(random: () => number): Promise<Receivers> {
   const endpoints = new Map<string, { endpointId: string; webhook: Webhook }>();
   const received: ReceivedCall[] = [];
+  const doomed = new Map<string, string[]>();
   let gone = false;
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -75,6 +83,19 @@ export async function startReceivers(random: () => number): Promise<Receivers> {
         res.writeHead(status).end();
       };
       if (receiver === 'gone') return answer(gone ? 410 : 200);
+      if (receiver === 'ladder' && verified) {
+        const ids = doomed.get(call.endpointId) ?? [];
+        doomed.set(call.endpointId, ids);
+        if (
+          ids.length < DOOMED_PER_ENDPOINT &&
+          !ids.includes(call.webhookId) &&
+          !received.some(
+            (c) => c !== call && c.endpointId === call.endpointId && c.webhookId === call.webhookId,
+          )
+        )
+          ids.push(call.webhookId);
+        return answer(ids.includes(call.webhookId) ? 503 : 204);
+      }
       if (receiver === 'flaky') {
         const draw = random();
         if (draw < FLAKY_ERROR_RATE) return answer(500);
@@ -103,6 +124,7 @@ export async function startReceivers(random: () => number): Promise<Receivers> {
       return Date.now();
     },
     received,
+    doomed,
     close: () => closeServer(server),
   };
 }

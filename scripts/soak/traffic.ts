@@ -10,6 +10,7 @@
  * unanswered and its outcome stays out of the ledger.
  */
 import { TURNSTILE_DUMMY_TOKEN } from '../../functions/kernel/ports/turnstile.ts';
+import { expectImportReady, expectLeadChange, expectListingChange, type View } from './expected.ts';
 import type { Ledger, TenantLedger } from './ledger.ts';
 
 /** Lead stages the driver moves through, one step at a time (never to a terminal one). */
@@ -20,6 +21,8 @@ export interface TrafficTenant {
   key: string;
   siteKey: string;
   placeCodes: readonly string[];
+  /** The Tenant's Agents: a Lead may be handed from one to another. */
+  agentIds: readonly string[];
 }
 
 export interface TrafficOptions {
@@ -118,16 +121,61 @@ export async function runTenantTraffic(options: TrafficOptions, tenant: TrafficT
     };
   };
   const activeLeads = () => Object.entries(ledger.leads).filter(([, l]) => !l.archived);
-  const liveProperties = () => Object.entries(ledger.properties).filter(([, p]) => !p.archived);
+  /**
+   * Listings the driver changes. A listing created with AI enrichment is left as created: its one
+   * enrichment run then writes its one property.updated, with no driver change racing it (traffic
+   * shaped so that the ledger can tell what follows, issue 34 point 1).
+   */
+  const liveProperties = () =>
+    Object.entries(ledger.properties).filter(([id, p]) => !p.archived && !ledger.enriched.includes(id));
+  const openActivities: string[] = [];
   let idempotency = 0;
   const nextKey = () => {
     idempotency += 1;
     return `${ledger.slug}-${idempotency}-${Math.floor(random() * 1e9)}`;
   };
 
+  /** The Leads and listings as the driver last saw them answered (expected.ts judges changes on them). */
+  const leadViews: Record<string, View> = {};
+  const listingViews: Record<string, View> = {};
+  /** An answered Lead: the events its change calls for, and the view kept. */
+  const sawLead = (lead: View & { id: string }, because: string) => {
+    leadViews[lead.id] = expectLeadChange(ledger, lead.id, leadViews[lead.id], lead, because);
+  };
+  const sawListing = (listing: View & { id: string }, because: string) => {
+    listingViews[listing.id] = expectListingChange(
+      ledger,
+      listing.id,
+      listingViews[listing.id],
+      listing,
+      because,
+    );
+  };
+  /** A new Inquiry of `leadId`, answered: it is scored once, and its Lead's Owner (if any) emailed once. */
+  const sawInquiry = (inquiryId: string, leadId: string, because: string) => {
+    if (ledger.inquiries.includes(inquiryId)) return;
+    ledger.inquiries.push(inquiryId);
+    ledger.expectedEvents.push({ type: 'inquiry.created', subjectId: inquiryId, key: '', because });
+    ledger.scoringRuns[leadId] = (ledger.scoringRuns[leadId] ?? 0) + 1;
+    ledger.expectedEvents.push({
+      type: 'lead.scored',
+      subjectId: leadId,
+      key: '',
+      because: `${because} (scoring)`,
+    });
+    if (leadViews[leadId]?.assigned_agent_id)
+      ledger.ownerEmails[leadId] = (ledger.ownerEmails[leadId] ?? 0) + 1;
+  };
+  /** A Lead read back after a change whose answer has no body (an archive, a website Inquiry). */
+  const readLead = async (id: string, because: string) => {
+    const answer = await request(options, 'lead-read', 'GET', `/v1/leads/${id}`, { key: tenant.key });
+    if (answer?.status === 200 && answer.body.id) sawLead(answer.body as View & { id: string }, because);
+    return answer;
+  };
+
   const recordIngest = (answer: Answer | undefined, person: { email: string; phone: string }) => {
     if (!answer || (answer.status !== 200 && answer.status !== 201)) return undefined;
-    const lead = answer.body.lead as { id: string; status: string } | undefined;
+    const lead = answer.body.lead as (View & { id: string; status: string }) | undefined;
     if (!lead) return undefined;
     ledger.leads[lead.id] ??= {
       email: person.email,
@@ -136,9 +184,9 @@ export async function runTenantTraffic(options: TrafficOptions, tenant: TrafficT
       status: lead.status,
       archived: false,
     };
+    sawLead(lead, 'ingest');
     const inquiryId = answer.body.inquiry_id;
-    if (typeof inquiryId === 'string' && !ledger.inquiries.includes(inquiryId))
-      ledger.inquiries.push(inquiryId);
+    if (typeof inquiryId === 'string') sawInquiry(inquiryId, lead.id, 'ingest');
     return lead.id;
   };
   const ingestBody = (person: { name: string; email: string; phone: string }) => {
@@ -230,10 +278,12 @@ export async function runTenantTraffic(options: TrafficOptions, tenant: TrafficT
       async () => {
         const found = pick(random, activeLeads());
         if (!found) return;
-        await request(options, 'lead-edit', 'PATCH', `/v1/leads/${found[0]}`, {
+        const answer = await request(options, 'lead-edit', 'PATCH', `/v1/leads/${found[0]}`, {
           key: tenant.key,
           body: { notes: `Called back ${Math.floor(random() * 1000)}` },
         });
+        if (answer?.status === 200 && answer.body.id)
+          sawLead(answer.body as View & { id: string }, 'lead-edit');
       },
     ],
     [
@@ -252,6 +302,8 @@ export async function runTenantTraffic(options: TrafficOptions, tenant: TrafficT
           key: tenant.key,
           body: { status: next },
         });
+        if (answer?.status === 200 && answer.body.id)
+          sawLead(answer.body as View & { id: string }, 'stage-move');
         if (answer?.status === 200 && answer.body.status === next && lead.status !== next) {
           lead.status = next;
           lead.statusMoves += 1;
@@ -267,7 +319,64 @@ export async function runTenantTraffic(options: TrafficOptions, tenant: TrafficT
         const answer = await request(options, 'lead-archive', 'DELETE', `/v1/leads/${found[0]}`, {
           key: tenant.key,
         });
-        if (answer && answer.status < 300) found[1].archived = true;
+        if (answer && answer.status < 300) {
+          found[1].archived = true;
+          await readLead(found[0], 'lead-archive');
+        }
+      },
+    ],
+    [
+      'lead-reassign',
+      3,
+      async () => {
+        const found = pick(random, activeLeads());
+        if (!found) return;
+        const owner = leadViews[found[0]]?.assigned_agent_id;
+        const next = pick(
+          random,
+          tenant.agentIds.filter((id) => id !== owner),
+        );
+        if (!next) return;
+        const answer = await request(options, 'lead-reassign', 'PATCH', `/v1/leads/${found[0]}`, {
+          key: tenant.key,
+          body: { assigned_agent_id: next },
+        });
+        if (answer?.status === 200 && answer.body.id)
+          sawLead(answer.body as View & { id: string }, 'lead-reassign');
+      },
+    ],
+    [
+      'activity-create',
+      4,
+      async () => {
+        const found = pick(random, activeLeads());
+        if (!found) return;
+        const answer = await request(options, 'activity-create', 'POST', `/v1/leads/${found[0]}/activities`, {
+          key: tenant.key,
+          body: { kind: 'call', title: `Soak call ${Math.floor(random() * 1000)}` },
+        });
+        if (answer?.status === 201 && answer.body.id) openActivities.push(answer.body.id);
+      },
+    ],
+    [
+      'activity-complete',
+      3,
+      async () => {
+        const id = pick(random, openActivities);
+        if (!id) return;
+        const answer = await request(options, 'activity-complete', 'PATCH', `/v1/activities/${id}`, {
+          key: tenant.key,
+          body: { completed: true },
+        });
+        if (answer?.status === 200 && answer.body.completed === true) {
+          openActivities.splice(openActivities.indexOf(id), 1);
+          ledger.expectedEvents.push({
+            type: 'activity.completed',
+            subjectId: id,
+            key: '',
+            because: 'activity-complete',
+          });
+        }
       },
     ],
     [
@@ -275,6 +384,7 @@ export async function runTenantTraffic(options: TrafficOptions, tenant: TrafficT
       8,
       async () => {
         const price = 100_000 + Math.floor(random() * 900) * 1000;
+        const enrich = random() < 0.3;
         const answer = await request(options, 'property-create', 'POST', '/v1/properties', {
           key: tenant.key,
           idempotencyKey: nextKey(),
@@ -286,10 +396,23 @@ export async function runTenantTraffic(options: TrafficOptions, tenant: TrafficT
             property_type: 'apartment',
             bedrooms: 1 + Math.floor(random() * 4),
             place_code: pick(random, tenant.placeCodes),
+            ai_enrichment: enrich,
           },
         });
         if (answer?.status === 201 && answer.body.id) {
-          ledger.properties[answer.body.id] ??= { priceChanges: 0, price, archived: false };
+          const id = answer.body.id;
+          ledger.properties[id] ??= { priceChanges: 0, price, archived: false };
+          sawListing(answer.body as View & { id: string }, 'property-create');
+          if (enrich && !ledger.enriched.includes(id)) {
+            // Its one enrichment run: the listing's texts and status change once.
+            ledger.enriched.push(id);
+            ledger.expectedEvents.push({
+              type: 'property.updated',
+              subjectId: id,
+              key: 'includes:enrichment_status',
+              because: 'property-create (enrichment)',
+            });
+          }
         }
       },
     ],
@@ -305,6 +428,8 @@ export async function runTenantTraffic(options: TrafficOptions, tenant: TrafficT
           key: tenant.key,
           body: { price: String(price) },
         });
+        if (answer?.status === 200 && answer.body.id)
+          sawListing(answer.body as View & { id: string }, 'property-price');
         if (answer?.status === 200 && Number(answer.body.price) === price && property.price !== price) {
           property.price = price;
           property.priceChanges += 1;
@@ -320,7 +445,14 @@ export async function runTenantTraffic(options: TrafficOptions, tenant: TrafficT
         const answer = await request(options, 'property-archive', 'DELETE', `/v1/properties/${found[0]}`, {
           key: tenant.key,
         });
-        if (answer && answer.status < 300) found[1].archived = true;
+        if (answer && answer.status < 300) {
+          found[1].archived = true;
+          const read = await request(options, 'property-read', 'GET', `/v1/properties/${found[0]}`, {
+            key: tenant.key,
+          });
+          if (read?.status === 200 && read.body.id)
+            sawListing(read.body as View & { id: string }, 'property-archive');
+        }
       },
     ],
     [
@@ -339,8 +471,11 @@ export async function runTenantTraffic(options: TrafficOptions, tenant: TrafficT
             body: { url: options.photoUrl(Math.floor(random() * 1e6)), is_primary: false },
           },
         );
-        if (answer && answer.status < 300 && answer.body.id) {
+        // 202: a new import, which must reach ready and change the gallery once; 200 names one the
+        // listing already has (the same URL), which changes nothing again.
+        if (answer?.status === 202 && answer.body.id) {
           ledger.imports.push({ propertyId: found[0], importId: answer.body.id });
+          expectImportReady(ledger, found[0], 'includes:images');
         }
       },
     ],
@@ -373,7 +508,24 @@ export async function runTenantTraffic(options: TrafficOptions, tenant: TrafficT
             },
           },
         );
-        if (answer?.status === 201 && answer.body.id) ledger.inquiries.push(answer.body.id);
+        if (answer?.status !== 201 || !answer.body.id) return;
+        // The answer names the Inquiry; which Lead it joined (or made) is read back, as an integrator would.
+        const inquiry = await request(options, 'inquiry-read', 'GET', `/v1/inquiries/${answer.body.id}`, {
+          key: tenant.key,
+        });
+        const leadId = inquiry?.body.lead_id;
+        if (typeof leadId !== 'string') return;
+        const lead = await readLead(leadId, 'site-inquiry');
+        if (lead?.status === 200 && !known) {
+          ledger.leads[leadId] ??= {
+            email,
+            phone: String(lead.body.phone ?? ''),
+            statusMoves: 0,
+            status: String(lead.body.status),
+            archived: false,
+          };
+        }
+        sawInquiry(answer.body.id, leadId, 'site-inquiry');
       },
     ],
   ];

@@ -587,6 +587,8 @@ describe('GET /v1/leads', () => {
       key: listTenant.key,
       body: { notes: 'touched' },
     });
+    // The list reads an index, which may not show the change yet (a moved item lags, as on AWS).
+    await afterIndexLag();
     // Act
     const recent = await list(`updated_since=${encodeURIComponent(touched.body.updated_at)}`);
     const naive = await list('updated_since=2026-01-01T00:00:00');

@@ -11,12 +11,25 @@ const LEAD = 'lead-1';
 const INQUIRY = 'inq-1';
 const PROPERTY = 'prop-1';
 const EVENTS = [
-  { id: 'e1', type: 'lead.created', subjectId: LEAD },
-  { id: 'e2', type: 'inquiry.created', subjectId: INQUIRY },
-  { id: 'e3', type: 'lead.status_changed', subjectId: LEAD },
-  { id: 'e4', type: 'property.created', subjectId: PROPERTY },
-  { id: 'e5', type: 'property.price_changed', subjectId: PROPERTY },
-  { id: 'e6', type: 'lead.scored', subjectId: LEAD },
+  { id: 'e1', type: 'lead.created', subjectId: LEAD, key: '' },
+  { id: 'e2', type: 'inquiry.created', subjectId: INQUIRY, key: '' },
+  { id: 'e3', type: 'lead.status_changed', subjectId: LEAD, key: 'new→contacted' },
+  { id: 'e4', type: 'property.created', subjectId: PROPERTY, key: '' },
+  { id: 'e5', type: 'property.price_changed', subjectId: PROPERTY, key: '1→2' },
+  { id: 'e6', type: 'lead.scored', subjectId: LEAD, key: '' },
+  { id: 'e8', type: 'lead.updated', subjectId: LEAD, key: 'status' },
+  { id: 'e9', type: 'property.updated', subjectId: PROPERTY, key: 'enrichment_status,highlights' },
+];
+/** What the driver's ledger expects of the changes above (scripts/soak/expected.ts writes these). */
+const EXPECTED = [
+  { type: 'lead.created', subjectId: LEAD, key: '', because: 'ingest' },
+  { type: 'inquiry.created', subjectId: INQUIRY, key: '', because: 'ingest' },
+  { type: 'lead.scored', subjectId: LEAD, key: '', because: 'ingest (scoring)' },
+  { type: 'lead.updated', subjectId: LEAD, key: 'status', because: 'stage-move' },
+  { type: 'lead.status_changed', subjectId: LEAD, key: 'new→contacted', because: 'stage-move' },
+  { type: 'property.created', subjectId: PROPERTY, key: '', because: 'property-create' },
+  { type: 'property.updated', subjectId: PROPERTY, key: 'includes:enrichment_status', because: 'enrichment' },
+  { type: 'property.price_changed', subjectId: PROPERTY, key: '1→2', because: 'property-price' },
 ];
 
 function ledger(): Ledger {
@@ -29,10 +42,17 @@ function ledger(): Ledger {
     retries: {},
     kills: { api: 1, stream: 1, webhooks: 1 },
     goneSince: 0,
+    retryDelayScale: 0.0005,
+    doomed: { 'ep-ladder': ['e4'] },
     tenants: [
       {
         tenantId: TENANT,
         slug: 'soak-1',
+        expectedEvents: EXPECTED.map((e) => ({ ...e })),
+        scoringRuns: { [LEAD]: 1 },
+        enriched: [PROPERTY],
+        ownerEmails: { [LEAD]: 1 },
+        disableNotices: 1,
         leads: {
           [LEAD]: {
             email: 'a@x.example',
@@ -57,6 +77,7 @@ function ledger(): Ledger {
           { id: 'ep-healthy', receiver: 'healthy', secret: 's', events: ['lead.created', 'inquiry.created'] },
           { id: 'ep-flaky', receiver: 'flaky', secret: 's', events: ['lead.created'] },
           { id: 'ep-gone', receiver: 'gone', secret: 's', events: ['property.created'] },
+          { id: 'ep-ladder', receiver: 'ladder', secret: 's', events: ['property.created'] },
         ],
       },
     ],
@@ -85,13 +106,24 @@ function observation(): Observation {
           'ep-flaky': {
             enabled: true,
             disabledReason: null,
-            deliveries: [{ eventId: 'e1', status: 'succeeded', attemptCount: 2 }],
+            deliveries: [{ id: 'd1', eventId: 'e1', status: 'succeeded', attemptCount: 2 }],
           },
           'ep-gone': { enabled: false, disabledReason: 'gone', deliveries: [] },
+          'ep-ladder': {
+            enabled: true,
+            disabledReason: null,
+            deliveries: [{ id: 'd2', eventId: 'e4', status: 'failed', attemptCount: 9 }],
+          },
         },
-        aiRuns: 1,
-        aiChargedReceipts: 1,
+        aiRuns: 2,
+        aiChargedReceipts: 2,
         scoreReceipts: { [LEAD]: 1 },
+        enrichReceipts: 1,
+        enrichment: { [PROPERTY]: 'enriched' },
+        emails: [
+          { to: 'owner@x.example', subject: 'New inquiry from A', leadId: LEAD },
+          { to: 'admin@x.example', subject: 'Webhook endpoint disabled: https://gone', leadId: null },
+        ],
       },
     },
     received: [
@@ -101,9 +133,17 @@ function observation(): Observation {
       call('ep-flaky', 'e1', 1, 500),
       call('ep-flaky', 'e1', 2),
       call('ep-gone', 'e4', 10, 410),
+      // The interface's ladder at 1/2000: 30, 150, 900 ms, 3.6, 10.8, 21.6, 43.2, 43.2 s.
+      ...[0, 30, 180, 1_080, 4_680, 15_480, 37_080, 80_280, 123_480].map((at) =>
+        call('ep-ladder', 'e4', 1_000 + at, 503),
+      ),
     ],
     deadLetters: [],
     parked: [],
+    schedules: [
+      { at: 1, kind: 'created', schedule: 'webhook-a' },
+      { at: 2, kind: 'fired', schedule: 'webhook-a' },
+    ],
   };
 }
 
@@ -126,7 +166,7 @@ describe('soak audit', () => {
     // Act
     const failures = failuresOf(ledger(), seen);
     // Assess
-    expect(failures).toContain(`soak-1: missing lead.created for ${LEAD} (0 of 1)`);
+    expect(failures).toContain(`soak-1: missing lead.created for ${LEAD} after ingest`);
     expect(failures).toContain('soak-1: 0 lead.created but 1 Leads in the table');
   });
 
@@ -164,7 +204,7 @@ describe('soak audit', () => {
     const tenant = seen.tenants[TENANT];
     if (tenant) {
       tenant.leads.push({ id: 'lead-2', email: 'A@x.example', phone: null, active: true });
-      tenant.events.push({ id: 'e7', type: 'lead.scored', subjectId: LEAD });
+      tenant.events.push({ id: 'e7', type: 'lead.scored', subjectId: LEAD, key: '' });
       tenant.aiRuns = 0;
     }
     seen.deadLetters.push({ queue: 'webhooks-dlq', id: 'm1', body: '{}' });
@@ -173,8 +213,96 @@ describe('soak audit', () => {
     // Assess
     expect(failures).toContain('soak-1: 2 Leads with email a@x.example');
     expect(failures).toContain('soak-1: Idempotency-Key k answered 201 after 201, bodies differ');
-    expect(failures).toContain(`soak-1: lead.scored 2× for 1 requests of ${LEAD}`);
-    expect(failures).toContain('soak-1: AI spend counts 0 runs, 1 charged');
+    expect(failures).toContain(`soak-1: lead.scored e7 for ${LEAD}: no change in the ledger explains it`);
+    expect(failures).toContain('soak-1: AI spend counts 0 runs, 2 charged');
     expect(failures).toContain('dead letter on webhooks-dlq: m1 {}');
+  });
+
+  it('names an event with the wrong key fields, and a second event for one change under another id', () => {
+    // Prepare
+    const seen = observation();
+    const tenant = seen.tenants[TENANT];
+    if (tenant) {
+      tenant.events = tenant.events.map((e) => (e.id === 'e3' ? { ...e, key: 'qualified→contacted' } : e));
+      tenant.events.push({ id: 'e10', type: 'lead.updated', subjectId: LEAD, key: 'status' });
+    }
+    // Act
+    const results = audit(ledger(), seen);
+    const failures = results.flatMap((r) => r.failures);
+    // Assess
+    expect(failures).toContain(
+      `soak-1: missing lead.status_changed for ${LEAD} (new→contacted) after stage-move; the log has qualified→contacted`,
+    );
+    expect(failures).toContain(
+      `soak-1: lead.updated e10 for ${LEAD} (status): no change in the ledger explains it`,
+    );
+    const table = results.find((r) => r.rule === 'events per change')?.table ?? [];
+    expect(table.find((row) => row.kind === 'lead.updated')).toEqual({
+      kind: 'lead.updated',
+      expected: 1,
+      found: 2,
+      missing: 0,
+      extra: 1,
+    });
+  });
+
+  it('names scoring, enrichment and an Owner email that never happened, or happened twice', () => {
+    // Prepare
+    const seen = observation();
+    const tenant = seen.tenants[TENANT];
+    if (tenant) {
+      tenant.scoreReceipts = {};
+      tenant.enrichReceipts = 0;
+      tenant.enrichment = { [PROPERTY]: 'pending' };
+      tenant.emails.push({ to: 'owner@x.example', subject: 'New inquiry from A', leadId: LEAD });
+    }
+    // Act
+    const failures = failuresOf(ledger(), seen);
+    // Assess
+    expect(failures).toContain(`soak-1: scoring runs for ${LEAD}: 0 of 1`);
+    expect(failures).toContain(`soak-1: listing ${PROPERTY} asked for enrichment and is pending`);
+    expect(failures).toContain(`soak-1: Owner emails for ${LEAD}: 2, expected 1 (sent twice?)`);
+  });
+
+  it('names a delivery that did not walk the whole ladder: a rung lost, or a retry made early', () => {
+    // Prepare
+    const seen = observation();
+    const calls = seen.received.filter((c) => c.endpointId === 'ep-ladder');
+    seen.received = seen.received.filter((c) => c !== calls[5]);
+    // The third retry waits 600 ms where the 30-minute rung, shrunk, is 900 ms.
+    const early = calls[3];
+    if (early) early.at = (calls[2]?.at ?? 0) + 600;
+    // Act
+    const failures = failuresOf(ledger(), seen);
+    // Assess
+    const named = failures.find((f) => f.startsWith('soak-1: e4 did not walk the ladder'));
+    expect(named).toContain('8 attempts, expected 9');
+    expect(named).toContain('retry 3 after 600 ms, before its 900 ms wait');
+  });
+
+  it('counts an attempt that reached the receiver twice as a repeat, not as a retry', () => {
+    // Prepare
+    const seen = observation();
+    seen.received.push(call('ep-ladder', 'e4', 1_000 + 1_080 + 5, 503));
+    // Act
+    const results = audit(ledger(), seen);
+    // Assess
+    expect(results.flatMap((r) => r.failures)).toEqual([]);
+    expect(results.find((r) => r.rule === 'ladder walked')?.duplicates).toEqual({
+      'a ladder attempt received twice': 1,
+    });
+  });
+
+  it('names a rung handed to the Scheduler that never fired', () => {
+    // Prepare
+    const seen = observation();
+    seen.schedules.push(
+      { at: 3, kind: 'created', schedule: 'webhook-b' },
+      { at: 4, kind: 'lost', schedule: 'webhook-b' },
+    );
+    // Act
+    const failures = failuresOf(ledger(), seen);
+    // Assess
+    expect(failures).toEqual(['schedule webhook-b was created and never fired']);
   });
 });

@@ -31,9 +31,16 @@ beforeAll(() => {
     {
       readCurrent: consistentReader(DYNAMODB_ENDPOINT, AWS_REGION),
       keyAttributes: [tableDefinition.partitionKey, tableDefinition.sortKey],
-      // Stale answers for the code under test (the handlers and workers run as functions); the
-      // test's own setup and checks read the table as it is.
-      staleReadsApply: () => currentFunction() !== undefined,
+      indexKeys: Object.fromEntries(
+        tableDefinition.globalSecondaryIndexes.map((index) => [
+          index.indexName,
+          [index.partitionKey, index.sortKey],
+        ]),
+      ),
+      // Stale answers (and the faults the caller sees itself) for the code under test: the handlers,
+      // the workers and the stream consumer run as functions. The test's own setup and checks read
+      // and write the table as it is.
+      isCodeUnderTest: () => currentFunction() !== undefined,
     },
   );
 });

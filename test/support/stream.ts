@@ -2,6 +2,14 @@ import type { DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
 import { inject } from 'vitest';
 import { handler as streamConsumer } from '../../functions/streams/consumer.ts';
 import { type ParkedRecord, startStreamPoller } from '../../scripts/local/stream-poller.ts';
+import { asFunction, WORKER_ENTRIES } from './aws-operations.ts';
+
+/**
+ * The consumer as the function it is on AWS: its DynamoDB calls are the code under test's, so the
+ * fault injection answers them as it answers a handler's (stale reads, and the faults the caller
+ * sees itself when the run turns them on), and what it does is recorded under its entry.
+ */
+const consumer = asFunction(WORKER_ENTRIES.streamConsumer, streamConsumer);
 
 export interface TestStreamConsumer {
   /** Every record handed to the consumer so far (to replay one). */
@@ -33,7 +41,7 @@ export async function startTestStreamConsumer(tenantIds: string[]): Promise<Test
     handler: async (event: DynamoDBStreamEvent) => {
       const records = event.Records.filter(mine);
       delivered.push(...records);
-      return streamConsumer({ Records: records });
+      return consumer({ Records: records });
     },
     onParked: (record) => parked.push(record),
   });

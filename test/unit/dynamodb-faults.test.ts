@@ -1,6 +1,16 @@
-import { type AttributeValue, DynamoDBClient, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import {
+  type AttributeValue,
+  ConditionalCheckFailedException,
+  DynamoDBClient,
+  InternalServerError,
+  TransactionCanceledException,
+} from '@aws-sdk/client-dynamodb';
 import {
   BatchGetCommand,
+  BatchWriteCommand,
   DeleteCommand,
   DynamoDBDocumentClient,
   GetCommand,
@@ -14,8 +24,11 @@ import {
   addDynamoFaults,
   DEFAULT_DYNAMO_FAULTS,
   type DynamoFaultSettings,
+  describeDynamoFaults,
   dynamoFaultSettingsFromEnv,
+  exactCondition,
   settleDynamoWrites,
+  withDynamoFaults,
 } from '../support/dynamodb-faults.ts';
 
 type Marshalled = Record<string, AttributeValue>;
@@ -28,14 +41,21 @@ interface RequestBody {
   RequestItems: Record<string, { Keys: Marshalled[] }>;
   TransactItems: { Put?: { Item: Marshalled } }[];
   ReturnValues?: string;
+  IndexName?: string;
+  ConditionExpression?: string;
 }
+
+/** What the fake answers a put whose `attribute_not_exists(pk)` condition fails. */
+class ConditionFailed extends Error {}
+
+/** A BatchWriteItem's requests of one table, as sent. */
+type WriteRequests = { PutRequest?: { Item: Marshalled }; DeleteRequest?: { Key: Marshalled } }[];
 
 /**
  * A DynamoDB reduced to what these tests send, behind the SDK's real middleware stack (serialization,
  * retries, deserialization): the client's request handler answers from an in-memory table.
  */
-function fakeDynamo() {
-  const items = new Map<string, Marshalled>();
+function fakeDynamo(items = new Map<string, Marshalled>()) {
   const requests: string[] = [];
   const id = (key: Marshalled) => `${key.pk?.S}|${key.sk?.S}`;
   const answer = (operation: string, body: RequestBody): unknown => {
@@ -48,13 +68,17 @@ function fakeDynamo() {
       case 'DeleteItem': {
         const key = id(operation === 'PutItem' ? body.Item : body.Key);
         const old = items.get(key);
+        // The one condition the fake knows: a put of an item that must not exist yet.
+        if (body.ConditionExpression === 'attribute_not_exists(pk)' && old) throw new ConditionFailed();
         if (operation === 'PutItem') items.set(key, body.Item);
         else items.delete(key);
         return body.ReturnValues === 'ALL_OLD' && old ? { Attributes: old } : {};
       }
       case 'Query': {
+        // The table by `pk`, or the index gsi1 by its partition key `gsi1pk`, always as `:pk`.
         const pk = body.ExpressionAttributeValues[':pk']?.S;
-        const found = [...items.values()].filter((item) => item.pk?.S === pk);
+        const partition = body.IndexName === 'gsi1' ? 'gsi1pk' : 'pk';
+        const found = [...items.values()].filter((item) => item[partition]?.S === pk);
         return { Items: found, Count: found.length, ScannedCount: found.length };
       }
       case 'BatchGetItem': {
@@ -66,6 +90,16 @@ function fakeDynamo() {
           });
         }
         return { Responses, UnprocessedKeys: {} };
+      }
+      case 'BatchWriteItem': {
+        const writes = body.RequestItems as unknown as Record<string, WriteRequests>;
+        for (const requests of Object.values(writes)) {
+          for (const { PutRequest, DeleteRequest } of requests) {
+            if (PutRequest) items.set(id(PutRequest.Item), PutRequest.Item);
+            if (DeleteRequest) items.delete(id(DeleteRequest.Key));
+          }
+        }
+        return { UnprocessedItems: {} };
       }
       case 'TransactWriteItems':
         for (const member of body.TransactItems)
@@ -84,10 +118,22 @@ function fakeDynamo() {
         const operation = String(request.headers['x-amz-target']).split('.')[1] as string;
         requests.push(operation);
         const sent = typeof request.body === 'string' ? request.body : new TextDecoder().decode(request.body);
-        const body = JSON.stringify(answer(operation, JSON.parse(sent)));
+        let answered: unknown;
+        let statusCode = 200;
+        try {
+          answered = answer(operation, JSON.parse(sent));
+        } catch (error) {
+          if (!(error instanceof ConditionFailed)) throw error;
+          statusCode = 400;
+          answered = {
+            __type: 'com.amazonaws.dynamodb.v20120810#ConditionalCheckFailedException',
+            message: 'The conditional request failed',
+          };
+        }
+        const body = JSON.stringify(answered);
         return {
           response: {
-            statusCode: 200,
+            statusCode,
             headers: { 'content-type': 'application/x-amz-json-1.0' },
             body: new TextEncoder().encode(body),
           },
@@ -110,16 +156,22 @@ const NO_FAULTS: DynamoFaultSettings = {
   staleRate: 0,
   conflictRate: 0,
   throttleRate: 0,
+  pastRetriesRate: 0,
+  unprocessedRate: 0,
+  ambiguousRate: 0,
 };
 
 /** A fake DynamoDB with the faults on, and a clock the test moves. */
-function faulted(settings: Partial<DynamoFaultSettings>) {
-  const fake = fakeDynamo();
-  const clock = { ms: 10_000 };
+function faulted(
+  settings: Partial<DynamoFaultSettings>,
+  shared: { items?: Map<string, Marshalled>; clock?: { ms: number } } = {},
+) {
+  const fake = fakeDynamo(shared.items);
+  const clock = shared.clock ?? { ms: 10_000 };
   const log = addDynamoFaults(
     fake.client,
     { ...NO_FAULTS, ...settings },
-    { readCurrent: fake.readCurrent, now: () => clock.ms },
+    { readCurrent: fake.readCurrent, now: () => clock.ms, indexKeys: { gsi1: ['gsi1pk', 'gsi1sk'] } },
   );
   return { ...fake, clock, log };
 }
@@ -282,6 +334,251 @@ describe('throttling', () => {
   });
 });
 
+describe('index lag (a stale Query on a GSI)', () => {
+  /** A Query of gsi1's partition `x`, with an optional filter. */
+  const queryIndex = (filter?: { expression: string; values: Record<string, unknown> }) =>
+    new QueryCommand({
+      TableName: TABLE,
+      IndexName: 'gsi1',
+      KeyConditionExpression: '#pk = :pk',
+      ExpressionAttributeNames: { '#pk': 'gsi1pk' },
+      ExpressionAttributeValues: { ':pk': 'x', ...filter?.values },
+      ...(filter ? { FilterExpression: filter.expression } : {}),
+    });
+
+  it('leaves out an item that moved into the partition, and brings back one deleted from it', async () => {
+    // Prepare: `kept` and `gone` in partition x long ago, `moved` in y; then `moved` moves to x and
+    // `gone` is deleted, within the window.
+    const { client, clock, log } = faulted({ staleRate: 1 });
+    await client.send(put({ pk: 'p', sk: 'kept', gsi1pk: 'x', gsi1sk: '1' }));
+    await client.send(put({ pk: 'p', sk: 'gone', gsi1pk: 'x', gsi1sk: '2' }));
+    await client.send(put({ pk: 'p', sk: 'moved', gsi1pk: 'y', gsi1sk: '3' }));
+    clock.ms += 2_000;
+    await client.send(put({ pk: 'p', sk: 'moved', gsi1pk: 'x', gsi1sk: '3' }));
+    await client.send(new DeleteCommand({ TableName: TABLE, Key: { pk: 'p', sk: 'gone' } }));
+    clock.ms += 100;
+    // Act
+    const stale = await client.send(queryIndex());
+    clock.ms += 1_000;
+    const caughtUp = await client.send(queryIndex());
+    // Assess
+    expect(stale.Items).toEqual([
+      { pk: 'p', sk: 'kept', gsi1pk: 'x', gsi1sk: '1' },
+      { pk: 'p', sk: 'gone', gsi1pk: 'x', gsi1sk: '2' },
+    ]);
+    expect(stale.Count).toBe(2);
+    expect(caughtUp.Items).toEqual([
+      { pk: 'p', sk: 'kept', gsi1pk: 'x', gsi1sk: '1' },
+      { pk: 'p', sk: 'moved', gsi1pk: 'x', gsi1sk: '3' },
+    ]);
+    expect(log.events).toEqual(['stale Query']);
+  });
+
+  it('brings a deleted item back only where the filter is one it evaluates exactly, and it held', async () => {
+    // Prepare: two items of partition x deleted within the window, of two colours.
+    const { client, clock } = faulted({ staleRate: 1 });
+    await client.send(put({ pk: 'p', sk: 'red', gsi1pk: 'x', gsi1sk: '1', colour: 'red' }));
+    await client.send(put({ pk: 'p', sk: 'blue', gsi1pk: 'x', gsi1sk: '2', colour: 'blue' }));
+    clock.ms += 2_000;
+    for (const sk of ['red', 'blue'])
+      await client.send(new DeleteCommand({ TableName: TABLE, Key: { pk: 'p', sk } }));
+    clock.ms += 100;
+    // Act
+    const red = await client.send(queryIndex({ expression: 'colour = :red', values: { ':red': 'red' } }));
+    const either = await client.send(
+      queryIndex({
+        expression: 'colour = :red OR colour = :blue',
+        values: { ':red': 'red', ':blue': 'blue' },
+      }),
+    );
+    // Assess: the filter holds for `red` only; an `OR` is not evaluated, so nothing comes back.
+    expect(red.Items).toEqual([{ pk: 'p', sk: 'red', gsi1pk: 'x', gsi1sk: '1', colour: 'red' }]);
+    expect(either.Items).toEqual([]);
+  });
+
+  it('evaluates key conditions and filters as DynamoDB does, or not at all', () => {
+    const values = { ':a': 'ab', ':n': 2, ':m': 5, ':t': true };
+    const holds = (expression: string, item: Record<string, unknown>) =>
+      exactCondition(expression, { '#s': 'sk' }, values)?.(item);
+    expect(holds('begins_with(#s, :a) AND n BETWEEN :n AND :m', { sk: 'abc', n: 3 })).toBe(true);
+    expect(holds('(begins_with(#s, :a)) AND (n > :m)', { sk: 'abc', n: 3 })).toBe(false);
+    expect(holds('n >= :n', { n: '3' })).toBe(false);
+    expect(holds('attribute_not_exists(gone) AND attribute_exists(n)', { n: 1 })).toBe(true);
+    // By UTF-8 bytes: U+FF5E sorts before U+1F600, though its UTF-16 code unit is the larger.
+    expect(exactCondition('s < :b', undefined, { ':b': '\u{1F600}' })?.({ s: '\uFF5E' })).toBe(true);
+    for (const unevaluated of [
+      'n <> :n',
+      'NOT n = :n',
+      'a.b = :a',
+      'contains(s, :a)',
+      'flag = :t',
+      'n = :missing',
+    ]) {
+      expect(exactCondition(unevaluated, undefined, values)).toBeUndefined();
+    }
+  });
+});
+
+describe('across processes (a shared history)', () => {
+  it("answers a read stale for another injector's write, through the shared directory", async () => {
+    // Prepare: two injectors on one table and one clock, as two processes on one DynamoDB.
+    const directory = mkdtempSync(join(tmpdir(), 'dynamodb-faults-'));
+    const items = new Map<string, Marshalled>();
+    const clock = { ms: 10_000 };
+    const writer = faulted({ sharedDir: directory }, { items, clock });
+    const reader = faulted({ sharedDir: directory, staleRate: 1 }, { items, clock });
+    try {
+      await writer.client.send(put({ pk: 'p', sk: 'a', v: 1 }));
+      clock.ms += 2_000;
+      await writer.client.send(put({ pk: 'p', sk: 'a', v: 2 }));
+      await writer.client.send(put({ pk: 'p', sk: 'b', v: 1 }));
+      clock.ms += 100;
+      // Act
+      const a = await reader.client.send(get('a'));
+      const b = await reader.client.send(get('b'));
+      clock.ms += 1_000;
+      const later = await reader.client.send(get('b'));
+      // Assess
+      expect(a.Item).toEqual({ pk: 'p', sk: 'a', v: 1 });
+      expect(b.Item).toBeUndefined();
+      expect(later.Item).toEqual({ pk: 'p', sk: 'b', v: 1 });
+    } finally {
+      rmSync(directory, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('unprocessed batch items', () => {
+  it('leaves part of a BatchWriteItem unwritten and hands it back as UnprocessedItems', async () => {
+    // Prepare
+    const { client, items, log } = faulted({ unprocessedRate: 1 });
+    const puts = ['a', 'b', 'c', 'd', 'e'].map((sk) => ({ PutRequest: { Item: { pk: 'p', sk } } }));
+    // Act
+    const answer = await client.send(new BatchWriteCommand({ RequestItems: { [TABLE]: puts } }));
+    // Assess: from one to four unprocessed, none of them written, every other one written.
+    const unprocessed = (answer.UnprocessedItems?.[TABLE] ?? []).map((r) => r.PutRequest?.Item?.sk);
+    expect(unprocessed.length).toBeGreaterThanOrEqual(1);
+    expect(unprocessed.length).toBeLessThanOrEqual(4);
+    const written = [...items.values()].map((item) => item.sk?.S);
+    expect(written.sort()).toEqual(['a', 'b', 'c', 'd', 'e'].filter((sk) => !unprocessed.includes(sk)));
+    expect(log.events).toEqual([`unprocessed BatchWriteItem ${unprocessed.length}/5`]);
+  });
+
+  it('answers part of a BatchGetItem, the rest as UnprocessedKeys with the request', async () => {
+    // Prepare
+    const { client, log } = faulted({ unprocessedRate: 1 });
+    for (const sk of ['a', 'b', 'c']) await client.send(put({ pk: 'p', sk }));
+    const keys = ['a', 'b', 'c'].map((sk) => ({ pk: 'p', sk }));
+    // Act
+    const answer = await client.send(
+      new BatchGetCommand({ RequestItems: { [TABLE]: { Keys: keys, ConsistentRead: true } } }),
+    );
+    // Assess
+    const found = (answer.Responses?.[TABLE] ?? []).map((item) => item.sk);
+    const unprocessed = answer.UnprocessedKeys?.[TABLE];
+    expect(unprocessed?.ConsistentRead).toBe(true);
+    const left = (unprocessed?.Keys ?? []).map((key) => key.sk);
+    expect(left.length).toBeGreaterThanOrEqual(1);
+    expect([...found, ...left].sort()).toEqual(['a', 'b', 'c']);
+    expect(found.filter((sk) => left.includes(sk))).toEqual([]);
+    expect(log.events).toEqual([`unprocessed BatchGetItem ${left.length}/3`]);
+  });
+
+  it('leaves a batch of one item whole (DynamoDB answers one it can do none of with a throttle)', async () => {
+    // Prepare
+    const { client, items, log } = faulted({ unprocessedRate: 1 });
+    // Act
+    const answer = await client.send(
+      new BatchWriteCommand({ RequestItems: { [TABLE]: [{ PutRequest: { Item: { pk: 'p', sk: 'a' } } }] } }),
+    );
+    // Assess
+    expect(answer.UnprocessedItems).toEqual({});
+    expect(items.size).toBe(1);
+    expect(log.events).toEqual([]);
+  });
+});
+
+describe('throttling past the retries', () => {
+  it('throws a throttle the caller sees once, above the retries, and sends nothing', async () => {
+    // Prepare
+    const { client, requests, log } = faulted({ pastRetriesRate: 1 });
+    // Act
+    const error = await client.send(get('a')).catch((e: unknown) => e);
+    // Assess
+    expect((error as Error).name).toMatch(/^(ProvisionedThroughputExceededException|ThrottlingException)$/);
+    expect(requests).toEqual([]);
+    expect(log.events).toEqual(['past-retries GetItem']);
+  });
+});
+
+describe('ambiguous commits', () => {
+  it("loses an attempt's answer after the write landed: the SDK sends it again and the call succeeds", async () => {
+    // Prepare
+    const { client, items, requests, log } = faulted({});
+    // Act
+    const written = await withDynamoFaults({ ambiguous: { count: 1, level: 'attempt' } }, () =>
+      client.send(put({ pk: 'p', sk: 'a', v: 1 })),
+    );
+    // Assess: two attempts reached the table.
+    expect(written.$metadata.attempts).toBe(2);
+    expect(requests).toEqual(['PutItem', 'PutItem']);
+    expect(items.size).toBe(1);
+    expect(log.events).toEqual(['ambiguous attempt PutItem']);
+  });
+
+  it("loses the call's answer after the write landed: the caller gets a timeout, then a 500", async () => {
+    // Prepare
+    const { client, items, requests, log } = faulted({});
+    // Act
+    const [first, second] = await withDynamoFaults({ ambiguous: { count: 2, level: 'call' } }, async () => [
+      await client.send(put({ pk: 'p', sk: 'a', v: 1 })).catch((e: unknown) => e),
+      await client.send(put({ pk: 'p', sk: 'b', v: 1 })).catch((e: unknown) => e),
+    ]);
+    // Assess: each sent once, each landed, each answered with an error.
+    expect((first as Error).name).toBe('TimeoutError');
+    expect((first as { $metadata: { httpStatusCode?: number } }).$metadata.httpStatusCode).toBeUndefined();
+    expect(second).toBeInstanceOf(InternalServerError);
+    expect(requests).toEqual(['PutItem', 'PutItem']);
+    expect(items.size).toBe(2);
+    expect(log.events).toEqual(['ambiguous PutItem', 'ambiguous PutItem']);
+  });
+
+  it('fails a conditional write sent again against its own first landing, which a stale read still hides', async () => {
+    // Prepare
+    const { client, clock, items, requests } = faulted({ staleRate: 1 });
+    // Act
+    const error = await withDynamoFaults({ ambiguous: { count: 1, level: 'attempt' } }, () =>
+      client.send(
+        new PutCommand({
+          TableName: TABLE,
+          Item: { pk: 'p', sk: 'a', v: 1 },
+          ConditionExpression: 'attribute_not_exists(pk)',
+        }),
+      ),
+    ).catch((e: unknown) => e);
+    clock.ms += 100;
+    const stale = await client.send(get('a'));
+    // Assess: the retry met the item its first attempt wrote; the write is recorded all the same.
+    expect(error).toBeInstanceOf(ConditionalCheckFailedException);
+    expect(requests).toEqual(['PutItem', 'PutItem', 'GetItem']);
+    expect(items.size).toBe(1);
+    expect(stale.Item).toBeUndefined();
+  });
+
+  it('keeps a write whose answer was lost in the history a stale read serves', async () => {
+    // Prepare
+    const { client, clock } = faulted({ staleRate: 1 });
+    // Act
+    await withDynamoFaults({ ambiguous: { count: 1, level: 'call' } }, () =>
+      client.send(put({ pk: 'p', sk: 'a', v: 1 })),
+    ).catch(() => undefined);
+    clock.ms += 100;
+    const stale = await client.send(get('a'));
+    // Assess
+    expect(stale.Item).toBeUndefined();
+  });
+});
+
 describe('reproducibility', () => {
   /** The same calls, each after a write of its key, with every fault at a middling rate. */
   async function run(seed: number): Promise<string[]> {
@@ -323,5 +620,22 @@ describe('settings', () => {
     expect(() => dynamoFaultSettingsFromEnv({ DYNAMODB_FAULTS_THROTTLE_RATE: '5' })).toThrow(
       /DYNAMODB_FAULTS_THROTTLE_RATE=5/,
     );
+    const extended = dynamoFaultSettingsFromEnv({
+      DYNAMODB_FAULTS_PAST_RETRIES_RATE: '0.01',
+      DYNAMODB_FAULTS_UNPROCESSED_RATE: '0.2',
+      DYNAMODB_FAULTS_AMBIGUOUS_RATE: '0.05',
+      DYNAMODB_FAULTS_SHARED_DIR: '/tmp/faults',
+    });
+    expect(extended).toEqual({
+      ...DEFAULT_DYNAMO_FAULTS,
+      pastRetriesRate: 0.01,
+      unprocessedRate: 0.2,
+      ambiguousRate: 0.05,
+      sharedDir: '/tmp/faults',
+    });
+    expect(describeDynamoFaults(extended)).toContain(
+      'DYNAMODB_FAULTS_PAST_RETRIES_RATE=0.01 DYNAMODB_FAULTS_UNPROCESSED_RATE=0.2 DYNAMODB_FAULTS_AMBIGUOUS_RATE=0.05 DYNAMODB_FAULTS_SHARED_DIR=/tmp/faults',
+    );
+    expect(DEFAULT_DYNAMO_FAULTS).toMatchObject({ pastRetriesRate: 0, unprocessedRate: 0, ambiguousRate: 0 });
   });
 });

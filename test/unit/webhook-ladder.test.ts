@@ -7,6 +7,8 @@ import {
   AwsWebhookLadder,
   awsLadderFromEnvironment,
   type DeliveryMessage,
+  sqsDelayLimitMs,
+  usesScheduler,
 } from '../../functions/kernel/ports/webhook-ladder.ts';
 
 const QUEUE_URL = 'https://sqs.us-east-1.amazonaws.com/123456789012/webhook-deliveries';
@@ -125,12 +127,59 @@ describe('AwsWebhookLadder', () => {
     ).resolves.toBeUndefined();
   });
 
+  it('at scale 1 keeps exactly 15 minutes on the queue and schedules one millisecond more', async () => {
+    sqs.on(SendMessageCommand).resolves({ MessageId: 'm1' });
+    scheduler.on(CreateScheduleCommand).resolves({ ScheduleArn: 'arn:schedule' });
+    const ladder = new AwsWebhookLadder(
+      { ...settings, delayScale: 1 },
+      { sqs: new SQSClient({}), scheduler: new SchedulerClient({}) },
+    );
+    await ladder.enqueue(message, 900_000);
+    await ladder.enqueue(message, 900_001);
+    expect(sqs.commandCalls(SendMessageCommand).map((c) => c.args[0].input.DelaySeconds)).toEqual([900]);
+    expect(scheduler.commandCalls(CreateScheduleCommand)).toHaveLength(1);
+  });
+
+  it('shrinks the boundary with a scaled ladder: a scaled 5-minute rung is queued, a scaled 30-minute one scheduled', async () => {
+    sqs.on(SendMessageCommand).resolves({ MessageId: 'm1' });
+    scheduler.on(CreateScheduleCommand).resolves({ ScheduleArn: 'arn:schedule' });
+    const scale = 0.0005;
+    const ladder = new AwsWebhookLadder(
+      { ...settings, delayScale: scale },
+      { sqs: new SQSClient({}), scheduler: new SchedulerClient({}) },
+    );
+    await ladder.enqueue(message, 5 * 60_000 * scale);
+    await ladder.enqueue(message, 30 * 60_000 * scale);
+    expect(sqs.commandCalls(SendMessageCommand).map((c) => c.args[0].input.DelaySeconds)).toEqual([1]);
+    expect(scheduler.commandCalls(CreateScheduleCommand)[0]?.args[0].input.ScheduleExpression).toBe(
+      'at(2026-01-02T03:04:07)',
+    );
+  });
+
   it('throws without the scheduler settings rather than dropping a long retry', async () => {
     const ladder = new AwsWebhookLadder(
       { queueUrl: QUEUE_URL },
       { sqs: new SQSClient({}), scheduler: new SchedulerClient({}) },
     );
     await expect(ladder.enqueue(message, 2 * 3_600_000)).rejects.toThrow(/WEBHOOK_SCHEDULE_GROUP/);
+  });
+});
+
+describe('the boundary between a queue delay and a schedule', () => {
+  const rungs = (scale: number) => RETRY_LADDER_MS.map((wait) => usesScheduler(wait * scale, scale));
+
+  it('sends the same rungs through the Scheduler at any scale: 1 and 5 minutes queued, 30 minutes and longer scheduled', () => {
+    const real = [false, false, true, true, true, true, true, true];
+    expect(rungs(1)).toEqual(real);
+    expect(rungs(0.0005)).toEqual(real); // the soak's
+    expect(rungs(0.0001)).toEqual(real); // test/slow/webhooks-stack.test.ts
+  });
+
+  it('is the 15 minutes of SQS at scale 1 and never more, however large the scale', () => {
+    expect(sqsDelayLimitMs(1)).toBe(900_000);
+    expect(sqsDelayLimitMs(0.0005)).toBe(450);
+    expect(sqsDelayLimitMs(4)).toBe(900_000);
+    expect(usesScheduler(20 * 60_000, 4)).toBe(true);
   });
 });
 

@@ -19,6 +19,12 @@ export const IdempotencyRecord = lazyEntity(
           state: { type: ['in_progress', 'completed'] as const, required: true },
           /** Epoch ms after which an in_progress record is presumed abandoned (crashed worker). */
           lockedUntil: { type: 'number', required: true },
+          /**
+           * A random id of the request that claimed the key: the request recognizes its own claim when
+           * the answer to its put was lost after it landed (a timeout, a 500), whether the SDK sent the
+           * put again (which then fails its condition against this very claim) or the error reached it.
+           */
+          claimToken: { type: 'string' },
           responseStatus: { type: 'number' },
           responseHeaders: { type: 'any' },
           responseBody: { type: 'string' },

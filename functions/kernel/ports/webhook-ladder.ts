@@ -1,6 +1,7 @@
 import type { SchedulerClient } from '@aws-sdk/client-scheduler';
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import * as z from 'zod/mini';
+import { config } from '../config.ts';
 import { definePort, required } from './port.ts';
 import { clientDefaults, lazyClient } from './sdk-client.ts';
 
@@ -21,6 +22,22 @@ export const LOCAL_WEBHOOK_QUEUE = 'webhooks';
 /** SQS holds a message back at most 15 minutes; a later attempt is an EventBridge Scheduler schedule. */
 export const MAX_SQS_DELAY_SECONDS = 900;
 
+/**
+ * The longest wait the ladder leaves to a queue delay, when its waits are multiplied by `delayScale`
+ * (RETRY_DELAY_SCALE): the 15 minutes of SQS shrink by the same factor, so that a shrunk ladder (the
+ * local stack, the soak) sends the same rungs through the Scheduler as the real one does: 1 and
+ * 5 minutes on the queue, 30 minutes and longer on a schedule. Never more than SQS's own limit: a
+ * scale above 1 must not ask SQS for a delay it cannot hold.
+ */
+export function sqsDelayLimitMs(delayScale: number): number {
+  return MAX_SQS_DELAY_SECONDS * 1000 * Math.min(1, delayScale);
+}
+
+/** Whether a wait of `delayMs` (already scaled by `delayScale`) is a Scheduler schedule rather than a queue delay. */
+export function usesScheduler(delayMs: number, delayScale: number): boolean {
+  return delayMs > sqsDelayLimitMs(delayScale);
+}
+
 /** Puts a delivery message on the delivery queue, now or after a delay (a rung of the ladder). */
 export interface WebhookLadderPort {
   enqueue(message: DeliveryMessage, delayMs: number): Promise<void>;
@@ -38,6 +55,8 @@ export interface AwsLadderSettings {
    * a rung that never fires is kept there and alarmed on, instead of leaving its delivery pending.
    */
   scheduleDeadLetterArn?: string | undefined;
+  /** RETRY_DELAY_SCALE, which shrinks the boundary between a queue delay and a schedule. @default 1 */
+  delayScale?: number | undefined;
 }
 
 // Loaded on first send: a function that binds the ladder and never retries pays nothing for them.
@@ -51,9 +70,9 @@ const scheduler = lazyClient(
 );
 
 /**
- * The ladder on AWS: a wait up to 15 minutes is an SQS `DelaySeconds`; a longer one is a one-time
- * EventBridge Scheduler schedule in its own group that sends the message to the same queue and
- * deletes itself afterwards. The schedule is named after the message's token, so queuing the same
+ * The ladder on AWS: a wait up to 15 minutes (× `delayScale`, 1 in AWS: `usesScheduler`) is an SQS
+ * `DelaySeconds`; a longer one is a one-time EventBridge Scheduler schedule in its own group that
+ * sends the message to the same queue and deletes itself afterwards. The schedule is named after the message's token, so queuing the same
  * message twice makes one schedule (the second gets ConflictException, which is success here).
  */
 export class AwsWebhookLadder implements WebhookLadderPort {
@@ -68,8 +87,8 @@ export class AwsWebhookLadder implements WebhookLadderPort {
 
   async enqueue(message: DeliveryMessage, delayMs: number): Promise<void> {
     const body = JSON.stringify(message);
-    const delaySeconds = Math.max(0, Math.ceil(delayMs / 1000));
-    if (delaySeconds <= MAX_SQS_DELAY_SECONDS) {
+    if (!usesScheduler(delayMs, this.#settings.delayScale ?? 1)) {
+      const delaySeconds = Math.max(0, Math.ceil(delayMs / 1000));
       const [{ SendMessageCommand }, shared] = await sqs();
       await (this.#clients.sqs ?? shared).send(
         new SendMessageCommand({
@@ -131,6 +150,8 @@ export function awsLadderFromEnvironment(env: NodeJS.ProcessEnv = process.env): 
     scheduleGroup: env.WEBHOOK_SCHEDULE_GROUP,
     schedulerRoleArn: env.WEBHOOK_SCHEDULER_ROLE_ARN,
     scheduleDeadLetterArn: env.WEBHOOK_SCHEDULE_DLQ_ARN,
+    // The scale the delivery service multiplies the waits by (1 in AWS: the stack does not set it).
+    delayScale: config().RETRY_DELAY_SCALE,
   });
 }
 
