@@ -130,6 +130,8 @@ export interface ObservedDelivery {
   eventId: string;
   status: 'pending' | 'succeeded' | 'failed';
   attemptCount: number;
+  /** When each recorded attempt was made (ms since the epoch; the last 20). */
+  attemptTimes: number[];
 }
 
 export interface ObservedTenant {

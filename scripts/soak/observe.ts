@@ -122,6 +122,7 @@ async function observeTenant(
         eventId: String(d.event_id),
         status: d.status as ObservedDelivery['status'],
         attemptCount: Number(d.attempt_count),
+        attemptTimes: (d.attempts as { at: string }[]).map((attempt) => Date.parse(attempt.at)),
       }),
     );
     endpoints[endpoint.id] = { enabled: state.enabled, disabledReason: state.disabled_reason, deliveries };

@@ -20,6 +20,8 @@ const EVENTS = [
   { id: 'e8', type: 'lead.updated', subjectId: LEAD, key: 'status' },
   { id: 'e9', type: 'property.updated', subjectId: PROPERTY, key: 'enrichment_status,highlights' },
 ];
+/** The interface's ladder at 1/2000 (30, 150, 900 ms, 3.6, 10.8, 21.6, 43.2, 43.2 s), from 1 s. */
+const LADDER_TIMES = [0, 30, 180, 1_080, 4_680, 15_480, 37_080, 80_280, 123_480].map((at) => 1_000 + at);
 /** What the driver's ledger expects of the changes above (scripts/soak/expected.ts writes these). */
 const EXPECTED = [
   { type: 'lead.created', subjectId: LEAD, key: '', because: 'ingest' },
@@ -106,13 +108,17 @@ function observation(): Observation {
           'ep-flaky': {
             enabled: true,
             disabledReason: null,
-            deliveries: [{ id: 'd1', eventId: 'e1', status: 'succeeded', attemptCount: 2 }],
+            deliveries: [
+              { id: 'd1', eventId: 'e1', status: 'succeeded', attemptCount: 2, attemptTimes: [1, 2] },
+            ],
           },
           'ep-gone': { enabled: false, disabledReason: 'gone', deliveries: [] },
           'ep-ladder': {
             enabled: true,
             disabledReason: null,
-            deliveries: [{ id: 'd2', eventId: 'e4', status: 'failed', attemptCount: 9 }],
+            deliveries: [
+              { id: 'd2', eventId: 'e4', status: 'failed', attemptCount: 9, attemptTimes: LADDER_TIMES },
+            ],
           },
         },
         aiRuns: 2,
@@ -133,10 +139,7 @@ function observation(): Observation {
       call('ep-flaky', 'e1', 1, 500),
       call('ep-flaky', 'e1', 2),
       call('ep-gone', 'e4', 10, 410),
-      // The interface's ladder at 1/2000: 30, 150, 900 ms, 3.6, 10.8, 21.6, 43.2, 43.2 s.
-      ...[0, 30, 180, 1_080, 4_680, 15_480, 37_080, 80_280, 123_480].map((at) =>
-        call('ep-ladder', 'e4', 1_000 + at, 503),
-      ),
+      ...LADDER_TIMES.map((at) => call('ep-ladder', 'e4', at, 503)),
     ],
     deadLetters: [],
     parked: [],
@@ -264,33 +267,47 @@ describe('soak audit', () => {
     expect(failures).toContain(`soak-1: Owner emails for ${LEAD}: 2, expected 1 (sent twice?)`);
   });
 
-  it('names a delivery that did not walk the whole ladder: a rung lost, or a retry made early', () => {
+  it('names a delivery that did not walk the whole ladder: an attempt never sent, or a retry made early', () => {
     // Prepare
     const seen = observation();
-    const calls = seen.received.filter((c) => c.endpointId === 'ep-ladder');
-    seen.received = seen.received.filter((c) => c !== calls[5]);
-    // The third retry waits 600 ms where the 30-minute rung, shrunk, is 900 ms.
-    const early = calls[3];
-    if (early) early.at = (calls[2]?.at ?? 0) + 600;
+    const ladder = seen.tenants[TENANT]?.endpoints['ep-ladder']?.deliveries[0];
+    if (ladder) {
+      // The third retry recorded 600 ms after the second, where the 30-minute rung, shrunk, is 900 ms.
+      ladder.attemptTimes = LADDER_TIMES.map((at, i) => (i === 3 ? (LADDER_TIMES[2] ?? 0) + 600 : at));
+    }
+    const sixth = seen.received.find((c) => c.endpointId === 'ep-ladder' && c.at === LADDER_TIMES[5]);
+    seen.received = seen.received.filter((c) => c !== sixth);
     // Act
     const failures = failuresOf(ledger(), seen);
     // Assess
     const named = failures.find((f) => f.startsWith('soak-1: e4 did not walk the ladder'));
-    expect(named).toContain('8 attempts, expected 9');
     expect(named).toContain('retry 3 after 600 ms, before its 900 ms wait');
+    expect(named).toContain(
+      `the attempt recorded at ${new Date(LADDER_TIMES[5] ?? 0).toISOString()} never reached the receiver`,
+    );
   });
 
-  it('counts an attempt that reached the receiver twice as a repeat, not as a retry', () => {
+  it('names a delivery given up early, and counts a call no recorded attempt accounts for as a repeat', () => {
     // Prepare
     const seen = observation();
-    seen.received.push(call('ep-ladder', 'e4', 1_000 + 1_080 + 5, 503));
+    seen.received.push(call('ep-ladder', 'e4', (LADDER_TIMES[3] ?? 0) + 5, 503));
+    const given = observation();
+    const ladder = given.tenants[TENANT]?.endpoints['ep-ladder']?.deliveries[0];
+    if (ladder) {
+      ladder.attemptCount = 4;
+      ladder.attemptTimes = LADDER_TIMES.slice(0, 4);
+    }
     // Act
-    const results = audit(ledger(), seen);
+    const repeated = audit(ledger(), seen);
+    const early = failuresOf(ledger(), given);
     // Assess
-    expect(results.flatMap((r) => r.failures)).toEqual([]);
-    expect(results.find((r) => r.rule === 'ladder walked')?.duplicates).toEqual({
-      'a ladder attempt received twice': 1,
+    expect(repeated.flatMap((r) => r.failures)).toEqual([]);
+    expect(repeated.find((r) => r.rule === 'ladder walked')?.duplicates).toEqual({
+      'a ladder attempt received again': 1,
     });
+    expect(early.find((f) => f.startsWith('soak-1: e4 did not walk the ladder'))).toContain(
+      'delivery failed after 4 attempts',
+    );
   });
 
   it('names a rung handed to the Scheduler that never fired', () => {
