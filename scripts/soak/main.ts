@@ -273,6 +273,16 @@ await Promise.all(
 const apiUrl = parts.get('api')?.url as string;
 
 let exitCode = 1;
+// Interrupted (Ctrl-C, a test's timeout): the parts and DynamoDB Local go with the driver, never
+// left running on their own.
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.once(signal, () => {
+    log(`${signal}: stopping the parts`);
+    void Promise.all([...parts.values()].map((part) => part.stop()))
+      .then(() => dynamo.stop())
+      .finally(() => process.exit(130));
+  });
+}
 try {
   for (const { ledger: tenant, key } of traffic) {
     for (const receiver of RECEIVERS) {
