@@ -51,7 +51,8 @@ describe('the stream consumer, every eventually consistent read a minute stale',
     );
     // Assess
     const event = events.find((e) => (e.data as { id: string }).id === ingested.body.inquiry_id);
-    expect((event?.data as { lead: { id: string; email: string } | null }).lead).toMatchObject({
+    const data = event?.data as { lead: { id: string; email: string } | null } | undefined;
+    expect(data?.lead).toMatchObject({
       id: leadId,
       email: ingested.body.lead.email,
     });
