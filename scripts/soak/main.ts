@@ -138,8 +138,8 @@ Object.assign(process.env, {
   // throttle that outlasts the SDK's retries, a write that lands while its caller sees a timeout or
   // a 500. The last two only in the stream consumer and the delivery worker (CALLER_SEES_FAULTS below).
   DYNAMODB_FAULTS_UNPROCESSED_RATE: process.env.DYNAMODB_FAULTS_UNPROCESSED_RATE ?? '0.2',
-  DYNAMODB_FAULTS_PAST_RETRIES_RATE: process.env.DYNAMODB_FAULTS_PAST_RETRIES_RATE ?? '0.002',
-  DYNAMODB_FAULTS_AMBIGUOUS_RATE: process.env.DYNAMODB_FAULTS_AMBIGUOUS_RATE ?? '0.01',
+  DYNAMODB_FAULTS_PAST_RETRIES_RATE: process.env.DYNAMODB_FAULTS_PAST_RETRIES_RATE ?? '0.0005',
+  DYNAMODB_FAULTS_AMBIGUOUS_RATE: process.env.DYNAMODB_FAULTS_AMBIGUOUS_RATE ?? '0.003',
   // The Scheduler stand-in fires a share of its schedules twice and fails a share of its sends to
   // the queue (then retries them), as Scheduler's at-least-once delivery and RetryPolicy allow.
   LOCAL_SCHEDULER_SEED: String(seed),

@@ -56,6 +56,13 @@ export function plantsForSeed(seed: number, count = 3): PlantName[] {
 
 type Item = Record<string, unknown>;
 
+/** A string attribute in either form: the document client's, or marshalled (`{ S: … }`). */
+function textOf(value: unknown): string | undefined {
+  if (typeof value === 'string') return value;
+  const marshalled = (value as { S?: unknown } | undefined)?.S;
+  return typeof marshalled === 'string' ? marshalled : undefined;
+}
+
 /**
  * The event-log plants, as middleware on the part's DynamoDB client: `drop-event:<type>` answers the
  * PutItem of an event of that type as done without sending it; `event-twice` sends a lead.updated
@@ -73,24 +80,22 @@ export function plantEventWrites<I extends object, O extends object>(
     (next, context) => async (args) => {
       const input = args.input as { Item?: Item };
       const item = input.Item;
-      const isEvent = context.commandName === 'PutCommand' && item?.__edb_e__ === 'event';
+      // The document client's command runs as PutItem; its item is in the document form here (the
+      // initialize step), or marshalled by a middleware that ran first.
+      const isPut = context.commandName === 'PutItemCommand' || context.commandName === 'PutCommand';
+      const isEvent = isPut && textOf(item?.__edb_e__) === 'event';
       if (!isEvent || !item) return next(args);
-      if (dropped && item.type === dropped) {
+      if (dropped && textOf(item.type) === dropped) {
         report(`PLANTED LOSS: ${dropped} event ${String(item.id)} not written`);
         return { output: { $metadata: {} }, response: {} } as Awaited<ReturnType<typeof next>>;
       }
       const result = await next(args);
-      if (plant === 'event-twice' && item.type === 'lead.updated') {
+      if (plant === 'event-twice' && textOf(item.type) === 'lead.updated') {
+        const oldId = textOf(item.id) ?? '';
         const id = randomUUID();
-        const envelope = JSON.parse(String(item.envelope)) as Item;
-        const copy: Item = { ...item, id };
-        // The keys carry the id: rewritten the way the entity writes them.
-        for (const [name, value] of Object.entries(item)) {
-          if (typeof value === 'string' && value.includes(String(item.id)))
-            copy[name] = value.replaceAll(String(item.id), id);
-        }
-        copy.envelope = JSON.stringify({ ...envelope, id });
-        report(`PLANTED DUPLICATE: lead.updated ${String(item.id)} written again as ${id}`);
+        // Every attribute that carries the id (the id, the keys, the envelope) carries the new one.
+        const copy = JSON.parse(JSON.stringify(item).replaceAll(oldId, id)) as Item;
+        report(`PLANTED DUPLICATE: lead.updated ${oldId} written again as ${id}`);
         await next({ ...args, input: { ...input, Item: copy } as typeof args.input });
       }
       return result;

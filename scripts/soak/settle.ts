@@ -38,7 +38,7 @@ export interface Unsettled {
 
 const local = { region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } };
 
-/** Stream records the consumer has not checkpointed past (at most 1,000 counted per shard). */
+/** Stream records the consumer has not checkpointed past (at most 5,000 counted per shard). */
 async function streamRecordsBehind(endpoint: string, tableName: string, dataDir: string): Promise<number> {
   const file = resolve(dataDir, 'stream-checkpoints.json');
   const checkpoints = existsSync(file)
@@ -66,7 +66,7 @@ async function streamRecordsBehind(endpoint: string, tableName: string, dataDir:
       }),
     );
     let iterator = ShardIterator;
-    for (let page = 0; iterator && page < 10; page++) {
+    for (let page = 0; iterator && page < 50; page++) {
       const { Records, NextShardIterator } = await streams.send(
         new GetRecordsCommand({ ShardIterator: iterator, Limit: 100 }),
       );
