@@ -4,13 +4,16 @@
  *
  * Runs the local stack with each moving part in its own process (API server, stream consumer,
  * webhook delivery worker with its sweeper, AI worker, photo import worker; scripts/soak/part.ts),
- * DynamoDB fault injection on in each, on its own DynamoDB Local and DATA_DIR. Three Tenants send
- * seeded traffic for M minutes (scripts/soak/traffic.ts) while the stream consumer, the delivery
- * worker and the API server are `kill -9`ed and started again at seeded moments; webhook endpoints
- * of every Tenant point at a healthy, a flaky and a going-away receiver (scripts/soak/receivers.ts).
- * Then, while the stack drains (at most D seconds), the audit (scripts/soak/audit.ts) compares the
- * driver's ledger with what the stack holds, until it passes or the time is up. One screen of
- * figures; the exit code is 1 on any loss or mismatch.
+ * DynamoDB fault injection on in each and shared between them, on its own DynamoDB Local and
+ * DATA_DIR. Three Tenants send seeded traffic for M minutes (scripts/soak/traffic.ts), the driver
+ * keeping a ledger of what each answered change must lead to (scripts/soak/expected.ts), while the
+ * stream consumer, the delivery worker and the API server are `kill -9`ed and started again at
+ * seeded moments; webhook endpoints of every Tenant point at a healthy, a flaky, a going-away and an
+ * always-failing receiver (scripts/soak/receivers.ts). Then the driver waits (at most D seconds) for
+ * a settled stack (scripts/soak/settle.ts) and the audit (scripts/soak/audit.ts) compares the ledger
+ * with what the stack holds, once. One screen of figures and a JSON report in the DATA_DIR
+ * (scripts/soak/report.ts); the exit code is 1 on any loss or mismatch. `--plant NAME` plants a
+ * fault (scripts/soak/plants.ts) that must make it fail.
  */
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -45,6 +48,8 @@ const { values } = parseArgs({
     keep: { type: 'boolean', default: false },
     /** `kill -9`s of each killed part (default: 0.6 a minute, at least one). */
     'kills-per-part': { type: 'string' },
+    /** The parts killed, comma-separated (default: stream,webhooks,api). */
+    'kill-parts': { type: 'string', default: 'stream,webhooks,api' },
     /** Plant one fault (scripts/soak/plants.ts): the soak must then fail and name the loss. */
     plant: { type: 'string' },
     'list-plants': { type: 'boolean', default: false },
@@ -82,7 +87,11 @@ if (!Number.isInteger(killsPerPart) || killsPerPart < 0) {
   console.error('--kills-per-part: a whole number ≥ 0');
   process.exit(2);
 }
-const KILLED: readonly SoakPart[] = ['stream', 'webhooks', 'api'];
+const KILLED = values['kill-parts'].split(',').filter(Boolean) as SoakPart[];
+if (KILLED.some((part) => !['stream', 'webhooks', 'api', 'ai', 'images'].includes(part))) {
+  console.error('--kill-parts: a comma-separated list of stream, webhooks, api, ai, images');
+  process.exit(2);
+}
 const TENANTS = 3;
 /** The ladder's waits shrink 2,000 times: 1 min → 30 ms, the 3 days → ~2 min. */
 const RETRY_DELAY_SCALE = '0.0005';
