@@ -13,6 +13,26 @@ import { TURNSTILE_DUMMY_TOKEN } from '../../functions/kernel/ports/turnstile.ts
 import { expectImportReady, expectLeadChange, expectListingChange, type View } from './expected.ts';
 import type { Ledger, TenantLedger } from './ledger.ts';
 
+/**
+ * The changes each Tenant makes once before its seeded mix: a new contact (its Lead, Inquiry,
+ * scoring and Owner email), a stage move, a listing that asks for enrichment and one that does not
+ * (created live, with a Place), a photo import, a price change, an Activity completed, a hand-over
+ * to the other Agent, a notes edit and a website inquiry.
+ */
+const COVERAGE = [
+  'ingest-new',
+  'stage-move',
+  'property-create',
+  'property-create',
+  'photo-import',
+  'property-price',
+  'activity-create',
+  'activity-complete',
+  'lead-reassign',
+  'lead-edit',
+  'site-inquiry',
+] as const;
+
 /** Lead stages the driver moves through, one step at a time (never to a terminal one). */
 const STAGES = ['new', 'contacted', 'qualified', 'negotiating'] as const;
 
@@ -384,7 +404,10 @@ export async function runTenantTraffic(options: TrafficOptions, tenant: TrafficT
       8,
       async () => {
         const price = 100_000 + Math.floor(random() * 900) * 1000;
-        const enrich = random() < 0.3;
+        // A Tenant's first listing asks for enrichment and its second does not, then three in ten:
+        // every run enriches some, and has listings the driver may change.
+        const made = Object.keys(ledger.properties).length;
+        const enrich = made === 0 || (made > 1 && random() < 0.3);
         const answer = await request(options, 'property-create', 'POST', '/v1/properties', {
           key: tenant.key,
           idempotencyKey: nextKey(),
@@ -529,6 +552,15 @@ export async function runTenantTraffic(options: TrafficOptions, tenant: TrafficT
       },
     ],
   ];
+  // Every Tenant first makes each kind of change once (in an order where each finds what it needs),
+  // so that even a short run has something of every kind to lose: a planted fault always has work
+  // to drop. Then the seeded mix.
+  const byName = new Map(operations.map(([name, , run]) => [name, run]));
+  for (const name of COVERAGE) {
+    if (Date.now() >= options.until) break;
+    await byName.get(name)?.();
+    if (options.pauseMs > 0) await sleep(options.pauseMs);
+  }
   const total = operations.reduce((sum, [, weight]) => sum + weight, 0);
   while (Date.now() < options.until) {
     let draw = random() * total;
