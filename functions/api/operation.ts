@@ -4,6 +4,7 @@ import type { Context } from 'aws-lambda';
 import type * as z from 'zod/mini';
 import { ErrorOut } from '../contract/errors.ts';
 import { loadCursorSecret } from '../kernel/cursor-secret.ts';
+import { type IdSource, randomIds } from '../kernel/ids.ts';
 import { logger } from '../kernel/logger.ts';
 import { flushMetrics } from '../kernel/metrics.ts';
 import type { OperationId } from '../routes.ts';
@@ -40,6 +41,11 @@ export interface OperationInput<P, Q, B> {
   body: Infer<B>;
   caller: Caller;
   requestId: string;
+  /**
+   * Where the ids of what the request creates come from: derived from its Idempotency-Key when it has
+   * one, so that a retry after a crash finds what the first run created (functions/kernel/ids.ts).
+   */
+  ids: IdSource;
   /** Site routes only: the visitor and page (the admission's findings). */
   site?: SiteRequest | undefined;
 }
@@ -190,6 +196,7 @@ export function defineOperation<
       ...input,
       caller: callerOf(state),
       requestId: state.requestId,
+      ids: state.idempotency?.ids ?? randomIds(),
       site: state.site,
     });
     return jsonResponse(result.status, result.body, result.headers);

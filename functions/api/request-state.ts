@@ -1,11 +1,14 @@
 import type { Context } from 'aws-lambda';
+import type { IdSource } from '../kernel/ids.ts';
 import type { Caller } from '../services/caller.ts';
 import type { RouteDefinition } from './route.ts';
 
 /** What a site route's admission learned of the visitor. */
 export interface SiteRequest {
-  /** The bucket the budgets count: an IPv4 address or an IPv6 /64. */
+  /** The bucket the visitor's budgets count: an IPv4 address or an IPv6 /64. */
   visitor: string;
+  /** An IPv6 visitor's /48, which `network-minute` counts as a whole; undefined for IPv4. */
+  network?: string | undefined;
   /** The visitor's address (CloudFront's viewer address, or the socket's locally). */
   ip: string | undefined;
   /** The page the request came from (`Referer`). */
@@ -26,11 +29,13 @@ export interface RequestState {
   pendingCount?: Promise<void> | undefined;
   /** Set while an Idempotency-Key is held, so the answer can be stored (or the key released). */
   idempotency?: {
+    /** The ids this request creates, derived from the key's seed (see functions/kernel/ids.ts). */
+    ids: IdSource;
     release: () => Promise<void>;
     complete: (response: import('./http.ts').HttpResponse) => Promise<void>;
   };
   replayed?: boolean;
-  /** Site routes: the visitor their budgets count (an IPv4 address or an IPv6 /64). */
+  /** Site routes: the visitor their budgets count (an IPv4 address or an IPv6 /64 and /48). */
   site?: SiteRequest;
   /** An Inquiry counted against `inquiry-minute`: given back if the Inquiry is then refused. */
   countedInquiry?: (() => Promise<void>) | undefined;

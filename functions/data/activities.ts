@@ -22,6 +22,8 @@ export interface NewActivity {
   createdBy: string;
   /** UTC ISO time of the write; now when omitted. */
   now?: string | undefined;
+  /** The new Activity's id; random when omitted. */
+  id?: string | undefined;
 }
 
 /** A new, open Activity as stored; createActivity stores one, ingestion stores one with its Lead. */
@@ -29,7 +31,7 @@ export function newActivityRecord(input: NewActivity): ActivityRecord {
   const now = input.now ?? new Date().toISOString();
   return withoutUndefined({
     tenantId: input.tenantId,
-    id: randomUUID(),
+    id: input.id ?? randomUUID(),
     leadId: input.leadId,
     kind: input.kind,
     title: input.title,

@@ -19,13 +19,22 @@ export interface StoredResponse {
 }
 
 export type AcquireOutcome =
-  | { outcome: 'acquired' }
+  | {
+      outcome: 'acquired';
+      /** What this request's created ids derive from (functions/kernel/ids.ts). */
+      idSeed: string;
+      /** An earlier run of this same request held the key and let its claim lapse: it may have committed. */
+      resumed: boolean;
+    }
   | { outcome: 'in_progress' }
   | { outcome: 'mismatch' }
   | { outcome: 'replay'; response: StoredResponse };
 
 const REPLAY_HOURS = 24;
-/** An in-progress record older than this is presumed abandoned (a crashed invocation). */
+/**
+ * An in-progress record older than this is presumed abandoned (a crashed invocation). It is longer
+ * than any API function's timeout, so the run that claimed it has surely ended.
+ */
 const LOCK_MS = 60_000;
 
 function keyOf(scope: IdempotencyScope): Record<string, string> {
@@ -40,10 +49,18 @@ async function readRecord(scope: IdempotencyScope): Promise<Record<string, unkno
   return Item;
 }
 
+/** Which records a claim may replace: none, an expired one, or (a takeover) one abandoned run's. */
+type ClaimCondition = { kind: 'fresh' } | { kind: 'takeover'; abandonedLock: number; idSeed: string };
+
 /**
  * Claims the key for this request with one conditional PutItem. When the key is held, the existing
  * record comes back with the failure (ReturnValuesOnConditionCheckFailure), so a replay costs no
  * extra read.
+ *
+ * A record left `in_progress` past its lock was abandoned by a run that died. If that run was this
+ * same request (same fingerprint), the claim is taken over with the abandoned run's `idSeed`: the
+ * retry derives the ids the first run used and finds what it committed. Another request taking over
+ * gets a seed of its own.
  *
  * DynamoDB may lose the answer to a put that landed (a timeout, a 500): the SDK then sends it again,
  * and the retry fails its condition against the claim it made itself, or the error reaches this
@@ -55,35 +72,59 @@ export async function acquireIdempotencyKey(
   scope: IdempotencyScope,
   fingerprint: string,
   nowMs: number,
+  condition: ClaimCondition = { kind: 'fresh' },
 ): Promise<AcquireOutcome> {
   const nowSeconds = Math.floor(nowMs / 1000);
   const claimToken = randomUUID();
+  const idSeed = condition.kind === 'takeover' ? condition.idSeed : randomUUID();
+  const acquired = { outcome: 'acquired', idSeed, resumed: condition.kind === 'takeover' } as const;
   const { Item } = IdempotencyRecord.put({
     ...scope,
     fingerprint,
     claimToken,
+    idSeed,
     state: 'in_progress',
     lockedUntil: nowMs + LOCK_MS,
     ttl: nowSeconds + REPLAY_HOURS * 3600,
   }).params<{ Item: Record<string, unknown> }>();
+  const names = { '#ttl': 'ttl', '#state': 'state', '#lockedUntil': 'lockedUntil' };
+  const guard =
+    condition.kind === 'fresh'
+      ? {
+          ConditionExpression:
+            'attribute_not_exists(pk) OR #ttl < :now OR (#state = :inProgress AND #lockedUntil < :nowMs AND #fingerprint <> :fingerprint)',
+          ExpressionAttributeNames: { ...names, '#fingerprint': 'fingerprint' },
+          ExpressionAttributeValues: {
+            ':now': nowSeconds,
+            ':inProgress': 'in_progress',
+            ':nowMs': nowMs,
+            ':fingerprint': fingerprint,
+          },
+        }
+      : {
+          // Only the abandoned claim it read: a second retry taking it over first wins, this one sees 409.
+          ConditionExpression: '#state = :inProgress AND #lockedUntil = :abandonedLock',
+          ExpressionAttributeNames: { '#state': 'state', '#lockedUntil': 'lockedUntil' },
+          ExpressionAttributeValues: {
+            ':inProgress': 'in_progress',
+            ':abandonedLock': condition.abandonedLock,
+          },
+        };
   try {
     await dynamo().send(
       new PutCommand({
         TableName: tableName(),
         Item,
-        ConditionExpression:
-          'attribute_not_exists(pk) OR #ttl < :now OR (#state = :inProgress AND #lockedUntil < :nowMs)',
-        ExpressionAttributeNames: { '#ttl': 'ttl', '#state': 'state', '#lockedUntil': 'lockedUntil' },
-        ExpressionAttributeValues: { ':now': nowSeconds, ':inProgress': 'in_progress', ':nowMs': nowMs },
+        ...guard,
         ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
       }),
     );
-    return { outcome: 'acquired' };
+    return acquired;
   } catch (error) {
     if (!isConditionalFailure(error)) {
       // The put may have landed and only its answer been lost: then the claim is this request's.
       const stored = await readRecord(scope).catch(() => undefined);
-      if (stored?.claimToken === claimToken) return { outcome: 'acquired' };
+      if (stored?.claimToken === claimToken) return acquired;
       throw error;
     }
     // The document client does not unmarshall the item that comes back with a failed condition.
@@ -92,9 +133,20 @@ export async function acquireIdempotencyKey(
     existing ??= await readRecord(scope);
     if (!existing) return acquireIdempotencyKey(scope, fingerprint, nowMs);
     // The SDK sent the put again after its answer was lost: the record it met is this request's claim.
-    if (existing.claimToken === claimToken) return { outcome: 'acquired' };
+    if (existing.claimToken === claimToken) return acquired;
     if (existing.fingerprint !== fingerprint) return { outcome: 'mismatch' };
-    if (existing.state !== 'completed') return { outcome: 'in_progress' };
+    if (existing.state !== 'completed') {
+      const lockedUntil = Number(existing.lockedUntil);
+      if (condition.kind === 'fresh' && lockedUntil < nowMs) {
+        return acquireIdempotencyKey(scope, fingerprint, nowMs, {
+          kind: 'takeover',
+          abandonedLock: lockedUntil,
+          // A record claimed before seeds were kept has none: its run's ids cannot be found again.
+          idSeed: typeof existing.idSeed === 'string' ? existing.idSeed : randomUUID(),
+        });
+      }
+      return { outcome: 'in_progress' };
+    }
     return {
       outcome: 'replay',
       response: {

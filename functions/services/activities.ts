@@ -4,6 +4,7 @@ import {
   type ActivityWrite,
   applyActivityChange,
   createActivity,
+  getActivity,
   queryActivities,
   requireActivity,
 } from '../data/activities.ts';
@@ -20,6 +21,7 @@ import {
   planActivityUpdate,
 } from '../domain/activities.ts';
 import { ConflictError, NotFoundError, RequestValidationError } from '../kernel/errors.ts';
+import { type IdSource, randomIds } from '../kernel/ids.ts';
 import { pageFrom, readCursor } from './paging.ts';
 
 /** Who writes an Activity: the Tenant, and the API key's name recorded as its author. */
@@ -43,7 +45,12 @@ export async function addActivity(
   writer: ActivityWriter,
   leadId: string,
   input: ActivityCreateInput,
+  ids: IdSource = randomIds(),
 ): Promise<ActivityRecord> {
+  const id = ids.next('activity');
+  // An earlier run of this same request that died after it committed: its Activity is the answer.
+  const committed = ids.resumed ? await getActivity(writer.tenantId, id) : undefined;
+  if (committed) return committed;
   const broken = checkNewActivity({ kind: input.kind, dueAt: input.due_at });
   if (broken) throw ruleBroken(broken);
   // Strongly consistent: a Lead or listing the caller created a moment ago must be found.
@@ -54,6 +61,7 @@ export async function addActivity(
   if (!lead) throw new NotFoundError('No lead with this id');
   if (input.property_id && !property) throw unknownListing();
   return createActivity({
+    id,
     tenantId: writer.tenantId,
     leadId,
     kind: input.kind,

@@ -6,6 +6,7 @@ import { type AreaMembershipRecord, membershipsOfListing } from '../data/areas.t
 import {
   applyListingChange,
   findListingClaim,
+  getListing,
   getListingWithAreas,
   insertListing,
   type ListingChange,
@@ -29,6 +30,7 @@ import {
 } from '../domain/listing-change.ts';
 import { slugCandidate, slugify } from '../domain/slug.ts';
 import { ConflictError, NotFoundError, RequestValidationError } from '../kernel/errors.ts';
+import { type IdSource, randomIds } from '../kernel/ids.ts';
 import { BusinessMetric, countMetric } from '../kernel/metrics.ts';
 import { recomputeListing } from './areas.ts';
 import type { Caller } from './caller.ts';
@@ -154,15 +156,24 @@ export interface WriteResult {
   language: string;
 }
 
-/** Creates a listing. `origin` is api for a key's create, import for a feed's. */
+/**
+ * Creates a listing. `origin` is api for a key's create, import for a feed's. Under an
+ * Idempotency-Key whose earlier run died after it committed, the listing that run created is the
+ * answer (its id derives from the key: functions/kernel/ids.ts).
+ */
 export async function createListing(
   writer: ListingWriter,
   input: PropertyCreateInput,
   lang: string | undefined,
   now = new Date().toISOString(),
+  ids: IdSource = randomIds(),
 ): Promise<WriteResult> {
   const language = resolveLanguage(writer.tenant, lang) ?? writer.tenant.languages[0] ?? 'en';
-  const id = randomUUID();
+  const id = ids.next('listing');
+  if (ids.resumed) {
+    const created = await getListing(writer.tenant.tenantId, id, { consistent: true });
+    if (created) return { record: created, language };
+  }
   const draft = await planWrite(writer, undefined, input, language, language, now);
   for (let attempt = 1; attempt <= SLUG_ATTEMPTS; attempt++) {
     const record = {

@@ -9,6 +9,7 @@ import {
   releaseIdempotencyKey,
 } from '../../data/idempotency.ts';
 import { ConflictError, RequestValidationError } from '../../kernel/errors.ts';
+import { seededIds } from '../../kernel/ids.ts';
 import type { PipelineStep } from '../answers.ts';
 import { type HttpEvent, type HttpResponse, header } from '../http.ts';
 import { callerOf, stateOf } from '../request-state.ts';
@@ -79,11 +80,18 @@ export function idempotency(): MiddlewareObj<HttpEvent, unknown, Error, Context>
         );
       }
       const { tenant, apiKey } = callerOf(state);
-      const scope: IdempotencyScope = { tenantId: tenant.tenantId, apiKeyId: apiKey.id, idempotencyKey: key };
+      const scope: IdempotencyScope = {
+        tenantId: tenant.tenantId,
+        // A publishable key is shared by every visitor of the website: one visitor's key must neither
+        // block (422) nor replay (another's Inquiry id) another's request, so the visitor scopes it too.
+        apiKeyId: state.site ? `${apiKey.id}#visitor#${state.site.visitor}` : apiKey.id,
+        idempotencyKey: key,
+      };
       const acquired = await acquireIdempotencyKey(scope, fingerprintOf(request.event), Date.now());
       switch (acquired.outcome) {
         case 'acquired':
           state.idempotency = {
+            ids: seededIds(acquired.idSeed, acquired.resumed),
             complete: (response: HttpResponse) =>
               completeIdempotencyKey(scope, {
                 statusCode: response.statusCode,

@@ -25,6 +25,11 @@ export const IdempotencyRecord = lazyEntity(
            * put again (which then fails its condition against this very claim) or the error reached it.
            */
           claimToken: { type: 'string' },
+          /**
+           * A random seed the request's created ids are derived from (functions/kernel/ids.ts). A retry
+           * that takes over a lapsed claim of the same request keeps it, so it derives the same ids.
+           */
+          idSeed: { type: 'string' },
           responseStatus: { type: 'number' },
           responseHeaders: { type: 'any' },
           responseBody: { type: 'string' },

@@ -18,11 +18,12 @@ export const operation = defineOperation(
       },
     },
   },
-  async ({ params, body, caller }) => {
+  async ({ params, body, caller, ids }) => {
     const activity = await addActivity(
       { tenantId: caller.tenant.tenantId, name: caller.apiKey.name },
       params.lead_id,
       body,
+      ids,
     );
     return { status: 201, body: toActivityOut(activity) };
   },

@@ -18,8 +18,8 @@ export const operation = defineOperation(
       },
     },
   },
-  async ({ body, caller }) => {
-    const result = await ingestLeadEvent(caller, body);
+  async ({ body, caller, ids }) => {
+    const result = await ingestLeadEvent(caller, body, ids);
     return {
       status: result.created ? 201 : 200,
       body: {

@@ -21,8 +21,8 @@ export const operation = defineOperation(
       },
     },
   },
-  async ({ query, body, caller }) => {
-    const { record, language } = await createListing(writerOf(caller), body, query.lang);
+  async ({ query, body, caller, ids }) => {
+    const { record, language } = await createListing(writerOf(caller), body, query.lang, undefined, ids);
     // A placed listing may have joined Areas by rule on create: show them like a read does.
     const { property, areas } = record.placeCode
       ? await readListing(caller.tenant.tenantId, record.id)

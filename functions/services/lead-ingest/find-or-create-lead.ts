@@ -30,6 +30,8 @@ export interface ContactLeadInput {
    * the Lead's id is known: the Lead and its record land together or not at all.
    */
   record?: ((leadId: string, now: string) => LeadRecordWith) | undefined;
+  /** The id a new Lead gets (random when omitted; a request under an Idempotency-Key derives it). */
+  newLeadId?: string | undefined;
 }
 
 export interface ContactLeadResult {
@@ -80,7 +82,7 @@ function newLead(input: ContactLeadInput, id: string, owner: string | undefined,
 export async function findOrCreateLead(input: ContactLeadInput): Promise<ContactLeadResult> {
   const tenantId = input.tenant.tenantId;
   const { contact } = input;
-  const newId = randomUUID();
+  const newId = input.newLeadId ?? randomUUID();
   const noticeId = randomUUID();
   let owner: Promise<PickedOwner> | undefined;
   const ownerOnce = () => {

@@ -1,10 +1,11 @@
-import { randomUUID } from 'node:crypto';
 import type { LeadIngestInput } from '../../contract/leads.ts';
-import { newActivityRecord } from '../../data/activities.ts';
+import { getActivity, newActivityRecord } from '../../data/activities.ts';
 import type { AgentRecord } from '../../data/agents.ts';
 import { withoutUndefined } from '../../data/defined.ts';
-import type { LeadRecord } from '../../data/leads.ts';
+import { getInquiry } from '../../data/inquiries.ts';
+import { getLead, type LeadRecord } from '../../data/leads.ts';
 import { INGEST_WARNING_CODES, type IngestWarning, isBackfill } from '../../domain/leads.ts';
+import { type IdSource, randomIds } from '../../kernel/ids.ts';
 import { BusinessMetric, countMetric } from '../../kernel/metrics.ts';
 import type { Caller } from '../caller.ts';
 import { linkLeadListing } from '../lead-listings.ts';
@@ -54,7 +55,11 @@ export interface IngestResult {
  * (functions/streams/reactions): the Owner's email about the Inquiry (rule 2) or about the
  * assignment, and the scoring request.
  */
-export async function ingestLeadEvent(caller: Caller, input: LeadIngestInput): Promise<IngestResult> {
+export async function ingestLeadEvent(
+  caller: Caller,
+  input: LeadIngestInput,
+  ids: IdSource = randomIds(),
+): Promise<IngestResult> {
   const { tenant } = caller;
   const tenantId = tenant.tenantId;
   const now = new Date();
@@ -67,50 +72,57 @@ export async function ingestLeadEvent(caller: Caller, input: LeadIngestInput): P
   ]);
   // Warnings in a stable order (property first), whichever lookup finished first.
   warnings.sort((a, b) => INGEST_WARNING_CODES.indexOf(a.code) - INGEST_WARNING_CODES.indexOf(b.code));
-  const inquiryId = randomUUID();
   const type = input.type;
-  const result = await findOrCreateLead({
-    tenant,
-    contact,
-    source: isBackfill(new Date(occurredAt), now) ? 'import' : 'api',
-    campaign: input.campaign ?? undefined,
-    sourceDetail: input.source,
-    firstSeenAt: occurredAt,
-    owner: { kind: 'rule', listingAgentId: listing?.agentId, namedAgent },
-    record: (leadId, at): LeadRecordWith =>
-      type === 'note'
-        ? {
-            activity: newActivityRecord({
-              tenantId,
-              leadId,
-              kind: 'note',
-              title: `Note from ${input.source}`.slice(0, 255),
-              body: input.message ?? undefined,
-              propertyId: listing?.id,
-              createdBy: caller.apiKey.name,
-              now: at,
-            }),
-          }
-        : {
-            inquiry: withoutUndefined({
-              tenantId,
-              id: inquiryId,
-              leadId,
-              propertyId: listing?.id,
-              propertyKey: listing?.id ?? 'none',
-              channel: 'form' as const,
-              type,
-              message: input.message ?? undefined,
-              source: input.source,
-              campaign: input.campaign ?? undefined,
-              occurredAt,
-              createdAt: at,
-              updatedAt: at,
-            }),
-          },
-  });
+  const inquiryId = ids.next('inquiry');
+  const activityId = ids.next('activity');
+  const newLeadId = ids.next('lead');
+  const result =
+    (ids.resumed ? await committedBefore(tenantId, type, { inquiryId, activityId, newLeadId }) : undefined) ??
+    (await findOrCreateLead({
+      newLeadId,
+      tenant,
+      contact,
+      source: isBackfill(new Date(occurredAt), now) ? 'import' : 'api',
+      campaign: input.campaign ?? undefined,
+      sourceDetail: input.source,
+      firstSeenAt: occurredAt,
+      owner: { kind: 'rule', listingAgentId: listing?.agentId, namedAgent },
+      record: (leadId, at): LeadRecordWith =>
+        type === 'note'
+          ? {
+              activity: newActivityRecord({
+                id: activityId,
+                tenantId,
+                leadId,
+                kind: 'note',
+                title: `Note from ${input.source}`.slice(0, 255),
+                body: input.message ?? undefined,
+                propertyId: listing?.id,
+                createdBy: caller.apiKey.name,
+                now: at,
+              }),
+            }
+          : {
+              inquiry: withoutUndefined({
+                tenantId,
+                id: inquiryId,
+                leadId,
+                propertyId: listing?.id,
+                propertyKey: listing?.id ?? 'none',
+                channel: 'form' as const,
+                type,
+                message: input.message ?? undefined,
+                source: input.source,
+                campaign: input.campaign ?? undefined,
+                occurredAt,
+                createdAt: at,
+                updatedAt: at,
+              }),
+            },
+    }));
   if (result.inquiry && listing) {
-    // The listing asked about joins the Lead's listings (source inquiry; an existing link is kept).
+    // The listing asked about joins the Lead's listings (source inquiry; an existing link is kept, so
+    // a resumed run that finds the link made links nothing twice).
     await linkLeadListing({
       tenantId,
       leadId: result.lead.id,
@@ -129,4 +141,27 @@ export async function ingestLeadEvent(caller: Caller, input: LeadIngestInput): P
     activityId: result.activity?.id ?? null,
     warnings,
   };
+}
+
+/**
+ * What an earlier run of this same request committed before it died without storing its answer: the
+ * Inquiry (or the note's Activity) it wrote under the ids this request derives, and its Lead as it is
+ * now. Undefined when that run committed nothing, so this one does the work.
+ */
+async function committedBefore(
+  tenantId: string,
+  type: LeadIngestInput['type'],
+  ids: { inquiryId: string; activityId: string; newLeadId: string },
+): Promise<ContactLeadResult | undefined> {
+  const recorded =
+    type === 'note'
+      ? { activity: await getActivity(tenantId, ids.activityId) }
+      : { inquiry: await getInquiry(tenantId, ids.inquiryId) };
+  const leadId = recorded.activity?.leadId ?? recorded.inquiry?.leadId;
+  if (!leadId) return undefined;
+  const lead = await getLead(tenantId, leadId, { consistent: true });
+  if (!lead) return undefined;
+  const created = lead.id === ids.newLeadId;
+  // The Owner before that run is not kept; a Lead it did not create is taken to have had its Owner.
+  return { lead, created, ownerBefore: created ? undefined : lead.assignedAgentId, ...recorded };
 }
