@@ -120,6 +120,15 @@ export interface WorkerDefinition {
    * @default 512
    */
   readonly memoryMb?: number;
+  /**
+   * Lambda's recursive loop detection. A worker that sends to the queue that invokes it (the next page
+   * of a run, the next attempt of a retry ladder) makes a chain of invocations, which Lambda stops
+   * after about 16 by default, sending the message to the queue's dead-letter queue. `allow` lets the
+   * chain go on: only for a worker whose own logic ends it (a checkpoint that reaches the end, a
+   * bounded number of attempts), said in a comment on its row.
+   * @default 'terminate'
+   */
+  readonly recursiveLoop?: 'allow' | 'terminate';
 }
 
 /** Key reads, batches of them, and queries. */
@@ -178,6 +187,12 @@ export const workers = [
     uses: ['aiQueue', 'bedrock'],
     // Leaves room for the SDK's retries of a throttled call.
     timeoutSeconds: 300,
+    // A Tenant's resume run is one message per page of its listings (RESUME_PAGE_LISTINGS, 500), each
+    // sent by this worker to its own queue: past 16 pages (8,000 listings) Lambda's loop detection
+    // would stop the run and dead-letter its next page. The chain ends by itself: each page moves the
+    // checkpoint on and the last one sends nothing; an enrichment's retry ladder is bounded by its
+    // attempts (`retryDelaySeconds`, functions/domain/enrichment.ts: four at most).
+    recursiveLoop: 'allow',
   },
   {
     name: 'aiResume',

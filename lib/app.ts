@@ -146,6 +146,7 @@ export function buildApp(options: BuildAppOptions = {}): ServiceApp {
     description: 'Listings and Leads: CloudFront in front of the site API',
     apiEndpoint: api.api.apiEndpoint,
     originSecret: data.siteOriginSecret,
+    ...originSecretVersionFromContext(app),
     photoBucketName: data.photoBucket.bucketName,
     // Read across regions by name: the firewall stack is in us-east-1 whatever the others' region.
     ...(edgeFirewall
@@ -329,6 +330,22 @@ export function wafFromContext(app: App): boolean {
     `Context waf must be on or off, not ${JSON.stringify(value)}: pass -c waf=off to deploy the site ` +
       'distribution without its web ACL (and without the us-east-1 stack), or leave it out for the default, on.',
   );
+}
+
+/**
+ * Context `originSecretVersion`: the version id of the origin secret the site distribution sends
+ * (docs/operations.md, "Rotate the secrets"), passed on the deploy that follows a new value.
+ */
+export function originSecretVersionFromContext(app: App): { originSecretVersionId?: string } {
+  const value = contextString(app, 'originSecretVersion');
+  if (value === undefined) return {};
+  // Secrets Manager version ids are UUIDs (32 to 64 characters).
+  if (!/^[A-Za-z0-9-]{32,64}$/.test(value)) {
+    throw new Error(
+      `Context originSecretVersion must be a Secrets Manager version id (the VersionId put-secret-value printed), not ${JSON.stringify(value)}`,
+    );
+  }
+  return { originSecretVersionId: value };
 }
 
 /** The address alarms are emailed to: context `alarmEmail`, a plain address. */

@@ -100,9 +100,9 @@ function responsesOf(operation: Operation): Record<string, unknown> {
 }
 
 const IDEMPOTENCY_RULES =
-  'For 24 hours the same key with the same request (method, path, query and body) gets the first answer again, with Idempotent-Replayed: true (a 5xx is not kept: the retry runs); with another request: 422; while the first still runs: 409.';
+  'For 24 hours the same key with the same request (method, path, query and body) gets the first answer again, with Idempotent-Replayed: true (a 5xx is not kept: the retry runs); with another request: 422; while the first still runs: 409. A request that died without answering may be sent again after a minute: a create then answers with what the first run created, if it got that far, and never creates it twice.';
 const KEY_IDEMPOTENCY = `Scoped to the API key. ${IDEMPOTENCY_RULES}`;
-const SITE_IDEMPOTENCY = `Scoped to the publishable key, which every visitor of the website shares: send a fresh random value (a UUID) per form submission and the same one on its re-submissions. ${IDEMPOTENCY_RULES}`;
+const SITE_IDEMPOTENCY = `Scoped to the publishable key and the visitor (one visitor's key never blocks or replays another's request): send a fresh random value (a UUID) per form submission and the same one on its re-submissions. ${IDEMPOTENCY_RULES}`;
 
 export async function buildOpenApi(): Promise<Record<string, unknown>> {
   const paths: Record<string, Record<string, unknown>> = {};

@@ -6,12 +6,15 @@
  *   npm run preflight -- --region eu-west-1 --email-from no-reply@agency.example
  *     [--model eu.amazon.nova-lite-v1:0] [--model-regions eu-west-1,eu-central-1]
  *
- * Checks: the CDK bootstrap stack; CloudFront on the account; the SES sender's identity and whether
- * the account is in the SES sandbox; Bedrock access to the model (or inference profile) the stacks
- * would call from that region, and the profile's destinations against the regions granted; the
- * Lambda concurrency quota against what the stacks reserve and the workers' maximum concurrency. The
- * model and the reserved concurrency come from the app itself (lib/app.ts, synthesized without
- * bundling), the workers' concurrency from functions/workers.ts. Credentials: the usual AWS chain.
+ * Checks: the CDK bootstrap stack, in the deploy region and, when the site's web ACL is on (`waf`,
+ * the default), in us-east-1 where its stack goes; CloudFront on the account; the SES sender's
+ * identity and whether the account is in the SES sandbox; Bedrock access to the model (or inference
+ * profile) the stacks would call from that region, and the profile's destinations against the
+ * regions granted; the model's Bedrock quotas (Service Quotas) against what the AI worker sends at
+ * once; the Lambda concurrency quota against what the stacks reserve and the workers' maximum
+ * concurrency. The model, the web ACL and the reserved concurrency come from the app itself
+ * (lib/app.ts, synthesized without bundling), the workers' concurrency from functions/workers.ts.
+ * Credentials: the usual AWS chain.
  */
 import { realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -25,6 +28,12 @@ import {
 import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
 import { CloudFrontClient, ListDistributionsCommand } from '@aws-sdk/client-cloudfront';
 import { GetAccountSettingsCommand, LambdaClient } from '@aws-sdk/client-lambda';
+import {
+  ListAWSDefaultServiceQuotasCommand,
+  ListServiceQuotasCommand,
+  type ServiceQuota,
+  ServiceQuotasClient,
+} from '@aws-sdk/client-service-quotas';
 import { GetAccountCommand, GetEmailIdentityCommand, SESv2Client } from '@aws-sdk/client-sesv2';
 import { GetParameterCommand, SSMClient } from '@aws-sdk/client-ssm';
 import { GetCallerIdentityCommand, STSClient } from '@aws-sdk/client-sts';
@@ -35,6 +44,7 @@ import { workers } from '../functions/workers.ts';
 import { buildApp } from '../lib/app.ts';
 import { emailDomain, parseBedrockModelId } from '../lib/constructs/service-function.ts';
 import type { AiModelSettings } from '../lib/stacks/async-stack.ts';
+import { CLOUDFRONT_WAF_REGION } from '../lib/stacks/edge-firewall-stack.ts';
 
 export type Verdict = 'PASS' | 'WARN' | 'FAIL';
 
@@ -57,6 +67,10 @@ export interface DeployPlan {
   readonly reservedConcurrency: number;
   /** The workers' most concurrent executions: queue mappings' maxConcurrency, one per stream shard, one per schedule. */
   readonly workerConcurrency: number;
+  /** Whether the stacks put a web ACL in front of the site (deploy parameter `waf`, on by default): a stack in us-east-1. */
+  readonly waf: boolean;
+  /** The AI worker's most concurrent executions (its queue mapping's maxConcurrency): Bedrock calls at once. */
+  readonly aiConcurrency: number;
 }
 
 /** Lambda keeps this much of the account's concurrency unreserved (AWS Lambda quotas). */
@@ -67,6 +81,24 @@ const LAMBDA_CONCURRENCY_QUOTA = 'L-B99A9384';
 const BOOTSTRAP_VERSION_PARAMETER = '/cdk-bootstrap/hnb659fds/version';
 /** The lowest bootstrap version the CLI's templates accept (their BootstrapVersion rule). */
 const MIN_BOOTSTRAP_VERSION = 6;
+
+/**
+ * What one AI call counts against the model's tokens-per-minute quota at most: Bedrock reserves the
+ * prompt and the call's `maxTokens` when the call starts; an enrichment asks for up to 4,000 tokens
+ * (functions/kernel/ports/bedrock-ai.ts), with a prompt of about 1,000.
+ */
+export const AI_TOKENS_PER_CALL = 5_000;
+
+/** The AI worker's maximum concurrency: its queue mapping's maxConcurrency. */
+export function aiConcurrency(rows: readonly WorkerDefinition[] = workers): number {
+  return rows.reduce(
+    (most, row) =>
+      row.trigger.kind === 'queue' && row.trigger.queue === 'ai'
+        ? Math.max(most, row.trigger.maxConcurrency)
+        : most,
+    0,
+  );
+}
 
 /**
  * The workers' maximum concurrency from the worker table: a queue worker runs at most its mapping's
@@ -100,6 +132,8 @@ export function planFromApp(options: {
     aiModel: service.async.aiModel,
     reservedConcurrency,
     workerConcurrency: workerConcurrency(),
+    waf: service.edgeFirewall !== undefined,
+    aiConcurrency: aiConcurrency(),
   };
 }
 
@@ -117,16 +151,20 @@ function callFailed(check: string, call: string, error: unknown, permission: str
   };
 }
 
-async function checkBootstrap(plan: DeployPlan): Promise<CheckResult> {
-  const check = 'CDK bootstrap';
-  const action = `npx cdk bootstrap aws://ACCOUNT_ID/${plan.region}`;
+/**
+ * The CDK bootstrap of `region`. `why` says what needs it there when it is not the deploy region
+ * (the web ACL's stack in us-east-1): a deploy into an unbootstrapped region fails on that stack.
+ */
+async function checkBootstrap(region: string, check: string, why?: string): Promise<CheckResult> {
+  const action = `npx cdk bootstrap aws://ACCOUNT_ID/${region}${why ? ' (or deploy with -c waf=off)' : ''}`;
+  const where = why ? `${region}, ${why}` : region;
   try {
-    const answer = await new SSMClient({ region: plan.region }).send(
+    const answer = await new SSMClient({ region }).send(
       new GetParameterCommand({ Name: BOOTSTRAP_VERSION_PARAMETER }),
     );
     const version = Number(answer.Parameter?.Value);
     if (version >= MIN_BOOTSTRAP_VERSION) {
-      return { verdict: 'PASS', check, detail: `bootstrap version ${version} in ${plan.region}` };
+      return { verdict: 'PASS', check, detail: `bootstrap version ${version} in ${region}` };
     }
     return {
       verdict: 'FAIL',
@@ -136,21 +174,41 @@ async function checkBootstrap(plan: DeployPlan): Promise<CheckResult> {
     };
   } catch (error) {
     if (errorName(error) === 'ParameterNotFound') {
-      return { verdict: 'FAIL', check, detail: `not bootstrapped in ${plan.region}`, action };
+      return { verdict: 'FAIL', check, detail: `not bootstrapped in ${where}`, action };
     }
   }
   // The parameter could not be read (permissions): the stack itself says whether it is there.
   try {
-    const answer = await new CloudFormationClient({ region: plan.region }).send(
+    const answer = await new CloudFormationClient({ region }).send(
       new DescribeStacksCommand({ StackName: 'CDKToolkit' }),
     );
     const status = answer.Stacks?.[0]?.StackStatus ?? 'unknown';
     return status.endsWith('_COMPLETE') && !status.startsWith('DELETE')
-      ? { verdict: 'PASS', check, detail: `CDKToolkit stack ${status}` }
-      : { verdict: 'FAIL', check, detail: `CDKToolkit stack ${status}`, action };
+      ? { verdict: 'PASS', check, detail: `CDKToolkit stack ${status} in ${region}` }
+      : { verdict: 'FAIL', check, detail: `CDKToolkit stack ${status} in ${where}`, action };
   } catch (error) {
-    return { verdict: 'FAIL', check, detail: `no CDKToolkit stack (${errorName(error)})`, action };
+    return {
+      verdict: 'FAIL',
+      check,
+      detail: `no CDKToolkit stack in ${where} (${errorName(error)})`,
+      action,
+    };
   }
+}
+
+/** The bootstrap checks: the deploy region, and us-east-1 too when the web ACL's stack goes there. */
+async function checkBootstraps(plan: DeployPlan): Promise<CheckResult[]> {
+  const results = [await checkBootstrap(plan.region, 'CDK bootstrap')];
+  if (plan.waf && plan.region !== CLOUDFRONT_WAF_REGION) {
+    results.push(
+      await checkBootstrap(
+        CLOUDFRONT_WAF_REGION,
+        `CDK bootstrap ${CLOUDFRONT_WAF_REGION}`,
+        'where the EdgeFirewall stack (the site web ACL, waf on) deploys',
+      ),
+    );
+  }
+  return results;
 }
 
 /**
@@ -330,6 +388,113 @@ async function checkBedrock(plan: DeployPlan): Promise<CheckResult[]> {
   return results;
 }
 
+/** Every quota of Bedrock in the region: the account's applied values, else AWS's defaults. */
+async function bedrockQuotas(region: string, applied: boolean): Promise<ServiceQuota[]> {
+  const client = new ServiceQuotasClient({ region });
+  const found: ServiceQuota[] = [];
+  let NextToken: string | undefined;
+  do {
+    const page = await client.send(
+      applied
+        ? new ListServiceQuotasCommand({ ServiceCode: 'bedrock', MaxResults: 100, NextToken })
+        : new ListAWSDefaultServiceQuotasCommand({ ServiceCode: 'bedrock', MaxResults: 100, NextToken }),
+    );
+    found.push(...(page.Quotas ?? []));
+    NextToken = page.NextToken;
+  } while (NextToken);
+  return found;
+}
+
+/**
+ * The per-minute quotas that throttle the AI worker's calls to the model: Bedrock names them per
+ * model (`Cross-Region InvokeModel tokens per minute for Amazon Nova Lite`), for calls through a
+ * cross-region profile (`Global cross-Region …` for a `global.` profile) or on demand in the region.
+ */
+function modelQuotas(quotas: readonly ServiceQuota[], modelName: string, modelId: string): ServiceQuota[] {
+  const target = parseBedrockModelId(modelId);
+  const kind = !target.isInferenceProfile
+    ? /^on-demand /
+    : modelId.startsWith('global.')
+      ? /^global cross-region /
+      : /^cross-region /;
+  const suffix = ` for ${modelName.toLowerCase()}`;
+  return quotas.filter((q) => {
+    const name = (q.QuotaName ?? '').toLowerCase();
+    return kind.test(name) && name.endsWith(suffix) && / (tokens|requests) per minute /.test(name);
+  });
+}
+
+async function checkBedrockQuotas(plan: DeployPlan): Promise<CheckResult> {
+  const { modelId } = plan.aiModel;
+  const target = parseBedrockModelId(modelId);
+  let modelName: string;
+  try {
+    const model = await new BedrockClient({ region: plan.region }).send(
+      new GetFoundationModelCommand({ modelIdentifier: target.foundationModelId }),
+    );
+    modelName = [model.modelDetails?.providerName, model.modelDetails?.modelName].filter(Boolean).join(' ');
+    if (!modelName) throw new Error('the model has no name');
+  } catch (error) {
+    return {
+      verdict: 'WARN',
+      check: `Bedrock quotas for ${modelId}`,
+      detail: `could not read the model's name to find its quotas (${errorName(error)})`,
+      action: `check the model's tokens-per-minute quota in Service Quotas (Amazon Bedrock) in ${plan.region}`,
+    };
+  }
+  const check = `Bedrock quotas for ${modelName}`;
+  let found: ServiceQuota[];
+  try {
+    found = modelQuotas(await bedrockQuotas(plan.region, true), modelName, modelId);
+    if (found.length === 0) found = modelQuotas(await bedrockQuotas(plan.region, false), modelName, modelId);
+  } catch (error) {
+    return {
+      verdict: 'WARN',
+      check,
+      detail: `could not read Service Quotas (${errorName(error)})`,
+      action: `check that the credentials may call servicequotas:ListServiceQuotas, or read the model's quotas in the Service Quotas console (${plan.region})`,
+    };
+  }
+  if (found.length === 0) {
+    return {
+      verdict: 'WARN',
+      check,
+      detail: `Service Quotas lists no per-minute quota for ${modelName} ${target.isInferenceProfile ? 'through a cross-region profile' : 'on demand'} in ${plan.region}`,
+      action: `check the model's tokens-per-minute quota in the Service Quotas console (Amazon Bedrock) in ${plan.region}`,
+    };
+  }
+  const increase = (q: ServiceQuota) =>
+    `request an increase in Service Quotas: Amazon Bedrock, ${q.QuotaName} (${q.QuotaCode}), in ${plan.region}`;
+  const listed = found.map((q) => `${q.QuotaName}: ${(q.Value ?? 0).toLocaleString('en-US')}`).join('; ');
+  const zero = found.find((q) => (q.Value ?? 0) <= 0);
+  if (zero) {
+    return {
+      verdict: 'FAIL',
+      check,
+      detail: `${zero.QuotaName} is 0 in ${plan.region}: every AI call would be throttled`,
+      action: increase(zero),
+    };
+  }
+  const tokensNeeded = plan.aiConcurrency * AI_TOKENS_PER_CALL;
+  const short = found.find((q) => {
+    const name = (q.QuotaName ?? '').toLowerCase();
+    const needed = name.includes('tokens per minute') ? tokensNeeded : plan.aiConcurrency;
+    return (q.Value ?? 0) < needed;
+  });
+  if (short) {
+    return {
+      verdict: 'WARN',
+      check,
+      detail:
+        `${listed}; the AI worker makes up to ${plan.aiConcurrency} calls at once (up to ` +
+        `${tokensNeeded.toLocaleString('en-US')} tokens a minute): throttled calls are retried, then ` +
+        'fail the enrichment or land in the AI dead-letter queue',
+      action: increase(short),
+    };
+  }
+  return { verdict: 'PASS', check, detail: listed };
+}
+
 async function checkLambdaConcurrency(plan: DeployPlan): Promise<CheckResult> {
   const check = 'Lambda concurrency';
   const raise = `request more in Service Quotas: AWS Lambda, Concurrent executions (${LAMBDA_CONCURRENCY_QUOTA})`;
@@ -374,11 +539,12 @@ async function checkLambdaConcurrency(plan: DeployPlan): Promise<CheckResult> {
 /** Every check, in the order of the deploy guide. Read-only calls only. */
 export async function runPreflight(plan: DeployPlan): Promise<CheckResult[]> {
   return [
-    await checkBootstrap(plan),
+    ...(await checkBootstraps(plan)),
     await checkCloudFront(),
     await checkSesSender(plan),
     await checkSesAccount(plan),
     ...(await checkBedrock(plan)),
+    await checkBedrockQuotas(plan),
     await checkLambdaConcurrency(plan),
   ];
 }
@@ -395,15 +561,17 @@ export function hasBlocker(results: readonly CheckResult[]): boolean {
   return results.some((r) => r.verdict === 'FAIL');
 }
 
-function usage(message: string): never {
-  process.stderr.write(
-    `${message}\nusage: npm run preflight -- --region REGION --email-from SENDER ` +
-      '[--model MODEL_OR_PROFILE_ID] [--model-regions R1,R2]\n',
-  );
-  process.exit(2);
-}
+const USAGE =
+  'usage: npm run preflight -- --region REGION --email-from SENDER ' +
+  '[--model MODEL_OR_PROFILE_ID] [--model-regions R1,R2] [--waf on|off]';
 
-async function main(argv: string[]): Promise<void> {
+class UsageError extends Error {}
+
+/**
+ * `npm run preflight`: prints the checklist with `write` and returns the exit code (1 on any FAIL,
+ * 2 on a usage error). `--waf off` plans the stacks as `-c waf=off` deploys them (no us-east-1 stack).
+ */
+export async function runPreflightCli(argv: string[], write: (text: string) => void): Promise<number> {
   let values: Record<string, string | undefined>;
   try {
     values = parseArgs({
@@ -413,34 +581,45 @@ async function main(argv: string[]): Promise<void> {
         'email-from': { type: 'string' },
         model: { type: 'string' },
         'model-regions': { type: 'string' },
+        waf: { type: 'string' },
       },
       strict: true,
     }).values;
+    if (!values.region) throw new UsageError('--region is required');
+    if (!values['email-from'])
+      throw new UsageError('--email-from is required (the emailFrom you will deploy with)');
+    if (values.waf !== undefined && values.waf !== 'on' && values.waf !== 'off') {
+      throw new UsageError('--waf must be on or off');
+    }
   } catch (error) {
-    usage((error as Error).message);
+    process.stderr.write(`${(error as Error).message}\n${USAGE}\n`);
+    return 2;
   }
-  const region = values.region;
-  const emailFrom = values['email-from'];
-  if (!region) usage('--region is required');
-  if (!emailFrom) usage('--email-from is required (the emailFrom you will deploy with)');
+  const region = values.region as string;
   const plan = planFromApp({
     region,
-    emailFrom,
+    emailFrom: values['email-from'] as string,
     context: {
       ...(values.model ? { aiModelId: values.model } : {}),
       ...(values['model-regions'] ? { aiModelRegions: values['model-regions'] } : {}),
+      ...(values.waf ? { waf: values.waf } : {}),
     },
   });
   const identity = await new STSClient({ region }).send(new GetCallerIdentityCommand({}));
-  process.stdout.write(`Preflight of account ${identity.Account} in ${region}\n`);
+  write(`Preflight of account ${identity.Account} in ${region}\n`);
   const results = await runPreflight(plan);
-  process.stdout.write(`${formatChecklist(results)}\n`);
-  process.exitCode = hasBlocker(results) ? 1 : 0;
+  write(`${formatChecklist(results)}\n`);
+  return hasBlocker(results) ? 1 : 0;
 }
 
 if (process.argv[1] && realpathSync(process.argv[1]) === fileURLToPath(import.meta.url)) {
-  main(process.argv.slice(2)).catch((error: unknown) => {
-    process.stderr.write(`preflight: ${(error as Error).message}\n`);
-    process.exitCode = 1;
-  });
+  runPreflightCli(process.argv.slice(2), (text) => process.stdout.write(text)).then(
+    (code) => {
+      process.exitCode = code;
+    },
+    (error: unknown) => {
+      process.stderr.write(`preflight: ${(error as Error).message}\n`);
+      process.exitCode = 1;
+    },
+  );
 }

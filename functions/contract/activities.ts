@@ -3,8 +3,10 @@ import type { ActivityRecord } from '../data/activities.ts';
 import { ACTIVITY_KINDS, DATED_KINDS } from '../domain/activities.ts';
 import {
   jsonSchemaIfThen,
+  nonEmptyEdit,
   OffsetDateTime,
   PageQuery,
+  presentFields,
   trimmedInputSchema,
   trimmedLengthPattern,
   Uuid,
@@ -48,15 +50,17 @@ export const ActivityCreate = z
  * and completed cannot be cleared (an Activity always has them), so their null leaves them as they
  * are, as the interface types them nullable; completed true completes the Activity, false reopens it.
  */
-export const ActivityUpdate = z.partial(
-  z.object({
-    kind: z.nullable(Kind).check(z.describe('null: left as it is')),
-    title: z.nullable(Title).check(z.describe('null: left as it is (a title cannot be cleared)')),
-    ...fields,
-    completed: z
-      .nullable(z.boolean())
-      .check(z.describe('true completes the activity, false reopens it; null: left as it is')),
-  }),
+export const ActivityUpdate = nonEmptyEdit(
+  z.partial(
+    z.object({
+      kind: z.nullable(Kind).check(z.describe('null: left as it is')),
+      title: z.nullable(Title).check(z.describe('null: left as it is (a title cannot be cleared)')),
+      ...fields,
+      completed: z
+        .nullable(z.boolean())
+        .check(z.describe('true completes the activity, false reopens it; null: left as it is')),
+    }),
+  ),
 );
 
 export type ActivityCreateInput = z.infer<typeof ActivityCreate>;
@@ -99,5 +103,48 @@ export function toActivityOut(a: ActivityRecord): ActivityOutput {
     completed_at: a.completedAt ?? null,
     created_at: a.createdAt,
     updated_at: a.updatedAt,
+  };
+}
+
+const SENT = 'Sent by the request (present only when it was), as the service read it';
+
+/**
+ * An Activity edit's answer to a key without activities:read (`activities:write` grants writes
+ * alone): the Activity's id and the fields the request sent, as the service read them (the title
+ * trimmed, dates in UTC), never the stored Activity.
+ */
+export const ActivityUpdateReceipt = z
+  .object({
+    id: Uuid,
+    kind: z.optional(z.nullable(z.enum(ACTIVITY_KINDS))).check(z.describe(SENT)),
+    title: z.optional(z.nullable(z.string())).check(z.describe(SENT)),
+    body: z.optional(z.nullable(z.string())).check(z.describe(SENT)),
+    due_at: z.optional(z.nullable(z.string())).check(z.describe(`${SENT}: in UTC`)),
+    reminder_at: z.optional(z.nullable(z.string())).check(z.describe(`${SENT}: in UTC`)),
+    assignee_user_id: z.optional(z.nullable(Uuid)).check(z.describe(SENT)),
+    property_id: z.optional(z.nullable(Uuid)).check(z.describe(SENT)),
+    completed: z.optional(z.nullable(z.boolean())).check(z.describe(SENT)),
+  })
+  .check(z.describe('The answer to a key without activities:read: the id and the fields the request sent'));
+
+/** PATCH /v1/activities/{activity_id} answers: the whole Activity to a key with activities:read, else the receipt. */
+export const ActivityUpdateAnswer = z.union([ActivityOut, ActivityUpdateReceipt]);
+
+export function toActivityUpdateReceipt(
+  id: string,
+  sent: ActivityUpdateInput,
+): z.infer<typeof ActivityUpdateReceipt> {
+  return {
+    id,
+    ...presentFields(sent, [
+      'kind',
+      'title',
+      'body',
+      'due_at',
+      'reminder_at',
+      'assignee_user_id',
+      'property_id',
+      'completed',
+    ]),
   };
 }

@@ -18,7 +18,13 @@ export const InquiryOut = z.object({
   via: z
     .nullable(z.enum(['widget']))
     .check(z.describe("widget: sent from the agency's website through the site API")),
-  page_url: z.nullable(z.string()).check(z.describe('The page the website form was sent from (its Referer)')),
+  page_url: z
+    .nullable(z.string())
+    .check(
+      z.describe(
+        "The page the website form was sent from: its Referer when that is an http(s) URL on one of the publishable key's origins; else null",
+      ),
+    ),
   message: z.nullable(z.string()),
   source: z.nullable(z.string()).check(z.describe('Free-text attribution (the ingest source)')),
   campaign: z.nullable(z.string()),

@@ -8,7 +8,16 @@ import {
   RECOMMENDED_ACTIONS,
   SCORE_TIERS,
 } from '../domain/leads.ts';
-import { OffsetDateTime, PageQuery, QueryBoolean, trimmedInputSchema, trimmedText, Uuid } from './shared.ts';
+import {
+  nonEmptyEdit,
+  OffsetDateTime,
+  PageQuery,
+  presentFields,
+  QueryBoolean,
+  trimmedInputSchema,
+  trimmedText,
+  Uuid,
+} from './shared.ts';
 
 /** Checked first, aborting: the address pattern is not worth running on a long string. */
 const MAX_EMAIL = 320;
@@ -55,13 +64,15 @@ export const LeadManualCreate = z.object({
 });
 export type LeadManualCreateInput = z.infer<typeof LeadManualCreate>;
 
-export const LeadUpdate = z.object({
-  status: z
-    .nullish(z.enum(LEAD_STATUSES))
-    .check(z.describe('A move of the pipeline (see the state machine); null leaves the status as it is')),
-  notes: z.nullish(Notes).check(z.describe('null clears the notes')),
-  assigned_agent_id: z.nullish(Uuid).check(z.describe('An active Agent of the Tenant; null: Unassigned')),
-});
+export const LeadUpdate = nonEmptyEdit(
+  z.object({
+    status: z
+      .nullish(z.enum(LEAD_STATUSES))
+      .check(z.describe('A move of the pipeline (see the state machine); null leaves the status as it is')),
+    notes: z.nullish(Notes).check(z.describe('null clears the notes')),
+    assigned_agent_id: z.nullish(Uuid).check(z.describe('An active Agent of the Tenant; null: Unassigned')),
+  }),
+);
 export type LeadUpdateInput = z.infer<typeof LeadUpdate>;
 
 export const LeadPath = z.object({ lead_id: Uuid });
@@ -146,6 +157,49 @@ export function toLeadOut(lead: LeadRecord): LeadOutput {
     created_at: lead.createdAt,
     updated_at: lead.updatedAt,
   };
+}
+
+/**
+ * A Lead write's answer to a key without leads:read (`leads:write` grants writes alone): the Lead's
+ * id and the fields the request sent, as the service read them, never the stored Lead. Such a key
+ * learns nothing it did not send (the Owner a rule picked, another contact's notes merged onto).
+ */
+const SENT = 'Sent by the request (present only when it was), as the service read it';
+
+export const LeadCreateReceipt = z
+  .object({
+    id: Uuid.check(z.describe('The new Lead, or the existing Lead the email or phone merged it onto')),
+    name: z.string().check(z.describe(`${SENT}: trimmed`)),
+    email: z.optional(z.nullable(z.string())).check(z.describe(`${SENT}: trimmed, lowercased`)),
+    phone: z.optional(z.nullable(z.string())).check(z.describe(`${SENT}: trimmed, as typed`)),
+    notes: z.optional(z.nullable(z.string())).check(z.describe(SENT)),
+    assigned_agent_id: z.optional(z.nullable(Uuid)).check(z.describe(SENT)),
+  })
+  .check(z.describe('The answer to a key without leads:read: the id and the fields the request sent'));
+
+export const LeadUpdateReceipt = z
+  .object({
+    id: Uuid,
+    status: z.optional(z.nullable(z.enum(LEAD_STATUSES))).check(z.describe(SENT)),
+    notes: z.optional(z.nullable(z.string())).check(z.describe(SENT)),
+    assigned_agent_id: z.optional(z.nullable(Uuid)).check(z.describe(SENT)),
+  })
+  .check(z.describe('The answer to a key without leads:read: the id and the fields the request sent'));
+
+/** POST /v1/leads answers: the whole Lead to a key with leads:read, else the receipt. */
+export const LeadCreateAnswer = z.union([LeadOut, LeadCreateReceipt]);
+/** PATCH /v1/leads/{lead_id} answers: the whole Lead to a key with leads:read, else the receipt. */
+export const LeadUpdateAnswer = z.union([LeadOut, LeadUpdateReceipt]);
+
+export function toLeadCreateReceipt(
+  id: string,
+  sent: LeadManualCreateInput,
+): z.infer<typeof LeadCreateReceipt> {
+  return { id, name: sent.name, ...presentFields(sent, ['email', 'phone', 'notes', 'assigned_agent_id']) };
+}
+
+export function toLeadUpdateReceipt(id: string, sent: LeadUpdateInput): z.infer<typeof LeadUpdateReceipt> {
+  return { id, ...presentFields(sent, ['status', 'notes', 'assigned_agent_id']) };
 }
 
 const IngestPersonIn = z

@@ -2,6 +2,7 @@ import * as z from 'zod/mini';
 import type { AreaMembershipRecord } from '../data/areas.ts';
 import type { ListingRecord } from '../data/listings.ts';
 import { AMENITY_CODES } from '../domain/amenities.ts';
+import { APPROXIMATE_LOCATION } from '../domain/approximate-location.ts';
 import { ENRICHMENT_STATUSES, MAX_HIGHLIGHTS } from '../domain/enrichment.ts';
 import { type GalleryImage, orderGallery } from '../domain/images.ts';
 import { listingStatus, needsLocation } from '../domain/listing.ts';
@@ -60,7 +61,7 @@ const writableFields = {
       .enum(LOCATION_PRECISIONS)
       .check(
         z.describe(
-          'exact: coordinates shown as given; approximate: rounded to about 1 km on the public site; hidden: never shown on the public site',
+          `exact: coordinates shown as given; approximate: ${APPROXIMATE_LOCATION.description} on the public site, without the address; hidden: never shown on the public site`,
         ),
       ),
   ),

@@ -145,3 +145,29 @@ export function pageOf<T extends z.ZodMiniType>(item: T) {
 
 /** The error bodies are the pipeline's (api/answers.ts): one schema object each, one component. */
 export { ErrorOut, ValidationErrorOut } from './errors.ts';
+
+/**
+ * A partial edit must name something to change: `{}` (or only unknown fields, which are dropped)
+ * → 422 at ["body"]. An empty edit would write nothing and only answer the record, so it is
+ * refused for every key. The document states the rule as `minProperties: 1`.
+ */
+export function nonEmptyEdit<T extends z.ZodMiniObject>(schema: T): T {
+  const fields = Object.keys(schema.shape);
+  return schema.check(
+    z.meta({ minProperties: 1 }),
+    z.refine((value: object) => Object.keys(value).length > 0, {
+      message: `Send at least one field to change: ${fields.join(', ')}`,
+      abort: true,
+    }),
+  );
+}
+
+/** The fields of `sent` that are present (null included): what a write echoes back. */
+export function presentFields<T extends object, K extends keyof T>(
+  sent: T,
+  fields: readonly K[],
+): Partial<Pick<T, K>> {
+  const echoed: Partial<Pick<T, K>> = {};
+  for (const field of fields) if (sent[field] !== undefined) echoed[field] = sent[field];
+  return echoed;
+}

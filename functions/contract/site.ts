@@ -2,6 +2,7 @@ import * as z from 'zod/mini';
 import type { AgentRecord } from '../data/agents.ts';
 import type { ListingRecord } from '../data/listings.ts';
 import { AMENITY_CODES, type AmenityCode as AmenityCodeValue, amenityLabel } from '../domain/amenities.ts';
+import { APPROXIMATE_LOCATION } from '../domain/approximate-location.ts';
 import { publicLocation, SITE_SORTS, type SiteLocation } from '../domain/site-search.ts';
 import { coercedNumber } from '../kernel/zod.ts';
 import { PathEntryOut } from './places.ts';
@@ -115,7 +116,8 @@ export const SiteAmenityOut = z.object({ code: z.string(), label: z.string() });
 /**
  * A listing on the website: never the internal reference, the writing key, AI bookkeeping or
  * private fields. Its location follows one rule ({@link publicLocation}): exact as given; approximate
- * with coordinates rounded to 3 decimals and no address; hidden with neither.
+ * with coordinates rounded to about 1 km ({@link APPROXIMATE_LOCATION}) and no address; hidden with
+ * neither.
  */
 export const SiteListingOut = z.object({
   id: Uuid,
@@ -133,10 +135,10 @@ export const SiteListingOut = z.object({
     ),
   latitude: z
     .nullable(z.number())
-    .check(z.describe('exact: as given; approximate: rounded to 3 decimals (about 100 m); hidden: null')),
+    .check(z.describe(`exact: as given; approximate: ${APPROXIMATE_LOCATION.description}; hidden: null`)),
   longitude: z
     .nullable(z.number())
-    .check(z.describe('exact: as given; approximate: rounded to 3 decimals (about 100 m); hidden: null')),
+    .check(z.describe(`exact: as given; approximate: ${APPROXIMATE_LOCATION.description}; hidden: null`)),
   location_precision: z.enum(LOCATION_PRECISIONS),
   ...listingMediaFields,
   images: z

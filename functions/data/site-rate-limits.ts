@@ -23,7 +23,12 @@ function windowKey(composite: WindowComposite): Record<string, string> {
 export interface SiteWindowCounts {
   siteCount: number;
   visitorCount: number;
-  /** False when the visitor's or the site's budget was spent: the request counted on neither. */
+  /** The visitor's network (an IPv6 /48): undefined for a visitor without one (IPv4). */
+  networkCount: number | undefined;
+  /**
+   * False when a budget was spent: the request counted on none that comes after it in order
+   * (visitor, network, site).
+   */
   admitted: boolean;
 }
 
@@ -143,44 +148,72 @@ function refusalsOf(windowStart: number): Map<string, number> {
 }
 
 /**
- * Counts one site request against the visitor's budget and the Tenant's site budget: two
- * conditional UpdateItems sent together, one round trip of waiting, each counting only under its
- * quota. The site budget is shared by every visitor, so it is spent only by admitted requests: when
- * the visitor's own budget refuses the request, the site count it took meanwhile is given back
- * (a write on the refused request's path only), and one visitor cannot lock the site out.
+ * Counts one site request against the visitor's budget, its network's (an IPv6 visitor's /48) and
+ * the Tenant's site budget: conditional UpdateItems sent together, one round trip of waiting, each
+ * counting only under its quota. The budgets are judged in that order, and a budget is spent only
+ * by requests every budget before it admits: when the visitor's own budget refuses the request,
+ * the network and site counts it took meanwhile are given back, and when the network's refuses it,
+ * the site count (a write on the refused request's path only). So one visitor cannot lock its
+ * network's neighbours out, nor one network (a household stepping through the /64s of its /56) the
+ * site.
  */
 export async function countSiteRequest(input: {
   tenantId: string;
   visitor: string;
+  /** The visitor's network bucket (an IPv6 /48), budgeted when given. */
+  network?: string | undefined;
   windowStart: number;
   windowSeconds: number;
-  quotas: { visitor: number; site: number };
+  quotas: { visitor: number; network: number; site: number };
 }): Promise<SiteWindowCounts> {
-  const { tenantId, windowStart, windowSeconds } = input;
+  const { tenantId, windowStart, windowSeconds, network } = input;
   const known = refusalsOf(windowStart);
   const siteRefusal = `${tenantId}|site|${input.quotas.site}`;
   const visitorRefusal = `${tenantId}|visitor#${input.visitor}|${input.quotas.visitor}`;
+  const networkRefusal = network ? `${tenantId}|network#${network}|${input.quotas.network}` : undefined;
   const siteSpent = known.get(siteRefusal);
   const visitorSpent = known.get(visitorRefusal);
-  if (siteSpent !== undefined || visitorSpent !== undefined) {
-    // The counter not spent was not counted: reported unused (the spent one is the tightest budget,
+  const networkSpent = networkRefusal ? known.get(networkRefusal) : undefined;
+  if (siteSpent !== undefined || visitorSpent !== undefined || networkSpent !== undefined) {
+    // The counters not spent were not counted: reported unused (a spent one is the tightest budget,
     // the one the headers describe).
-    return { siteCount: siteSpent ?? 0, visitorCount: visitorSpent ?? 0, admitted: false };
+    return {
+      siteCount: siteSpent ?? 0,
+      visitorCount: visitorSpent ?? 0,
+      networkCount: network ? (networkSpent ?? 0) : undefined,
+      admitted: false,
+    };
   }
-  const [site, visitor] = await Promise.all([
+  const networkBucket = network ? `network#${network}` : undefined;
+  const [site, visitor, net] = await Promise.all([
     add(tenantId, windowStart, windowSeconds, 'site', [{ name: 'count', quota: input.quotas.site }]),
     add(tenantId, windowStart, windowSeconds, `visitor#${input.visitor}`, [
       { name: 'count', quota: input.quotas.visitor },
     ]),
+    networkBucket
+      ? add(tenantId, windowStart, windowSeconds, networkBucket, [
+          { name: 'count', quota: input.quotas.network },
+        ])
+      : undefined,
   ]);
-  if (site.admitted && !visitor.admitted) await giveBack(tenantId, windowStart, 'site', 'count');
+  const networkAdmitted = net?.admitted ?? true;
+  await Promise.all([
+    site.admitted && !(visitor.admitted && networkAdmitted)
+      ? giveBack(tenantId, windowStart, 'site', 'count')
+      : undefined,
+    networkBucket && net?.admitted && !visitor.admitted
+      ? giveBack(tenantId, windowStart, networkBucket, 'count')
+      : undefined,
+  ]);
   const counts = {
     siteCount: site.counts.count ?? 1,
     visitorCount: visitor.counts.count ?? 1,
-    admitted: site.admitted && visitor.admitted,
+    networkCount: net ? (net.counts.count ?? 1) : undefined,
+    admitted: site.admitted && visitor.admitted && networkAdmitted,
   };
   if (!site.admitted) known.set(siteRefusal, counts.siteCount);
   if (!visitor.admitted) known.set(visitorRefusal, counts.visitorCount);
+  if (net && !net.admitted && networkRefusal) known.set(networkRefusal, counts.networkCount ?? 0);
   return counts;
 }
 

@@ -29,15 +29,22 @@ export async function getEndpoint(tenantId: string, id: string): Promise<Webhook
   return data ?? undefined;
 }
 
-/** A page of the Tenant's endpoints (unsubscribed ones left out), oldest first, `limit + 1` items. */
+/**
+ * A page of the endpoints key `createdByKeyId` subscribed and of the console's (unsubscribed ones
+ * left out), oldest first, `limit + 1` items.
+ */
 export async function queryEndpoints(
   tenantId: string,
+  createdByKeyId: string,
   limit: number,
   after?: CreatedPosition,
 ): Promise<WebhookEndpointRecord[]> {
   const index = WebhookEndpoint.query.byTenant({ tenantId });
   const { data } = await (after ? index.gt(after) : index)
-    .where(({ deletedAt }, { notExists }) => notExists(deletedAt))
+    .where(
+      ({ deletedAt, createdByKeyId: subscriber, createdVia }, { notExists, eq }) =>
+        `${notExists(deletedAt)} AND (${eq(subscriber, createdByKeyId)} OR ${eq(createdVia, 'console')})`,
+    )
     .go({ limit: limit + 1, count: limit + 1 });
   return data;
 }

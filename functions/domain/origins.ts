@@ -115,3 +115,28 @@ export function hostnameAllowed(allowed: readonly string[], hostname: string): b
   );
   return [...ports].some((port) => originAllowed(allowed, `https://${host}${port ? `:${port}` : ''}`));
 }
+
+/** The longest page URL an Inquiry keeps. */
+export const MAX_PAGE_URL_LENGTH = 2048;
+
+/**
+ * The page an Inquiry from a website keeps, from its `Referer`: an http(s) URL, without user
+ * information, whose origin is one of `allowed` (the publishable key's origins), at most
+ * {@link MAX_PAGE_URL_LENGTH} characters, its fragment dropped. Anything else (a `javascript:` or
+ * `data:` URL, another site's page, a value that is not a URL) is no page: undefined. The page is
+ * served back to the Tenant's console and integrators, who may render it as a link.
+ */
+export function allowedPageUrl(allowed: readonly string[], referer: string | undefined): string | undefined {
+  if (!referer || referer.length > MAX_PAGE_URL_LENGTH) return undefined;
+  let url: URL;
+  try {
+    url = new URL(referer);
+  } catch {
+    return undefined;
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') return undefined;
+  if (url.username !== '' || url.password !== '') return undefined;
+  if (!originAllowed(allowed, url.origin)) return undefined;
+  url.hash = '';
+  return url.href.length <= MAX_PAGE_URL_LENGTH ? url.href : undefined;
+}

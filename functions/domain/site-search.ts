@@ -2,6 +2,7 @@
  * The site's search, similar-listing and location rules over a Tenant's live listings (interface
  * §4.7). Pure: the listings come from the in-memory catalogue (services/site-catalogue.ts).
  */
+import { roundCoordinate } from './approximate-location.ts';
 import { compareDecimals } from './decimal.ts';
 import { slugify } from './slug.ts';
 
@@ -295,18 +296,13 @@ export function buildLocations(
   return out;
 }
 
-/** Rounds an approximate location's coordinate to 3 decimals (about 100 m). */
-export function roundCoordinate(value: number): number {
-  return Math.round(value * 1000) / 1000;
-}
-
 /** How precisely a listing's location may be published (the listing's `location_precision`). */
 export type LocationPrecision = 'exact' | 'approximate' | 'hidden';
 
 /**
  * The one location-privacy rule of every site answer (issue 22 item 3): `exact` publishes the
- * address and coordinates as given; `approximate` the coordinates rounded to 3 decimals and no
- * address (the street address locates the door; the listing's Place, shown beside it, names the
+ * address and coordinates as given; `approximate` the coordinates rounded to 2 decimals (about
+ * 1 km) and no address (the street address locates the door; the listing's Place, shown beside it, names the
  * town); `hidden` neither. The site search (`q`) follows it too, so a hidden address cannot be
  * found by searching its words.
  */

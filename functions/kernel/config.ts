@@ -26,6 +26,11 @@ const ConfigSchema = z.object({
   /** Site budgets (interface §8): per visitor IP, per Tenant over all its publishable keys, inquiries per key and IP. */
   SITE_RATE_LIMIT_IP_PER_MINUTE: z._default(coercedNumber().check(z.int(), z.positive()), 120),
   SITE_RATE_LIMIT_TENANT_PER_MINUTE: z._default(coercedNumber().check(z.int(), z.positive()), 3000),
+  /**
+   * Per IPv6 /48 over all its visitors (/64s), judged before the Tenant's: a household or office
+   * stepping through the /64s of its /56 spends at most this much of the site budget.
+   */
+  SITE_RATE_LIMIT_NETWORK_PER_MINUTE: z._default(coercedNumber().check(z.int(), z.positive()), 600),
   SITE_RATE_LIMIT_INQUIRY_PER_MINUTE: z._default(coercedNumber().check(z.int(), z.positive()), 5),
   /**
    * The secret CloudFront sends to the API in `X-Origin-Verify`: site routes refuse a request

@@ -23,13 +23,14 @@ export function randomIds(): IdSource {
   return { next: () => randomUUID(), resumed: false };
 }
 
-/** A UUID (version 4 layout, so every validator accepts it) from 16 bytes of SHA-256. */
-function uuidFrom(text: string): string {
-  const bytes = createHash('sha256').update(text).digest().subarray(0, 16);
-  bytes[6] = ((bytes[6] ?? 0) & 0x0f) | 0x40;
-  bytes[8] = ((bytes[8] ?? 0) & 0x3f) | 0x80;
-  const hex = bytes.toString('hex');
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+/**
+ * A name-based id: the same text always gives the same UUID, shaped as an RFC 9562 UUID (version 8,
+ * custom) from SHA-256, so every id field stays a UUID.
+ */
+export function uuidFrom(text: string): string {
+  const hex = createHash('sha256').update(text).digest('hex');
+  const variant = ((Number.parseInt(hex[16] as string, 16) & 0x3) | 0x8).toString(16);
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-8${hex.slice(13, 16)}-${variant}${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
 }
 
 export function seededIds(seed: string, resumed: boolean): IdSource {

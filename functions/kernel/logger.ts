@@ -17,7 +17,10 @@ function instance(): Logger {
 
 /**
  * One structured logger for every function (Powertools; `service` from POWERTOOLS_SERVICE_NAME).
- * Never log secrets, Authorization headers or whole bodies: log ids, routes, statuses and durations.
+ * Never log secrets, Authorization headers or whole bodies, nor personal data (names, emails, phones,
+ * an email's subject) or URLs (their queries and user information hold tokens): log ids, routes,
+ * statuses, durations and reason codes; of an error from an outside service, its code (SES's
+ * messages name the refused addresses). test/e2e/logs-no-personal-data.test.ts scans a run's logs.
  * Handlers add the Lambda context (`logger.addContext`: function name, memory, cold start, Lambda's
  * request id) and the API request id (`logger.appendKeys({ requestId })`) at the start of an
  * invocation, so every line of that invocation carries them; `logger.resetKeys()` clears the request

@@ -6,7 +6,8 @@ import {
 } from '../data/catalogue-rebuilds.ts';
 import { queryAllListings, queryListingsUpdatedSince } from '../data/listings.ts';
 import { logger } from '../kernel/logger.ts';
-import { readSnapshot, writeSnapshot } from './catalogue-snapshot.ts';
+import { catalogueStore } from '../kernel/ports/catalogue-store.ts';
+import { decodeSnapshot, writeSnapshot } from './catalogue-snapshot.ts';
 import {
   applyListings,
   type Catalogue,
@@ -24,29 +25,58 @@ export interface CatalogueRebuildResult {
   listings: number;
   watermark: string | undefined;
   storedBytes: number;
+  /**
+   * Whether the snapshot was stored. False when another rebuild rewrote the Tenant's snapshot after
+   * this one read it: the write names the version it replaces, and S3 refused it, so an older
+   * rebuild that finishes last never overwrites a newer snapshot.
+   */
+  written: boolean;
 }
+
+/** Tries of a rebuild from the table (the admin command) that other rebuilds keep superseding. */
+export const TABLE_REBUILD_ATTEMPTS = 3;
 
 /**
  * Rebuilds the Tenant's snapshot. By default from the previous snapshot and the changes since its
  * watermark (one GET, one short Query): a bulk import's rebuilds then read only what changed. The
  * whole listing index is read when there is no usable snapshot, or when `fromTable` (the admin
  * command). `step` reports its three steps (read, build, write) as they finish.
+ *
+ * The write is conditional on the stored snapshot being the one read (its version; none when there
+ * was none): rebuilds of one Tenant can overlap (the schedule delivers at least once, a failed run is
+ * retried while the next starts), and the one that read first may write last. When superseded, the
+ * result says `written: false` and nothing is stored: a scheduled run marks the Tenant due again
+ * (rebuildDueTenant), a rebuild from the table tries again, up to TABLE_REBUILD_ATTEMPTS times.
  */
 export async function rebuildCatalogueSnapshot(
   tenantId: string,
   options: { fromTable?: boolean; step?: (done: number, total: number) => void } = {},
 ): Promise<CatalogueRebuildResult> {
+  for (let attempt = 1; ; attempt++) {
+    const result = await rebuildOnce(tenantId, options);
+    if (result.written || !options.fromTable || attempt >= TABLE_REBUILD_ATTEMPTS) return result;
+  }
+}
+
+async function rebuildOnce(
+  tenantId: string,
+  options: { fromTable?: boolean; step?: (done: number, total: number) => void },
+): Promise<CatalogueRebuildResult> {
   const step = options.step ?? (() => undefined);
+  // Read even from the table: the write names the version it replaces. A failed read fails the
+  // rebuild (the marker is put back): without the version, nothing could be written safely.
+  const stored = await catalogueStore().read(tenantId);
   let previous: Catalogue | undefined;
-  if (!options.fromTable) {
-    const stored = await readSnapshot(tenantId).catch((error: unknown) => {
+  if (stored && !options.fromTable) {
+    try {
+      const decoded = decodeSnapshot(tenantId, stored.body);
+      previous = catalogueFromSnapshot(decoded.snapshot, decoded.textLength);
+    } catch (error) {
       logger.warn('catalogue snapshot unusable: rebuilding from the table', {
         tenantId,
         error: error as Error,
       });
-      return undefined;
-    });
-    previous = stored ? catalogueFromSnapshot(stored.snapshot, stored.textLength) : undefined;
+    }
   }
   const c = previous ?? emptyCatalogue(tenantId);
   const items = previous?.watermark
@@ -55,7 +85,7 @@ export async function rebuildCatalogueSnapshot(
   step(1, 3);
   applyListings(c, items);
   step(2, 3);
-  const storedBytes = await writeSnapshot(snapshotOf(c));
+  const { written, storedBytes } = await writeSnapshot(snapshotOf(c), stored?.version ?? null);
   step(3, 3);
   return {
     tenantId,
@@ -63,26 +93,46 @@ export async function rebuildCatalogueSnapshot(
     listings: c.listings.size,
     watermark: c.watermark,
     storedBytes,
+    written,
   };
 }
 
 /**
- * The rebuilder's run: each Tenant whose marker is due, its marker removed first (a change from then
- * on marks it again), then its snapshot rebuilt. A rebuild that fails puts the marker back, due at
- * once, so the next run tries again; the others go on.
+ * The rebuilder's run: each Tenant whose marker is due, rebuilt (rebuildDueTenant); the others go on
+ * when one fails.
  */
 export async function runDueCatalogueRebuilds(now = new Date()): Promise<CatalogueRebuildResult[]> {
   const done: CatalogueRebuildResult[] = [];
   for (const tenantId of await dueCatalogueRebuilds(now.toISOString())) {
-    await clearCatalogueRebuild(tenantId);
-    try {
-      done.push(await rebuildCatalogueSnapshot(tenantId));
-    } catch (error) {
-      logger.error('catalogue rebuild failed: marked due again', { tenantId, error: error as Error });
-      await markCatalogueRebuildDue(tenantId, now.toISOString());
-    }
+    const result = await rebuildDueTenant(tenantId, now);
+    if (result) done.push(result);
   }
   return done;
+}
+
+/**
+ * One due Tenant of a run: its marker removed first (a change from then on marks it again), then its
+ * snapshot rebuilt. A rebuild that fails, or that another run's rewrite superseded (its write
+ * refused), puts the marker back, due at once, so that the next run rebuilds from the snapshot that
+ * won and the changes since. The rebuild it stored, or undefined.
+ */
+export async function rebuildDueTenant(
+  tenantId: string,
+  now: Date,
+): Promise<CatalogueRebuildResult | undefined> {
+  await clearCatalogueRebuild(tenantId);
+  let result: CatalogueRebuildResult;
+  try {
+    result = await rebuildCatalogueSnapshot(tenantId);
+  } catch (error) {
+    logger.error('catalogue rebuild failed: marked due again', { tenantId, error: error as Error });
+    await markCatalogueRebuildDue(tenantId, now.toISOString());
+    return undefined;
+  }
+  if (result.written) return result;
+  logger.info('catalogue rebuild superseded by another run: marked due again', { tenantId });
+  await markCatalogueRebuildDue(tenantId, now.toISOString());
+  return undefined;
 }
 
 /**

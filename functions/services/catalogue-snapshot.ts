@@ -328,16 +328,24 @@ export function decodeSnapshot(
 export async function readSnapshot(
   tenantId: string,
 ): Promise<{ snapshot: CatalogueSnapshot; textLength: number; storedBytes: number } | undefined> {
-  const body = await catalogueStore().read(tenantId);
-  if (!body) return undefined;
-  return { ...decodeSnapshot(tenantId, body), storedBytes: body.length };
+  const stored = await catalogueStore().read(tenantId);
+  if (!stored) return undefined;
+  return { ...decodeSnapshot(tenantId, stored.body), storedBytes: stored.body.length };
 }
 
-/** Stores the snapshot (replacing the Tenant's previous one); returns its compressed size. */
-export async function writeSnapshot(snapshot: CatalogueSnapshot): Promise<number> {
+/**
+ * Stores the snapshot. With `replacing` (the version of the stored snapshot a rebuild started from,
+ * null when there was none), only if that is still the stored one: `written` is false, and nothing
+ * is written, when another rebuild rewrote it meanwhile. Without it, it replaces whatever is there.
+ * `storedBytes` is the compressed size.
+ */
+export async function writeSnapshot(
+  snapshot: CatalogueSnapshot,
+  replacing?: string | null,
+): Promise<{ written: boolean; storedBytes: number }> {
   const body = encodeSnapshot(snapshot);
-  await catalogueStore().write(snapshot.tenantId, body);
-  return body.length;
+  const written = await catalogueStore().write(snapshot.tenantId, body, replacing);
+  return { written, storedBytes: body.length };
 }
 
 /**

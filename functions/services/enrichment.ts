@@ -206,7 +206,10 @@ export async function resumeHeldEnrichments(
 /**
  * One page of a Tenant's resume run (a message of the AI queue): re-requests its held enrichments
  * and, when listings remain, queues the next page from the checkpoint reached. A redelivered
- * message redoes its page harmlessly (the re-requested listings are pending, no longer held).
+ * message redoes its page harmlessly (the re-requested listings are pending, no longer held). The
+ * pages of one run are a chain of invocations of the AI worker by its own queue, longer than Lambda's
+ * recursive loop detection allows for a Tenant of more than 16 pages: the worker's row allows it
+ * (functions/workers.ts `recursiveLoop`), and the checkpoint ends the chain.
  */
 export async function resumeFromMessage(
   message: ResumeMessage,

@@ -167,7 +167,14 @@ export async function runImport(message: ImageImportMessage, settings: Partial<I
     detail: string,
     status?: number,
   ) => {
-    logger.info('photo import failed', { importId: record.id, failureReason, detail });
+    // Ids and the reason code only: the detail may quote the URL, whose query can hold a token.
+    logger.info('photo import failed', {
+      tenantId: record.tenantId,
+      propertyId: record.propertyId,
+      importId: record.id,
+      failureReason,
+      ...(status !== undefined ? { failureStatus: status } : {}),
+    });
     await finishImageImport(
       key,
       record.attempt,

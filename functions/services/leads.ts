@@ -56,10 +56,18 @@ export async function readLead(tenantId: string, id: string): Promise<LeadRecord
 
 /**
  * PATCH /v1/leads/{lead_id}: fields present change, null clears (notes) or unassigns (Owner);
- * status: null leaves it. A move the pipeline does not allow → 422 naming the allowed moves. The
- * move is checked against the Lead as it is written (optimistic concurrency), never a stale read.
+ * status: null leaves it. A move the pipeline does not allow → 422 naming the allowed moves, unless
+ * `showStatus` is false (a caller that may not read the Lead: the message does not name its current
+ * status). The move is checked against the Lead as it is written (optimistic concurrency), never a
+ * stale read.
  */
-export async function editLead(tenantId: string, id: string, input: LeadUpdateInput): Promise<LeadRecord> {
+export async function editLead(
+  tenantId: string,
+  id: string,
+  input: LeadUpdateInput,
+  options: { showStatus?: boolean } = {},
+): Promise<LeadRecord> {
+  const showStatus = options.showStatus ?? true;
   const ownerId =
     typeof input.assigned_agent_id === 'string'
       ? await requireOwnerAgent(tenantId, input.assigned_agent_id, ['body', 'assigned_agent_id'])
@@ -71,7 +79,9 @@ export async function editLead(tenantId: string, id: string, input: LeadUpdateIn
         const allowed = allowedMoves(current.status);
         throw RequestValidationError.single(
           ['body', 'status'],
-          `A lead cannot move from ${current.status} to ${input.status}; allowed moves from ${current.status}: ${allowed.join(', ')}`,
+          showStatus
+            ? `A lead cannot move from ${current.status} to ${input.status}; allowed moves from ${current.status}: ${allowed.join(', ')}`
+            : `This lead cannot move to ${input.status} from its current status`,
           'status_transition',
         );
       }

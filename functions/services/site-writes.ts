@@ -5,6 +5,7 @@ import { getListing } from '../data/listings.ts';
 import type { TenantRecord } from '../data/tenants.ts';
 import { botCheckRefusal } from '../domain/bot-check.ts';
 import { listingStatus } from '../domain/listing.ts';
+import { allowedPageUrl } from '../domain/origins.ts';
 import { windowStart } from '../domain/rate-limit.ts';
 import { ForbiddenError, NotFoundError, RequestValidationError } from '../kernel/errors.ts';
 import { verifyTurnstile } from '../kernel/ports/turnstile.ts';
@@ -43,15 +44,19 @@ export async function requireInquiryToken(input: {
  * POST /v1/site/leads: an Inquiry from the website's form, taken in exactly like one from the
  * ingestion API (services/lead-ingest/: Lead matching and the owner rule; the Owner's email and the
  * scoring request follow as stream reactions of the new Inquiry),
- * with source `widget` for a new Lead, and `channel: form`, `via: widget` and the page (Referer) on
- * the Inquiry. Its Turnstile token was verified by the site pipeline ({@link requireInquiryToken})
+ * with source `widget` for a new Lead, and `channel: form`, `via: widget` and the page on the
+ * Inquiry: its Referer when that is an http(s) URL on one of the key's origins, else no page
+ * ({@link allowedPageUrl}). Its Turnstile token was verified by the site pipeline ({@link requireInquiryToken})
  * before the body was validated.
  */
 export async function takeSiteInquiry(input: {
   tenant: TenantRecord;
   body: SiteInquiryInput;
   visitorIp: string | undefined;
-  pageUrl: string | undefined;
+  /** The request's `Referer`, as sent. */
+  referer: string | undefined;
+  /** The publishable key's allowed origins: the page must be on one of them. */
+  origins: readonly string[];
 }): Promise<{ inquiryId: string }> {
   const { tenant, body } = input;
   const tenantId = tenant.tenantId;
@@ -83,7 +88,7 @@ export async function takeSiteInquiry(input: {
   const contact = contactOf(tenant, { name: body.name, email: body.email }, ['body', 'email']);
   const now = new Date().toISOString();
   const inquiryId = randomUUID();
-  const pageUrl = input.pageUrl?.slice(0, 2048);
+  const pageUrl = allowedPageUrl(input.origins, input.referer);
   const result = await findOrCreateLead({
     tenant,
     contact,

@@ -32,6 +32,7 @@ import {
   UnauthorizedError,
   type ValidationIssue,
 } from '../kernel/errors.ts';
+import { uuidFrom } from '../kernel/ids.ts';
 import { checkPublicUrl, privateUrlsAllowed } from '../kernel/net/public-address.ts';
 import { pageBy, readCursorBy } from './paging.ts';
 
@@ -125,22 +126,49 @@ export async function createEndpoint(input: NewEndpointInput): Promise<WebhookEn
   return record;
 }
 
-/** The endpoint, or 404 (another Tenant's, unknown, or unsubscribed). */
-export async function requireEndpoint(tenantId: string, id: string): Promise<WebhookEndpointRecord> {
+/**
+ * The endpoint that key `apiKeyId` subscribed, or 404: an endpoint belongs to the key that subscribed
+ * it, so another key of the Tenant (one with webhooks:manage too) neither reads nor acts on it, and
+ * console endpoints (no key) are the console's. A rotated secret would let another key sign events
+ * the receiver accepts; its delivery log holds events that key's scopes may not cover. The answer is
+ * the same whether the endpoint is another key's, the console's, unsubscribed, unknown or another
+ * Tenant's, so that it tells nothing about endpoints that are not the caller's.
+ */
+export async function requireEndpoint(
+  tenantId: string,
+  id: string,
+  apiKeyId: string,
+  access: 'manage' | 'read' = 'manage',
+): Promise<WebhookEndpointRecord> {
   const endpoint = await getEndpoint(tenantId, id);
-  if (!endpoint || endpoint.deletedAt) throw new NotFoundError('No webhook endpoint with this id');
+  // A console endpoint is shown to keys (its URL, events and state), never managed or its log read.
+  const readable = access === 'read' && endpoint?.createdVia === 'console';
+  if (!endpoint || endpoint.deletedAt || (endpoint.createdByKeyId !== apiKeyId && !readable)) {
+    throw new NotFoundError('No webhook endpoint with this id subscribed by this key');
+  }
   return endpoint;
 }
 
-/** A page of the Tenant's endpoints, oldest first by (created_at, id). */
+/**
+ * A page of the endpoints key `apiKeyId` subscribed and of the console's (shown with the events chosen
+ * there, managed only in the console), oldest first by (created_at, id).
+ */
 export async function listEndpoints<O>(
   tenantId: string,
+  apiKeyId: string,
   query: { limit: number; cursor?: string | undefined },
   present: (e: WebhookEndpointRecord) => O,
 ) {
-  const scope = `${tenantId}:webhooks`;
+  // The cursor is bound to the key's own list.
+  const scope = `${tenantId}:webhooks:${apiKeyId}`;
   const after = readCursorBy(query.cursor, scope, 'createdAt');
-  return pageBy(await queryEndpoints(tenantId, query.limit, after), query.limit, scope, 'createdAt', present);
+  return pageBy(
+    await queryEndpoints(tenantId, apiKeyId, query.limit, after),
+    query.limit,
+    scope,
+    'createdAt',
+    present,
+  );
 }
 
 /** Every live endpoint of a Tenant (the admin CLI's `webhook list`). */
@@ -153,10 +181,7 @@ export async function listAllEndpoints(tenantId: string): Promise<WebhookEndpoin
  * a 404 for this key. Soft: the endpoint is marked deleted and disabled, never removed.
  */
 export async function unsubscribeEndpoint(tenantId: string, id: string, apiKeyId: string): Promise<void> {
-  const endpoint = await requireEndpoint(tenantId, id);
-  if (endpoint.createdByKeyId !== apiKeyId) {
-    throw new NotFoundError('No webhook endpoint with this id subscribed by this key');
-  }
+  await requireEndpoint(tenantId, id, apiKeyId);
   await updateEndpoint(tenantId, id, { deletedAt: new Date().toISOString(), enabled: false });
 }
 
@@ -197,9 +222,10 @@ export function disableForSubscriber(
 export async function setEndpointEnabled(
   tenantId: string,
   id: string,
+  apiKeyId: string,
   enabled: boolean,
 ): Promise<WebhookEndpointRecord> {
-  const endpoint = await requireEndpoint(tenantId, id);
+  const endpoint = await requireEndpoint(tenantId, id, apiKeyId);
   if (enabled) {
     const standing = await standingOfSubscriber(endpoint);
     if (standing !== 'live') {
@@ -220,8 +246,8 @@ export async function setEndpointEnabled(
 }
 
 /** A new secret, effective at once: the next attempt is signed with it and the old one verifies nothing. */
-export async function rotateEndpointSecret(tenantId: string, id: string): Promise<string> {
-  await requireEndpoint(tenantId, id);
+export async function rotateEndpointSecret(tenantId: string, id: string, apiKeyId: string): Promise<string> {
+  await requireEndpoint(tenantId, id, apiKeyId);
   const secret = generateWebhookSecret();
   await updateEndpoint(tenantId, id, { secret });
   return secret;
@@ -242,13 +268,6 @@ export async function disableEndpointsOfKey(tenantId: string, apiKeyId: string):
 /** §2.1: event times carry microseconds and a UTC offset. */
 export function eventTimestamp(date = new Date()): string {
   return date.toISOString().replace('Z', '000+00:00');
-}
-
-function uuidFrom(seed: string): string {
-  const hex = createHash('sha256').update(seed).digest('hex');
-  // Shaped as an RFC 9562 UUID (version 8, custom), so every id field stays a UUID.
-  const variant = ((Number.parseInt(hex[16] as string, 16) & 0x3) | 0x8).toString(16);
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-8${hex.slice(13, 16)}-${variant}${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
 }
 
 /** The delivery of an event to an endpoint has one id, so a replayed stream batch creates no twin. */
@@ -293,8 +312,9 @@ export function newDelivery(
 export async function sendTestPing(
   tenant: { tenantId: string; slug: string },
   endpointId: string,
+  apiKeyId: string,
 ): Promise<WebhookDeliveryRecord> {
-  const endpoint = await requireEndpoint(tenant.tenantId, endpointId);
+  const endpoint = await requireEndpoint(tenant.tenantId, endpointId, apiKeyId);
   refuseDisabled(endpoint);
   const envelope = {
     id: randomUUID(),
@@ -328,13 +348,14 @@ function refuseDisabled(endpoint: WebhookEndpointRecord): void {
   }
 }
 
-/** The delivery of this endpoint (and the endpoint), or 404. */
+/** The delivery of this endpoint (and the endpoint, which key `apiKeyId` subscribed), or 404. */
 export async function requireDelivery(
   tenantId: string,
   endpointId: string,
+  apiKeyId: string,
   deliveryId: string,
 ): Promise<{ endpoint: WebhookEndpointRecord; delivery: WebhookDeliveryRecord }> {
-  const endpoint = await requireEndpoint(tenantId, endpointId);
+  const endpoint = await requireEndpoint(tenantId, endpointId, apiKeyId);
   const delivery = await getDelivery(tenantId, deliveryId);
   if (!delivery || delivery.endpointId !== endpointId) {
     throw new NotFoundError('No delivery with this id for this webhook endpoint');
@@ -346,9 +367,10 @@ export async function requireDelivery(
 export async function redeliver(
   tenantId: string,
   endpointId: string,
+  apiKeyId: string,
   deliveryId: string,
 ): Promise<WebhookDeliveryRecord> {
-  const { endpoint } = await requireDelivery(tenantId, endpointId, deliveryId);
+  const { endpoint } = await requireDelivery(tenantId, endpointId, apiKeyId, deliveryId);
   refuseDisabled(endpoint);
   return requestSend(tenantId, deliveryId, 'manual', randomUUID());
 }
@@ -365,10 +387,11 @@ const RECOVER_CONCURRENCY = 10;
 export async function recoverFailedDeliveries(
   tenantId: string,
   endpointId: string,
+  apiKeyId: string,
   since: string,
   nowMs = Date.now(),
 ): Promise<number> {
-  const endpoint = await requireEndpoint(tenantId, endpointId);
+  const endpoint = await requireEndpoint(tenantId, endpointId, apiKeyId);
   refuseDisabled(endpoint);
   const sinceMs = Date.parse(since);
   if (sinceMs < nowMs - EVENT_RETENTION_SECONDS * 1000 || sinceMs > nowMs) {
@@ -395,10 +418,11 @@ export async function recoverFailedDeliveries(
 export async function listDeliveries<O>(
   tenantId: string,
   endpointId: string,
+  apiKeyId: string,
   query: { limit: number; cursor?: string | undefined },
   present: (d: WebhookDeliveryRecord) => O,
 ) {
-  await requireEndpoint(tenantId, endpointId);
+  await requireEndpoint(tenantId, endpointId, apiKeyId);
   const scope = `${tenantId}:webhook-deliveries:${endpointId}`;
   const before = readCursorBy(query.cursor, scope, 'createdAt');
   return pageBy(

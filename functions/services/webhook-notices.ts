@@ -5,7 +5,7 @@ import { headerSafe } from '../domain/owner-notices.ts';
 import { MAX_CONSECUTIVE_FAILURES } from '../domain/webhooks.ts';
 import { logger } from '../kernel/logger.ts';
 import { BusinessMetric, countMetric } from '../kernel/metrics.ts';
-import { emails, isPermanentEmailFailure } from '../kernel/ports/email.ts';
+import { emailErrorName, emails, isPermanentEmailFailure } from '../kernel/ports/email.ts';
 
 /** The reasons that email the Tenant Admins: the receiver's own doing (a revoked key is the Tenant's). */
 const NOTIFIED_REASONS: readonly DisabledReason[] = ['failures', 'gone'];
@@ -49,11 +49,12 @@ export async function noticeEndpointDisabled(
             await emails().send({ tenantId, to: admin.email, subject, text });
           } catch (error) {
             if (!isPermanentEmailFailure(error)) throw error;
+            // SES's message names the refused address: its error code only.
             logger.error('endpoint disable notice parked: the email service refuses it for good', {
               tenantId,
               endpointId: endpoint.id,
               agentId: admin.id,
-              error: error as Error,
+              errorName: emailErrorName(error),
             });
             countMetric(BusinessMetric.OwnerNoticesParked);
           }

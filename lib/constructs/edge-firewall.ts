@@ -6,8 +6,9 @@ import { PUBLISHABLE_KEY_PREFIX } from '../../functions/domain/api-key-secret.ts
 export const EDGE_RATE_WINDOW_SECONDS = 60;
 
 /**
- * Requests to the API paths (`/v1/…`) one client address may send through the site distribution per
- * window before the edge blocks it for the rest of the window: 10 a second sustained, well above a
+ * Requests to the API paths (`/v1/…`) one client address (one IPv4 or IPv6 address: AWS WAF counts no
+ * IPv6 prefix) may send through the site distribution per window before the edge blocks it for the
+ * rest of the window: 10 a second sustained, well above a
  * page's few calls (most of them cache hits) and the 120 a minute the visitor budget admits, so it
  * only stops floods, before any Lambda runs, and leaves the budgets' finer 429s to the API. An office
  * behind one address shares it.
@@ -36,6 +37,15 @@ export interface EdgeFirewallProps {
  *
  * AWS WAF cannot be associated with an API Gateway HTTP API, so the integrators' API is limited by its
  * stage's per-route throttling instead (lib/stacks/api-stack.ts).
+ *
+ * IPv6: a rate-based rule aggregates on a whole address (`IP`, `FORWARDED_IP`), or on custom keys
+ * (an ASN, a header, a cookie, a query argument, a label namespace, a TLS fingerprint…), never on an
+ * address prefix, so these rules count each IPv6 address alone: a client stepping through the
+ * addresses of its /64 or its /56 is not slowed here. Aggregating by ASN instead would lump a whole
+ * provider's customers together, every Tenant's visitors included. The prefix budgets are the API's:
+ * `ip-minute` per /64 and `network-minute` per /48 (functions/domain/visitor.ts,
+ * functions/api/middleware/site-rate-limit.ts), refused from memory once spent, before the Tenant's
+ * `site-minute`.
  */
 export class EdgeFirewall extends Construct {
   readonly webAcl: CfnWebACL;

@@ -3,7 +3,14 @@ import { fileURLToPath } from 'node:url';
 import { ArnFormat, AssetHashType, Duration, type ILocalBundling, RemovalPolicy, Stack } from 'aws-cdk-lib';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
-import { Architecture, Code, Function as LambdaFunction, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
+import {
+  Architecture,
+  Code,
+  Function as LambdaFunction,
+  RecursiveLoop,
+  Runtime,
+  Tracing,
+} from 'aws-cdk-lib/aws-lambda';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
@@ -137,6 +144,12 @@ export interface ServiceFunctionProps {
    */
   readonly memorySize?: number;
   /**
+   * The processor. Graviton for every function but one whose native package's arm64 build cannot be
+   * installed where the stacks are synthesized (functions/workers.ts `architecture`).
+   * @default Architecture.ARM_64
+   */
+  readonly architecture?: Architecture;
+  /**
    * Hard stop for one invocation. HTTP API gives up after 30 s, so API functions stay well under it.
    * @default Duration.seconds(10)
    */
@@ -179,6 +192,14 @@ export interface ServiceFunctionProps {
    * @default - only the defaults
    */
   readonly environment?: Readonly<Record<string, string>>;
+  /**
+   * Whether Lambda lets the function run on in a chain of invocations it feeds itself (a message it
+   * sends to the queue that invokes it, and so on): by default Lambda's recursive loop detection stops
+   * such a chain after about 16 invocations and the message goes to the queue's dead-letter queue.
+   * `allow` only for a function whose own logic ends the chain (functions/workers.ts `recursiveLoop`).
+   * @default 'terminate'
+   */
+  readonly recursiveLoop?: 'allow' | 'terminate';
 }
 
 /**
@@ -203,9 +224,9 @@ class LocalEsbuild implements ILocalBundling {
 export const METRICS_NAMESPACE = 'ListingsLeads';
 
 /**
- * One Lambda function of the service, with the defaults every function must have: Node.js 24 on ARM64,
- * bundled at synth by the local esbuild with the options of lib/bundling.ts (ESM, code splitting, the
- * SDK included; no Docker), its own log
+ * One Lambda function of the service, with the defaults every function must have: Node.js 24 on ARM64
+ * (one worker on x86_64, for its native package), bundled at synth by the local esbuild with the
+ * options of lib/bundling.ts (ESM, code splitting, the SDK included; no Docker), its own log
  * group with a retention, source maps loaded by Node (`--enable-source-maps`) so that a logged stack
  * trace points into the TypeScript sources, Powertools settings (service name, log level, metrics
  * namespace), and a role that starts with nothing but writing to that log group. Access is added with
@@ -253,13 +274,14 @@ export class ServiceFunction extends Construct {
       handler: `${HANDLER_FILE.replace(/\.mjs$/, '')}.handler`,
       description: props.description,
       runtime: Runtime.NODEJS_24_X,
-      architecture: Architecture.ARM_64,
+      architecture: props.architecture ?? Architecture.ARM_64,
       memorySize: props.memorySize ?? 1024,
       timeout: props.timeout ?? Duration.seconds(10),
       tracing,
       role: this.role,
       logGroup: this.logGroup,
       deadLetterQueue: props.deadLetterQueue,
+      ...(props.recursiveLoop === 'allow' ? { recursiveLoop: RecursiveLoop.ALLOW } : {}),
       environment: {
         POWERTOOLS_SERVICE_NAME: props.serviceName ?? 'listings-leads',
         POWERTOOLS_METRICS_NAMESPACE: METRICS_NAMESPACE,

@@ -1,4 +1,4 @@
-import { Annotations, Duration, Fn } from 'aws-cdk-lib';
+import { Annotations, Duration, Fn, SecretValue } from 'aws-cdk-lib';
 import {
   AccessLevel,
   AllowedMethods,
@@ -27,6 +27,7 @@ import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import { NagSuppressions } from 'cdk-nag';
 import { Construct } from 'constructs';
 import { SITE_REQUEST_HEADERS } from '../../functions/api/middleware/site-headers.ts';
+import { regionalPolicyName } from './cloudfront-policy-name.ts';
 import { GALLERY_KEY_PREFIX } from './photo-distribution.ts';
 
 /** The header the distribution adds to every request it sends to the API (functions/api/middleware/site-access.ts). */
@@ -73,6 +74,12 @@ export interface SiteDistributionProps {
   /** The value CloudFront sends in {@link ORIGIN_VERIFY_HEADER}; the site routes compare it. */
   readonly originSecret: ISecret;
   /**
+   * The version of {@link originSecret} to send (deploy parameter `originSecretVersion`): a new id
+   * changes the distribution, so the deploy that follows a rotation resolves the new value.
+   * @default - the current version (AWSCURRENT), resolved when the distribution last changed
+   */
+  readonly originSecretVersionId?: string;
+  /**
    * The photo bucket's name (data stack): when given, `/media/*` serves the gallery photos from it
    * through Origin Access Control. The bucket's policy grants the read (photo-distribution.ts
    * `grantGalleryReadToAccountDistributions`), so nothing here writes to the data stack.
@@ -118,11 +125,15 @@ export class SiteDistribution extends Construct {
   constructor(scope: Construct, id: string, props: SiteDistributionProps) {
     super(scope, id);
     const apiDomain = Fn.select(2, Fn.split('/', props.apiEndpoint));
+    const versionId = props.originSecretVersionId;
+    const originSecret = versionId
+      ? SecretValue.secretsManager(props.originSecret.secretArn, { versionId })
+      : props.originSecret.secretValue;
     const apiOrigin = new HttpOrigin(apiDomain, {
       protocolPolicy: OriginProtocolPolicy.HTTPS_ONLY,
       originSslProtocols: [OriginSslPolicy.TLS_V1_2],
       // A dynamic reference: CloudFormation resolves it at deploy time, the template holds none of it.
-      customHeaders: { [ORIGIN_VERIFY_HEADER]: props.originSecret.secretValue.unsafeUnwrap() },
+      customHeaders: { [ORIGIN_VERIFY_HEADER]: originSecret.unsafeUnwrap() },
     });
     // The same API without the secret, for the default behaviour (which answers 404 before reaching it).
     const unsecretedApiOrigin = new HttpOrigin(apiDomain, {
@@ -145,6 +156,7 @@ export class SiteDistribution extends Construct {
       (name) => !SITE_CACHE_KEY_HEADERS.some((cached) => cached.toLowerCase() === name.toLowerCase()),
     );
     this.siteOriginRequestPolicy = new OriginRequestPolicy(this, 'SiteOriginRequestPolicy', {
+      originRequestPolicyName: regionalPolicyName(this, 'SiteOriginRequestPolicy'),
       comment: 'Site routes: every header they read (viewer address, page, Idempotency-Key, preflight)',
       queryStringBehavior: OriginRequestQueryStringBehavior.all(),
       headerBehavior: OriginRequestHeaderBehavior.allowList(...forwarded),

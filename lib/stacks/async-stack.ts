@@ -286,6 +286,16 @@ export class AsyncStack extends Stack {
       description:
         'The sweeper re-queued webhook deliveries overdue by more than 15 minutes (their ladder rung was lost)',
     });
+    // An Owner notice (or an endpoint's disable notice) that SES refused for good (the sandbox and an
+    // unverified recipient, sending paused, a rejection) is logged and dropped by the stream consumer,
+    // never retried: without this alarm nobody would hear that Agents get no emails.
+    this.alarms.watchBusinessCount({
+      namespace: METRICS_NAMESPACE,
+      metricName: 'OwnerNoticesParked',
+      service: 'listings-leads',
+      description:
+        'SES refused an Owner or endpoint-disabled notice for good (sandbox, sending paused, rejected): it was logged and not sent',
+    });
   }
 
   /** The function of worker `name`. */
@@ -329,6 +339,7 @@ export class AsyncStack extends Stack {
           }
         : {}),
       ...(scheduled ? { deadLetterQueue: this.#scheduleDeadLetterQueue(row) } : {}),
+      ...(row.recursiveLoop ? { recursiveLoop: row.recursiveLoop } : {}),
     });
     service.bindSecret(props.cursorSecret, 'CURSOR_SECRET_ARN');
     service.bindTable(props.table, {

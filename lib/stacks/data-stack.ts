@@ -18,6 +18,7 @@ import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { NagSuppressions } from 'cdk-nag';
 import type { Construct } from 'constructs';
 import { tableDefinition } from '../../functions/data/table.ts';
+import { CATALOGUE_PREFIX } from '../constructs/catalogue-store-access.ts';
 import { grantGalleryReadToAccountDistributions } from '../constructs/photo-distribution.ts';
 
 /**
@@ -94,9 +95,9 @@ export class DataStack extends Stack {
       {
         id: 'AwsSolutions-SMG4',
         reason:
-          'A shared value between CloudFront (read at deploy time) and the site functions (read once ' +
-          'per container): an automatic rotation would refuse site requests until the distribution is ' +
-          'redeployed. An operator rotates it by putting a new value and redeploying the Site stack.',
+          'A shared value between CloudFront (read at deploy time) and the site functions (which accept ' +
+          'the current and the previous value): CloudFront changes only when the Site stack is deployed ' +
+          'with the new version, which no rotation function does. An operator rotates it (docs/operations.md).',
       },
     ]);
     NagSuppressions.addResourceSuppressions(this.turnstileSecret, [
@@ -144,6 +145,15 @@ export class DataStack extends Stack {
         },
         // Uploads never confirmed into a gallery (the confirm step moves a photo to images/).
         { id: 'ExpireUnconfirmedUploads', prefix: 'uploads/', expiration: Duration.days(1) },
+        // The catalogue snapshots are rewritten whole, up to once a minute per Tenant: each rewrite
+        // makes the previous one a noncurrent version, which the rule above would keep 30 days (a busy
+        // Tenant's snapshot 1,440 times a day). A day is enough to undo a bad rewrite; a lost snapshot
+        // is rebuilt from the table anyway. Where two rules overlap, S3 applies the shorter expiration.
+        {
+          id: 'ExpireOldCatalogueSnapshots',
+          prefix: CATALOGUE_PREFIX,
+          noncurrentVersionExpiration: Duration.days(1),
+        },
       ],
       // Browsers PUT uploads straight to the bucket with a presigned URL, from the console and from
       // the Tenants' own sites, whose origins are not known here: the presigned signature (one key,

@@ -8,6 +8,11 @@ export interface SiteStackProps extends StackProps {
   readonly apiEndpoint: string;
   /** The origin secret (data stack), also bound to the site functions. */
   readonly originSecret: ISecret;
+  /**
+   * The origin secret's version CloudFront sends (deploy parameter `originSecretVersion`).
+   * @default - the current version
+   */
+  readonly originSecretVersionId?: string;
   /** The photo bucket's name (data stack): `/media/*` serves the gallery from it. */
   readonly photoBucketName?: string;
   /**
@@ -26,6 +31,7 @@ export class SiteStack extends Stack {
     this.site = new SiteDistribution(this, 'Site', {
       apiEndpoint: props.apiEndpoint,
       originSecret: props.originSecret,
+      ...(props.originSecretVersionId ? { originSecretVersionId: props.originSecretVersionId } : {}),
       ...(props.photoBucketName ? { photoBucketName: props.photoBucketName } : {}),
       ...(props.webAclArn ? { webAclId: props.webAclArn } : {}),
     });

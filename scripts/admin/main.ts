@@ -4,8 +4,10 @@
  * line on stderr, exit 1.
  *
  * Target, in order: a deployed table when TABLE_NAME is set (AWS credentials from the environment);
- * the local stack that `npm start` runs on DATA_DIR; otherwise DynamoDB Local is started on
- * DATA_DIR for the duration of the command.
+ * the local stack that `npm start` runs on DATA_DIR; the data a stopped stack left on DATA_DIR, with
+ * DynamoDB Local started on it for the duration of the command. It refuses, naming the DATA_DIR it
+ * looked at, when a stack runs on another DATA_DIR (it would answer from the wrong data) or when
+ * DATA_DIR holds no data.
  */
 import { parseArgs, UsageError } from './args.ts';
 import { terminalProgress } from './progress.ts';
@@ -19,8 +21,9 @@ const fail = (message: string): never => {
 async function connect(): Promise<() => Promise<void>> {
   if (process.env.TABLE_NAME && !process.env.DYNAMODB_ENDPOINT) return async () => undefined;
   if (process.env.DYNAMODB_ENDPOINT) return async () => undefined;
-  const { dataDir, readStackInfo } = await import('../local/stack-file.ts');
+  const { dataDir, readStackInfo, runningStacks } = await import('../local/stack-file.ts');
   const { resolve } = await import('node:path');
+  const { existsSync } = await import('node:fs');
   const dir = dataDir();
   const running = readStackInfo(dir);
   if (running) {
@@ -28,6 +31,18 @@ async function connect(): Promise<() => Promise<void>> {
     // Its S3 too (the catalogue snapshots), unless one is given.
     if (running.s3Endpoint) process.env.S3_ENDPOINT ??= running.s3Endpoint;
     return async () => undefined;
+  }
+  const elsewhere = runningStacks().filter((stack) => resolve(stack.dataDir) !== dir);
+  if (elsewhere.length > 0) {
+    const where = elsewhere.map((stack) => `DATA_DIR=${stack.dataDir} (pid ${stack.pid})`).join(', ');
+    throw new UsageError(
+      `no local stack runs on DATA_DIR ${dir}; npm start runs on ${where}: run the command with that DATA_DIR`,
+    );
+  }
+  if (!existsSync(resolve(dir, 'dynamodb'))) {
+    throw new UsageError(
+      `no local stack runs on DATA_DIR ${dir}, and it holds no data: start one (npm start), set DATA_DIR to the folder npm start runs on, or TABLE_NAME for a deployed table`,
+    );
   }
   const { ensureTable, startDynamoLocal } = await import('../local/dynamo-local.ts');
   const dynamo = await startDynamoLocal({ dataDir: resolve(dir, 'dynamodb') });

@@ -71,9 +71,9 @@ async function main(input: ImportChildInput): Promise<ImportSection> {
   let tenantId = '';
   setCatalogueStore({
     read: (id) => inner.read(id),
-    write: async (id, body) => {
-      await inner.write(id, body);
-      if (id !== tenantId) return;
+    write: async (id, body, replacing) => {
+      const written = await inner.write(id, body, replacing);
+      if (id !== tenantId || !written) return written;
       const { snapshot } = decodeSnapshot(id, body);
       rewrites.push({
         at: Date.now(),
@@ -82,6 +82,7 @@ async function main(input: ImportChildInput): Promise<ImportSection> {
         bytes: body.length,
       });
       log(`  import: snapshot rewrite #${rewrites.length}: ${snapshot.listings.length} listings`);
+      return written;
     },
   });
 

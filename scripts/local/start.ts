@@ -1,14 +1,15 @@
 /**
  * `npm start`: the whole service on this machine, in the foreground.
- * DynamoDB Local and s3rver keep their data under DATA_DIR (default .data/); the API serves the
+ * DynamoDB Local and the local S3 (s3rver behind a gateway that checks presigned requests as S3
+ * does, adapters/local-s3.ts) keep their data under DATA_DIR (default .data/); the API serves the
  * same handler modules as Lambda on http://127.0.0.1:$PORT; the stream consumer polls the table's
  * stream. Ctrl-C stops everything.
  */
 import { mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
-import S3rver from 's3rver';
 import { bindLocalAdapters, LOCAL_CURSOR_SECRET } from './adapters/index.ts';
-import { LOCAL_PHOTO_BUCKET, LOCAL_S3_CORS } from './adapters/local-photo-store.ts';
+import { LOCAL_PHOTO_BUCKET } from './adapters/local-photo-store.ts';
+import { startLocalS3 } from './adapters/local-s3.ts';
 import { ensureTable, freePort, startDynamoLocal } from './dynamo-local.ts';
 import { dataDir, readStackInfo, removeStackInfo, writeStackInfo } from './stack-file.ts';
 
@@ -31,14 +32,7 @@ const dynamoPort = Number(process.env.DYNAMODB_PORT ?? (await freePort()));
 const dynamo = await startDynamoLocal({ dataDir: resolve(dir, 'dynamodb'), port: dynamoPort });
 const s3Port = Number(process.env.S3_PORT ?? (await freePort()));
 const bucketName = process.env.PHOTO_BUCKET ?? LOCAL_PHOTO_BUCKET;
-const s3 = new S3rver({
-  port: s3Port,
-  address: '127.0.0.1',
-  directory: resolve(dir, 's3'),
-  silent: true,
-  configureBuckets: [{ name: bucketName, configs: [LOCAL_S3_CORS] }],
-});
-await s3.run();
+const s3 = await startLocalS3({ port: s3Port, directory: resolve(dir, 's3'), bucket: bucketName });
 
 // The handlers read their configuration from the environment, exactly as in Lambda.
 Object.assign(process.env, {

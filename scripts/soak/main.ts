@@ -135,6 +135,7 @@ Object.assign(process.env, {
   RATE_LIMIT_KEY_PER_MINUTE: unbounded,
   RATE_LIMIT_TENANT_PER_MINUTE: unbounded,
   SITE_RATE_LIMIT_IP_PER_MINUTE: unbounded,
+  SITE_RATE_LIMIT_NETWORK_PER_MINUTE: unbounded,
   SITE_RATE_LIMIT_TENANT_PER_MINUTE: unbounded,
   SITE_RATE_LIMIT_INQUIRY_PER_MINUTE: unbounded,
   DATA_DIR: dataDir,

@@ -380,15 +380,15 @@ describe('PATCH /v1/activities/{activity_id}', () => {
     expect((await api.call('GET', `/v1/activities/${note.id}`)).body).toEqual(note);
   });
 
-  it('answers an empty edit, or one of current values, with the Activity unchanged (updated_at kept)', async () => {
+  it('refuses an empty edit (422 at ["body"]) and answers one of current values with the Activity unchanged (updated_at kept)', async () => {
     // Prepare
     const note = await addActivity(await newLead(), { kind: 'note', title: 'Same' });
     // Act
     const empty = await patch(note.id, {});
     const same = await patch(note.id, { title: 'Same', kind: 'note', completed: false, body: null });
     // Assess
-    expect(empty.status).toBe(200);
-    expect(empty.body).toEqual(note);
+    expect(empty.status, empty.text).toBe(422);
+    expect(distinctLocs(empty.body)).toEqual([['body']]);
     expect(same.body).toEqual(note);
   });
 

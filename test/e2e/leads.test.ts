@@ -338,17 +338,20 @@ describe('PATCH /v1/leads/{lead_id}', () => {
     expect(locs(res)).toEqual([['body', 'status']]);
   });
 
-  it('changes only the fields present: notes null clears, assigned_agent_id null unassigns, status null stays', async () => {
+  it('changes only the fields present: notes null clears, assigned_agent_id null unassigns, status null stays; an empty body is 422', async () => {
     // Prepare
     const agent = await createTestAgent(tenant.tenantId);
     const lead = await createLead({ name: 'Partial', notes: 'keep me', assigned_agent_id: agent.id });
     // Act
-    const untouched = await api.call('PATCH', `/v1/leads/${lead.id}`, { body: {} });
+    const empty = await api.call('PATCH', `/v1/leads/${lead.id}`, { body: {} });
+    const untouched = await api.call('GET', `/v1/leads/${lead.id}`);
     const statusNull = await api.call('PATCH', `/v1/leads/${lead.id}`, { body: { status: null } });
     const cleared = await api.call('PATCH', `/v1/leads/${lead.id}`, {
       body: { notes: null, assigned_agent_id: null },
     });
     // Assess
+    expect(empty.status, empty.text).toBe(422);
+    expect(locs(empty)).toEqual([['body']]);
     expect(untouched.body).toEqual(lead);
     expect(statusNull.body).toEqual(lead);
     expect(cleared.status).toBe(200);

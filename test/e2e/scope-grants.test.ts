@@ -1,7 +1,8 @@
 /**
  * Scopes exactly as the interface grants them (§5), driven by the route table: a write scope reads
  * nothing of its own resource (only `properties:write` also reads listings), while the answer a
- * write returns (the created Lead, the created Activity) stays the write's own result.
+ * write returns stays the write's own result (the created Activity; the new Lead's id and the fields
+ * sent: test/e2e/write-answers-scope.test.ts covers what a write-only key's answers leave out).
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

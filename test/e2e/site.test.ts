@@ -284,8 +284,8 @@ describe('site reads', () => {
     expect(res.text).not.toContain('REF-A');
     expect(res.text).not.toContain('internal_ref');
     const villa = res.body.items.find((i: { id: string }) => i.id === a.id);
-    expect(villa.latitude).toBe(36.123);
-    expect(villa.longitude).toBe(-5.123);
+    expect(villa.latitude).toBe(36.12);
+    expect(villa.longitude).toBe(-5.12);
     expect(villa.agent).toEqual({ slug: agentSlug, name: 'Site Agent' });
     const flat = res.body.items.find((i: { id: string }) => i.id === b.id);
     expect(flat.latitude).toBeNull();

@@ -9,13 +9,18 @@
  */
 import { expect } from 'vitest';
 import type * as z from 'zod/mini';
-import { ActivityOut } from '../../functions/contract/activities.ts';
+import { ActivityOut, ActivityUpdateAnswer } from '../../functions/contract/activities.ts';
 import { AgentOut } from '../../functions/contract/agents.ts';
 import { EventOut } from '../../functions/contract/events.ts';
 import { InquiryOut } from '../../functions/contract/inquiries.ts';
 import { LeadCriteriaOut, LeadMatchList, MatchSendOut } from '../../functions/contract/lead-criteria.ts';
 import { LeadPropertyList, LeadPropertyOut } from '../../functions/contract/lead-properties.ts';
-import { LeadIngestOut, LeadOut } from '../../functions/contract/leads.ts';
+import {
+  LeadCreateAnswer,
+  LeadIngestOut,
+  LeadOut,
+  LeadUpdateAnswer,
+} from '../../functions/contract/leads.ts';
 import { PropertyOut } from '../../functions/contract/properties.ts';
 import { type ErrorOut, pageOf, type ValidationErrorOut } from '../../functions/contract/shared.ts';
 import { EndpointOut, EndpointWithSecretOut, SecretOut } from '../../functions/contract/webhooks.ts';
@@ -29,15 +34,15 @@ export const SUCCESS_BODIES = {
   updateProperty: PropertyOut,
   upsertPropertyByRef: PropertyOut,
   listProperties: pageOf(PropertyOut),
-  createLead: LeadOut,
+  createLead: LeadCreateAnswer,
   getLead: LeadOut,
-  updateLead: LeadOut,
+  updateLead: LeadUpdateAnswer,
   listLeads: pageOf(LeadOut),
   ingestLead: LeadIngestOut,
   getInquiry: InquiryOut,
   createActivity: ActivityOut,
   getActivity: ActivityOut,
-  updateActivity: ActivityOut,
+  updateActivity: ActivityUpdateAnswer,
   listActivities: pageOf(ActivityOut),
   listLeadActivities: pageOf(ActivityOut),
   linkLeadProperty: LeadPropertyOut,

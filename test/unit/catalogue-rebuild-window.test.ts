@@ -28,7 +28,14 @@ function fakeRebuilder(dueSeconds: number[]) {
         if (due > now.getTime()) continue;
         pending.delete(tenantId);
         rebuiltAt.set(tenantId, (now.getTime() - START) / 1000);
-        done.push({ tenantId, source: 'catch-up', listings: 1, watermark: undefined, storedBytes: 1 });
+        done.push({
+          tenantId,
+          source: 'catch-up',
+          listings: 1,
+          watermark: undefined,
+          storedBytes: 1,
+          written: true,
+        });
       }
       return done;
     },

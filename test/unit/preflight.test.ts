@@ -1,11 +1,13 @@
 import {
   BedrockClient,
   GetFoundationModelAvailabilityCommand,
+  GetFoundationModelCommand,
   GetInferenceProfileCommand,
 } from '@aws-sdk/client-bedrock';
 import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
 import { CloudFrontClient, ListDistributionsCommand } from '@aws-sdk/client-cloudfront';
 import { GetAccountSettingsCommand, LambdaClient } from '@aws-sdk/client-lambda';
+import { ListServiceQuotasCommand, ServiceQuotasClient } from '@aws-sdk/client-service-quotas';
 import { GetAccountCommand, GetEmailIdentityCommand, SESv2Client } from '@aws-sdk/client-sesv2';
 import { GetParameterCommand, SSMClient } from '@aws-sdk/client-ssm';
 import { mockClient } from 'aws-sdk-client-mock';
@@ -27,9 +29,10 @@ const cloudFront = mockClient(CloudFrontClient);
 const ses = mockClient(SESv2Client);
 const bedrock = mockClient(BedrockClient);
 const lambda = mockClient(LambdaClient);
+const quotas = mockClient(ServiceQuotasClient);
 // The unit files share their worker's modules (isolate: false): the next file gets the real clients.
 afterAll(() => {
-  for (const mock of [ssm, cloudFormation, cloudFront, ses, bedrock, lambda]) mock.restore();
+  for (const mock of [ssm, cloudFormation, cloudFront, ses, bedrock, lambda, quotas]) mock.restore();
 });
 
 const EU_PROFILE_REGIONS = [
@@ -47,7 +50,20 @@ const plan: DeployPlan = {
   aiModel: defaultAiModelFor('eu-west-1'),
   reservedConcurrency: 0,
   workerConcurrency: 42,
+  waf: true,
+  aiConcurrency: 10,
 };
+
+/** Nova Lite as Bedrock describes it: its name is what Service Quotas names its quotas after. */
+const NOVA_LITE = {
+  modelDetails: {
+    modelId: 'amazon.nova-lite-v1:0',
+    modelArn: 'arn:aws:bedrock:eu-west-1::foundation-model/amazon.nova-lite-v1:0',
+    providerName: 'Amazon',
+    modelName: 'Nova Lite',
+  },
+};
+const NOVA_LITE_TPM = 'Cross-Region InvokeModel tokens per minute for Amazon Nova Lite';
 
 /** An SDK service exception as the clients throw it (matched by name). */
 function awsError(name: string): Error {
@@ -64,7 +80,7 @@ function profileRoutingTo(regions: readonly string[]) {
 }
 
 beforeEach(() => {
-  for (const client of [ssm, cloudFormation, cloudFront, ses, bedrock, lambda]) client.reset();
+  for (const client of [ssm, cloudFormation, cloudFront, ses, bedrock, lambda, quotas]) client.reset();
 });
 
 describe('npm run preflight on an account ready for the first deploy', () => {
@@ -90,6 +106,10 @@ describe('npm run preflight on an account ready for the first deploy', () => {
       regionAvailability: 'AVAILABLE',
       agreementAvailability: { status: 'AVAILABLE' },
     });
+    bedrock.on(GetFoundationModelCommand).resolves(NOVA_LITE);
+    quotas.on(ListServiceQuotasCommand).resolves({
+      Quotas: [{ QuotaName: NOVA_LITE_TPM, QuotaCode: 'L-NOVA1', Value: 2_000_000 }],
+    });
     lambda.on(GetAccountSettingsCommand).resolves({
       AccountLimit: { ConcurrentExecutions: 1000, UnreservedConcurrentExecutions: 1000 },
     });
@@ -100,11 +120,13 @@ describe('npm run preflight on an account ready for the first deploy', () => {
     // Assess
     expect(results.map((r) => [r.check, r.verdict])).toEqual([
       ['CDK bootstrap', 'PASS'],
+      ['CDK bootstrap us-east-1', 'PASS'],
       ['CloudFront', 'PASS'],
       ['SES sender no-reply@agency.example', 'PASS'],
       ['SES account', 'PASS'],
       ['Bedrock eu.amazon.nova-lite-v1:0', 'PASS'],
       ['Bedrock access to amazon.nova-lite-v1:0', 'PASS'],
+      ['Bedrock quotas for Amazon Nova Lite', 'PASS'],
       ['Lambda concurrency', 'PASS'],
     ]);
     expect(hasBlocker(results)).toBe(false);
@@ -117,7 +139,8 @@ describe('npm run preflight on an account ready for the first deploy', () => {
 describe('npm run preflight on a new account', () => {
   it('fails on each blocker and says what to do, warning on what does not block', async () => {
     // Prepare: not bootstrapped, no CloudFront yet, sender unverified, SES sandbox, a profile routing
-    // to a region the grant leaves out, no model access, and the new-account concurrency of 10.
+    // to a region the grant leaves out, no model access, a tokens-per-minute quota of 0, and the
+    // new-account concurrency of 10.
     ssm.on(GetParameterCommand).rejects(awsError('ParameterNotFound'));
     cloudFormation.on(DescribeStacksCommand).rejects(awsError('ValidationError'));
     cloudFront.on(ListDistributionsCommand).resolves({ DistributionList: { Quantity: 0 } as never });
@@ -133,6 +156,10 @@ describe('npm run preflight on a new account', () => {
       regionAvailability: 'AVAILABLE',
       agreementAvailability: { status: 'NOT_AVAILABLE' },
     });
+    bedrock.on(GetFoundationModelCommand).resolves(NOVA_LITE);
+    quotas.on(ListServiceQuotasCommand).resolves({
+      Quotas: [{ QuotaName: NOVA_LITE_TPM, QuotaCode: 'L-NOVA1', Value: 0 }],
+    });
     lambda.on(GetAccountSettingsCommand).resolves({
       AccountLimit: { ConcurrentExecutions: 10, UnreservedConcurrentExecutions: 10 },
     });
@@ -145,11 +172,13 @@ describe('npm run preflight on a new account', () => {
     // Assess
     expect(results.map((r) => [r.check, r.verdict])).toEqual([
       ['CDK bootstrap', 'FAIL'],
+      ['CDK bootstrap us-east-1', 'FAIL'],
       ['CloudFront', 'WARN'],
       ['SES sender no-reply@agency.example', 'FAIL'],
       ['SES account', 'WARN'],
       ['Bedrock eu.amazon.nova-lite-v1:0', 'FAIL'],
       ['Bedrock access to amazon.nova-lite-v1:0', 'FAIL'],
+      ['Bedrock quotas for Amazon Nova Lite', 'FAIL'],
       ['Lambda concurrency', 'FAIL'],
     ]);
     expect(hasBlocker(results)).toBe(true);

@@ -1,4 +1,3 @@
-import { timingSafeEqual } from 'node:crypto';
 import type { MiddlewareObj } from '@middy/core';
 import type { Context } from 'aws-lambda';
 import { ErrorOut } from '../../contract/errors.ts';
@@ -6,7 +5,7 @@ import { findApiKeyByHash, markApiKeyExposed } from '../../data/api-keys.ts';
 import { getTenant } from '../../data/tenants.ts';
 import { hashSecretKey, PUBLISHABLE_KEY_PREFIX, SECRET_KEY_PREFIX } from '../../domain/api-key-secret.ts';
 import { originAllowed } from '../../domain/origins.ts';
-import { viewerAddressIp, visitorBucket } from '../../domain/visitor.ts';
+import { type SiteVisitor, siteVisitor, viewerAddressIp } from '../../domain/visitor.ts';
 import { config } from '../../kernel/config.ts';
 import {
   BadRequestError,
@@ -16,7 +15,7 @@ import {
   PaymentRequiredError,
   ServiceUnavailableError,
 } from '../../kernel/errors.ts';
-import { siteSecret } from '../../kernel/site-secrets.ts';
+import { checkOriginSecret } from '../../kernel/site-secrets.ts';
 import type { Caller } from '../../services/caller.ts';
 import type { PipelineStep } from '../answers.ts';
 import { type HttpEvent, header } from '../http.ts';
@@ -72,13 +71,6 @@ async function siteKey(key: string): Promise<SiteKeyEntry> {
   return entry;
 }
 
-function sameSecret(sent: string | undefined, expected: string): boolean {
-  if (sent === undefined) return false;
-  const a = Buffer.from(sent);
-  const b = Buffer.from(expected);
-  return a.length === b.length && timingSafeEqual(a, b);
-}
-
 /** What admission establishes about a site request. */
 export interface SiteAdmission {
   caller: Caller;
@@ -103,9 +95,10 @@ export async function admitSiteRequest(
   method: string,
   route?: RouteDefinition,
 ): Promise<SiteAdmission> {
-  const originSecret = await siteSecret('origin');
-  const viaEdge = originSecret !== undefined;
-  if (viaEdge && !sameSecret(header(event, ORIGIN_VERIFY_HEADER), originSecret)) {
+  // The current value, or the previous one while a rotation is under way (kernel/site-secrets.ts).
+  const originCheck = await checkOriginSecret(header(event, ORIGIN_VERIFY_HEADER));
+  const viaEdge = originCheck !== 'off';
+  if (originCheck === 'refused') {
     throw new ForbiddenError('Site routes are served through the site distribution only');
   }
 
@@ -141,12 +134,18 @@ export async function admitSiteRequest(
   const ip = viaEdge
     ? viewerAddressIp(header(event, SITE_REQUEST_HEADERS.viewerAddress) ?? '')
     : event.requestContext?.http?.sourceIp;
-  const visitor = (ip && visitorBucket(ip)) ?? 'unknown';
+  const { visitor, network }: SiteVisitor = (ip ? siteVisitor(ip) : undefined) ?? { visitor: 'unknown' };
 
   const { tenant } = entry.caller;
   const admission = {
     caller: entry.caller,
-    site: { visitor, ip, referer: header(event, SITE_REQUEST_HEADERS.referer), origins: entry.origins },
+    site: {
+      visitor,
+      network,
+      ip,
+      referer: header(event, SITE_REQUEST_HEADERS.referer),
+      origins: entry.origins,
+    },
     corsHeaders,
   };
   if (tenant.suspended)

@@ -49,21 +49,28 @@ function tokenOf(event: HttpEvent): unknown {
 }
 
 /**
- * Counts a site request against `ip-minute` and `site-minute` and judges it (the budget headers set,
- * 429 when one is spent); the budgets and window, for an Inquiry's further count.
+ * Counts a site request against `ip-minute`, an IPv6 visitor's `network-minute` and `site-minute`
+ * and judges it (the budget headers set, 429 when one is spent); the budgets and window, for an
+ * Inquiry's further count.
  */
 async function judgeSiteRequest(state: RequestState) {
   const { tenant } = callerOf(state);
   const visitor = state.site?.visitor ?? 'unknown';
+  const network = state.site?.network;
   const now = Date.now() / 1000;
   const start = windowStart(now, WINDOW_SECONDS);
   const c = config();
   const counts = await countSiteRequest({
     tenantId: tenant.tenantId,
     visitor,
+    network,
     windowStart: start,
     windowSeconds: WINDOW_SECONDS,
-    quotas: { visitor: c.SITE_RATE_LIMIT_IP_PER_MINUTE, site: c.SITE_RATE_LIMIT_TENANT_PER_MINUTE },
+    quotas: {
+      visitor: c.SITE_RATE_LIMIT_IP_PER_MINUTE,
+      network: c.SITE_RATE_LIMIT_NETWORK_PER_MINUTE,
+      site: c.SITE_RATE_LIMIT_TENANT_PER_MINUTE,
+    },
   });
   const budgets: Budget[] = [
     {
@@ -72,6 +79,16 @@ async function judgeSiteRequest(state: RequestState) {
       windowSeconds: WINDOW_SECONDS,
       used: counts.visitorCount,
     },
+    ...(counts.networkCount !== undefined
+      ? [
+          {
+            name: 'network-minute',
+            quota: c.SITE_RATE_LIMIT_NETWORK_PER_MINUTE,
+            windowSeconds: WINDOW_SECONDS,
+            used: counts.networkCount,
+          },
+        ]
+      : []),
     {
       name: 'site-minute',
       quota: c.SITE_RATE_LIMIT_TENANT_PER_MINUTE,
@@ -84,10 +101,12 @@ async function judgeSiteRequest(state: RequestState) {
 }
 
 /**
- * The site budgets (interface §8), judged in order: `ip-minute` per visitor over every publishable
- * call of the Tenant, then `site-minute` over all the Tenant's publishable keys, and for an Inquiry
- * `inquiry-minute` per key and visitor. The shared `site-minute` is spent only by requests the
- * visitor's own budget admits (issue 22 row 2: one visitor cannot lock the site out). An Inquiry's
+ * The site budgets (interface §8), judged in order: `ip-minute` per visitor (an IPv4 address, an
+ * IPv6 /64) over every publishable call of the Tenant, `network-minute` per IPv6 /48 (a household
+ * or office stepping through the /64s of its /56 is one network), then `site-minute` over all the
+ * Tenant's publishable keys, and for an Inquiry `inquiry-minute` per key and visitor. A shared
+ * budget is spent only by requests the budgets before it admit (issue 22 row 2: one visitor cannot
+ * lock the site out, nor its network's neighbours; one network cannot lock the site out). An Inquiry's
  * Turnstile token is checked next, before its body is validated (403 first, interface §4.8), side by
  * side with its `inquiry-minute` count; only an Inquiry that is taken in keeps its count (a refused
  * token, a 422, any failure gives it back). The headers are those of the secret API: every budget

@@ -1,7 +1,15 @@
 import { defineOperation } from '../../api/operation.ts';
-import { LeadManualCreate, LeadOut, toLeadOut } from '../../contract/leads.ts';
+import { LeadCreateAnswer, LeadManualCreate, toLeadCreateReceipt, toLeadOut } from '../../contract/leads.ts';
 import { ErrorOut, ValidationErrorOut } from '../../contract/shared.ts';
+import { grants } from '../../domain/scopes.ts';
 import { createLeadManually } from '../../services/leads.ts';
+
+/**
+ * A key without leads:read (leads:write grants writes alone) is answered with the id and what it
+ * sent, never the stored Lead: a merge onto an existing Lead would otherwise read that Lead back.
+ */
+const WITHOUT_READ =
+  'to a key without leads:read, only the Lead id and the fields the request sent (name, and email, phone, notes, assigned_agent_id when sent), never the stored Lead';
 
 export const operation = defineOperation(
   'createLead',
@@ -9,10 +17,13 @@ export const operation = defineOperation(
     body: LeadManualCreate,
     responses: {
       200: {
-        description: 'The email or phone belongs to an existing Lead: the contact was merged onto it',
-        schema: LeadOut,
+        description: `The email or phone belongs to an existing Lead: the contact was merged onto it. The existing Lead, to a key holding leads:read; ${WITHOUT_READ}`,
+        schema: LeadCreateAnswer,
       },
-      201: { description: 'The new Lead (source manual)', schema: LeadOut },
+      201: {
+        description: `The new Lead (source manual), to a key holding leads:read; ${WITHOUT_READ}`,
+        schema: LeadCreateAnswer,
+      },
       409: { description: 'The Idempotency-Key is in use', schema: ErrorOut },
       422: {
         description:
@@ -23,7 +34,11 @@ export const operation = defineOperation(
   },
   async ({ body, caller }) => {
     const { lead, created } = await createLeadManually(caller, body);
-    return { status: created ? 201 : 200, body: toLeadOut(lead) };
+    const readsLeads = grants(caller.apiKey.scopes, 'leads:read');
+    return {
+      status: created ? 201 : 200,
+      body: readsLeads ? toLeadOut(lead) : toLeadCreateReceipt(lead.id, body),
+    };
   },
 );
 

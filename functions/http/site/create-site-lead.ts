@@ -27,7 +27,8 @@ export const operation = defineOperation(
       tenant: caller.tenant,
       body,
       visitorIp: site?.ip,
-      pageUrl: site?.referer,
+      referer: site?.referer,
+      origins: site?.origins ?? [],
     });
     return { status: 201, body: { id: inquiryId } };
   },

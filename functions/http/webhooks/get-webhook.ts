@@ -9,13 +9,18 @@ export const operation = defineOperation(
     params: EndpointPath,
     responses: {
       200: { description: 'The endpoint', schema: EndpointOut },
-      404: { description: 'No endpoint with this id in this tenant (or unsubscribed)', schema: ErrorOut },
+      404: {
+        description: 'No endpoint with this id that this same key subscribed or the console registered',
+        schema: ErrorOut,
+      },
       422: { description: 'endpoint_id is not a UUID', schema: ValidationErrorOut },
     },
   },
   async ({ params, caller }) => ({
     status: 200,
-    body: toEndpointOut(await requireEndpoint(caller.tenant.tenantId, params.endpoint_id)),
+    body: toEndpointOut(
+      await requireEndpoint(caller.tenant.tenantId, params.endpoint_id, caller.apiKey.id, 'read'),
+    ),
   }),
 );
 

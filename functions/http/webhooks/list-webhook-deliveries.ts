@@ -14,13 +14,22 @@ export const operation = defineOperation(
           'A page of deliveries with every attempt, newest first by (created_at, id), not by updated_at (a delivery log reads from the latest): a delivery attempted while paging keeps its place, so a full pass skips nothing and repeats nothing; deliveries made after the pass began are not in it (start again without a cursor to see them)',
         schema: pageOf(DeliveryOut),
       },
-      404: { description: 'No endpoint with this id in this tenant', schema: ErrorOut },
+      404: {
+        description: 'No endpoint with this id that this same key subscribed (console endpoints included)',
+        schema: ErrorOut,
+      },
       422: { description: 'Invalid endpoint_id, limit or cursor', schema: ValidationErrorOut },
     },
   },
   async ({ params, query, caller }) => ({
     status: 200,
-    body: await listDeliveries(caller.tenant.tenantId, params.endpoint_id, query, toDeliveryOut),
+    body: await listDeliveries(
+      caller.tenant.tenantId,
+      params.endpoint_id,
+      caller.apiKey.id,
+      query,
+      toDeliveryOut,
+    ),
   }),
 );
 

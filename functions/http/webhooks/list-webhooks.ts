@@ -10,7 +10,7 @@ export const operation = defineOperation(
     responses: {
       200: {
         description:
-          'A page of endpoints, oldest first by (created_at, id), not by updated_at: an endpoint changed while paging (enabled, disabled, rotated) keeps its place, so a full pass skips nothing and repeats nothing; one subscribed during the pass comes at its end',
+          'A page of the endpoints this same key subscribed and of those registered in the console (not those of other keys), oldest first by (created_at, id), not by updated_at: an endpoint changed while paging (enabled, disabled, rotated) keeps its place, so a full pass skips nothing and repeats nothing; one subscribed during the pass comes at its end',
         schema: pageOf(EndpointOut),
       },
       422: { description: 'Invalid limit or cursor', schema: ValidationErrorOut },
@@ -18,7 +18,7 @@ export const operation = defineOperation(
   },
   async ({ query, caller }) => ({
     status: 200,
-    body: await listEndpoints(caller.tenant.tenantId, query, toEndpointOut),
+    body: await listEndpoints(caller.tenant.tenantId, caller.apiKey.id, query, toEndpointOut),
   }),
 );
 

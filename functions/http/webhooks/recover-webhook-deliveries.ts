@@ -14,7 +14,10 @@ export const operation = defineOperation(
           'The failed deliveries of this endpoint created since `since` (pings left out) are queued: each is sent once more with its webhook-id, logged as manual, like a redelivery. Re-enabling an endpoint does not do this: it only resets the failure count and sends the events that come after it',
         schema: RecoverOut,
       },
-      404: { description: 'No endpoint with this id in this tenant', schema: ErrorOut },
+      404: {
+        description: 'No endpoint with this id that this same key subscribed (console endpoints included)',
+        schema: ErrorOut,
+      },
       422: {
         description:
           'endpoint_id is not a UUID; since is missing, has no UTC offset, is older than 30 days or in the future; or the endpoint is disabled (type endpoint_disabled: enable it first)',
@@ -24,7 +27,14 @@ export const operation = defineOperation(
   },
   async ({ params, body, caller }) => ({
     status: 202,
-    body: { count: await recoverFailedDeliveries(caller.tenant.tenantId, params.endpoint_id, body.since) },
+    body: {
+      count: await recoverFailedDeliveries(
+        caller.tenant.tenantId,
+        params.endpoint_id,
+        caller.apiKey.id,
+        body.since,
+      ),
+    },
   }),
 );
 

@@ -12,7 +12,11 @@ export const operation = defineOperation(
         description: 'Queued: sent again with the same webhook-id (logged as manual)',
         schema: DeliveryOut,
       },
-      404: { description: 'No such endpoint in this tenant, or no such delivery of it', schema: ErrorOut },
+      404: {
+        description:
+          'No endpoint with this id that this same key subscribed (console endpoints included), or no such delivery of it',
+        schema: ErrorOut,
+      },
       422: {
         description: `endpoint_id or delivery_id is not a UUID, or the endpoint is disabled (type endpoint_disabled at ["path", "endpoint_id"]: enable it first)`,
         schema: ValidationErrorOut,
@@ -21,7 +25,9 @@ export const operation = defineOperation(
   },
   async ({ params, caller }) => ({
     status: 202,
-    body: toDeliveryOut(await redeliver(caller.tenant.tenantId, params.endpoint_id, params.delivery_id)),
+    body: toDeliveryOut(
+      await redeliver(caller.tenant.tenantId, params.endpoint_id, caller.apiKey.id, params.delivery_id),
+    ),
   }),
 );
 

@@ -9,13 +9,18 @@ export const operation = defineOperation(
     params: EndpointPath,
     responses: {
       200: { description: 'The new secret; the old one stops verifying at once', schema: SecretOut },
-      404: { description: 'No endpoint with this id in this tenant', schema: ErrorOut },
+      404: {
+        description: 'No endpoint with this id that this same key subscribed (console endpoints included)',
+        schema: ErrorOut,
+      },
       422: { description: 'endpoint_id is not a UUID', schema: ValidationErrorOut },
     },
   },
   async ({ params, caller }) => ({
     status: 200,
-    body: { secret: await rotateEndpointSecret(caller.tenant.tenantId, params.endpoint_id) },
+    body: {
+      secret: await rotateEndpointSecret(caller.tenant.tenantId, params.endpoint_id, caller.apiKey.id),
+    },
   }),
 );
 

@@ -1,6 +1,9 @@
 import type { RouteDefinition } from '../../api/route.ts';
 
-/** Rows of the route table (functions/routes.ts) for webhook endpoints and their deliveries. */
+/**
+ * Rows of the route table (functions/routes.ts) for webhook endpoints and their deliveries. Every
+ * operation on an endpoint is the subscribing key's alone (services/webhook-endpoints.ts).
+ */
 export const webhookRoutes = [
   {
     operationId: 'createWebhookSubscription',
@@ -18,7 +21,7 @@ export const webhookRoutes = [
     path: '/v1/webhooks',
     scope: 'webhooks:manage',
     entry: 'webhooks/list-webhooks.ts',
-    summary: "List the Tenant's webhook endpoints, oldest first (no secrets)",
+    summary: 'List the webhook endpoints this key subscribed, oldest first (no secrets)',
     tag: 'Webhooks',
   },
   {
@@ -27,7 +30,7 @@ export const webhookRoutes = [
     path: '/v1/webhooks/{endpoint_id}',
     scope: 'webhooks:manage',
     entry: 'webhooks/get-webhook.ts',
-    summary: 'Read one webhook endpoint (no secret)',
+    summary: 'Read one webhook endpoint this key subscribed (no secret)',
     tag: 'Webhooks',
   },
   {

@@ -12,7 +12,10 @@ export const operation = defineOperation(
         description: 'The ping delivery, queued (data {endpoint_id}; logged as test)',
         schema: DeliveryOut,
       },
-      404: { description: 'No endpoint with this id in this tenant', schema: ErrorOut },
+      404: {
+        description: 'No endpoint with this id that this same key subscribed (console endpoints included)',
+        schema: ErrorOut,
+      },
       422: {
         description: `endpoint_id is not a UUID, or the endpoint is disabled (type endpoint_disabled at ["path", "endpoint_id"]: enable it first)`,
         schema: ValidationErrorOut,
@@ -21,7 +24,7 @@ export const operation = defineOperation(
   },
   async ({ params, caller }) => ({
     status: 202,
-    body: toDeliveryOut(await sendTestPing(caller.tenant, params.endpoint_id)),
+    body: toDeliveryOut(await sendTestPing(caller.tenant, params.endpoint_id, caller.apiKey.id)),
   }),
 );
 

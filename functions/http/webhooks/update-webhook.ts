@@ -14,7 +14,10 @@ export const operation = defineOperation(
           'The endpoint. Enabling resets the failure count and sends the events that come after it; deliveries that fell due while it was disabled stay failed: send them again with POST /v1/webhooks/{endpoint_id}/recover (or one by one with :redeliver)',
         schema: EndpointOut,
       },
-      404: { description: 'No endpoint with this id in this tenant', schema: ErrorOut },
+      404: {
+        description: 'No endpoint with this id that this same key subscribed (console endpoints included)',
+        schema: ErrorOut,
+      },
       422: {
         description:
           'enabled missing or not a boolean; or enabled: true on an endpoint whose subscribing key is revoked or expired',
@@ -24,7 +27,9 @@ export const operation = defineOperation(
   },
   async ({ params, body, caller }) => ({
     status: 200,
-    body: toEndpointOut(await setEndpointEnabled(caller.tenant.tenantId, params.endpoint_id, body.enabled)),
+    body: toEndpointOut(
+      await setEndpointEnabled(caller.tenant.tenantId, params.endpoint_id, caller.apiKey.id, body.enabled),
+    ),
   }),
 );
 

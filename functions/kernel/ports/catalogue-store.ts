@@ -11,15 +11,25 @@ export function catalogueKey(tenantId: string): string {
   return `catalogue/${tenantId}.json.gz`;
 }
 
+/** A stored snapshot and its version (S3's ETag), which a rewrite names to replace exactly it. */
+export interface StoredCatalogue {
+  body: Buffer;
+  version: string;
+}
+
 /**
  * The stored catalogue snapshots (services/catalogue-snapshot.ts): opaque bytes per Tenant. The
  * port neither compresses nor parses: the format is the service's, versioned there.
  */
 export interface CatalogueStorePort {
-  /** The Tenant's snapshot, or undefined when there is none. */
-  read(tenantId: string): Promise<Buffer | undefined>;
-  /** Replaces the Tenant's snapshot. */
-  write(tenantId: string, body: Buffer): Promise<void>;
+  /** The Tenant's snapshot with its version, or undefined when there is none. */
+  read(tenantId: string): Promise<StoredCatalogue | undefined>;
+  /**
+   * Replaces the Tenant's snapshot. With `replacing`, only if the stored one is still that version
+   * (`null`: only if there is none): false, and nothing written, when another writer changed it
+   * since (a conditional write, decided by the store). Without it, unconditionally (tests, tools).
+   */
+  write(tenantId: string, body: Buffer, replacing?: string | null): Promise<boolean>;
 }
 
 export interface S3CatalogueStoreOptions {
@@ -28,7 +38,12 @@ export interface S3CatalogueStoreOptions {
   client?: S3ClientConfig;
 }
 
-/** Amazon S3 (or the local S3 of `npm start` and the tests): GetObject and PutObject under `catalogue/`. */
+/**
+ * Amazon S3 (or the local S3 of `npm start` and the tests): GetObject and PutObject under `catalogue/`.
+ * A conditional write is S3's: `If-Match` with the ETag read, `If-None-Match: *` when there was no
+ * object; S3 refuses it with 412 PreconditionFailed when the object changed (404 NoSuchKey for an
+ * If-Match on an object since deleted, 409 ConditionalRequestConflict for a write racing another).
+ */
 export class S3CatalogueStore implements CatalogueStorePort {
   readonly #bucket: string;
   readonly #s3;
@@ -41,13 +56,15 @@ export class S3CatalogueStore implements CatalogueStorePort {
     );
   }
 
-  async read(tenantId: string): Promise<Buffer | undefined> {
+  async read(tenantId: string): Promise<StoredCatalogue | undefined> {
     const [{ GetObjectCommand }, client] = await this.#s3();
     try {
       const answer = await client.send(
         new GetObjectCommand({ Bucket: this.#bucket, Key: catalogueKey(tenantId) }),
       );
-      return Buffer.from((await answer.Body?.transformToByteArray()) ?? new Uint8Array());
+      const body = Buffer.from((await answer.Body?.transformToByteArray()) ?? new Uint8Array());
+      if (!answer.ETag) throw new Error(`S3 answered the catalogue snapshot of ${tenantId} without an ETag`);
+      return { body, version: answer.ETag };
     } catch (error) {
       const e = error as { name?: string; $metadata?: { httpStatusCode?: number } };
       if (e.name === 'NoSuchKey' || e.name === 'NotFound' || e.$metadata?.httpStatusCode === 404) {
@@ -57,17 +74,40 @@ export class S3CatalogueStore implements CatalogueStorePort {
     }
   }
 
-  async write(tenantId: string, body: Buffer): Promise<void> {
+  async write(tenantId: string, body: Buffer, replacing?: string | null): Promise<boolean> {
     const [{ PutObjectCommand }, client] = await this.#s3();
-    await client.send(
-      new PutObjectCommand({
-        Bucket: this.#bucket,
-        Key: catalogueKey(tenantId),
-        Body: body,
-        ContentType: 'application/gzip',
-      }),
-    );
+    const condition =
+      replacing === undefined ? {} : replacing === null ? { IfNoneMatch: '*' } : { IfMatch: replacing };
+    try {
+      await client.send(
+        new PutObjectCommand({
+          Bucket: this.#bucket,
+          Key: catalogueKey(tenantId),
+          Body: body,
+          ContentType: 'application/gzip',
+          ...condition,
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (replacing !== undefined && isLostCondition(error)) return false;
+      throw error;
+    }
   }
+}
+
+/** S3's answers to a conditional PutObject whose condition no longer holds. */
+function isLostCondition(error: unknown): boolean {
+  const e = error as { name?: string; $metadata?: { httpStatusCode?: number } };
+  const status = e.$metadata?.httpStatusCode;
+  return (
+    e.name === 'PreconditionFailed' ||
+    e.name === 'ConditionalRequestConflict' ||
+    e.name === 'NoSuchKey' ||
+    status === 412 ||
+    status === 409 ||
+    status === 404
+  );
 }
 
 const port = definePort<CatalogueStorePort>('catalogue store');

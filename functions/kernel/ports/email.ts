@@ -62,6 +62,15 @@ export function isPermanentEmailFailure(error: unknown): boolean {
   return PERMANENT_EMAIL_FAILURES.has((error as { name?: string } | undefined)?.name ?? '');
 }
 
+/**
+ * What a log line may say of an email error: SES's error code (`MessageRejected`, …). Never its
+ * message: SES names the refused identities (the recipient's address) there.
+ */
+export function emailErrorName(error: unknown): string {
+  const name = (error as { name?: unknown } | undefined)?.name;
+  return typeof name === 'string' && /^[A-Za-z0-9_.-]{1,100}$/.test(name) ? name : 'Error';
+}
+
 const port = definePort<EmailPort>('email');
 
 /** The bound email adapter: SES in Lambda, the outbox locally, a test's recorder. */

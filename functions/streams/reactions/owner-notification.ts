@@ -7,7 +7,7 @@ import { onceByReceipt } from '../../data/reaction-receipts.ts';
 import { assignmentNotice, inquiryNotice, type Notice } from '../../domain/owner-notices.ts';
 import { logger } from '../../kernel/logger.ts';
 import { BusinessMetric, countMetric } from '../../kernel/metrics.ts';
-import { emails, isPermanentEmailFailure } from '../../kernel/ports/email.ts';
+import { emailErrorName, emails, isPermanentEmailFailure } from '../../kernel/ports/email.ts';
 import type { TableChange } from '../table-change.ts';
 
 /** A notice to send: to which Agent, about what (its receipt key), and its text. */
@@ -61,7 +61,8 @@ function assignmentNoticeOf(change: TableChange): PendingNotice | undefined {
  * the rule gave them. At most once per notice (a receipt once sent); an email that failed for now
  * (throttled, an outage) fails the record, so the consumer retries it rather than losing the email.
  * An email SES refuses for good (sandbox, sending paused, rejected) is parked: logged as an error
- * with the notice and counted (OwnerNoticesParked, which an operator alarms on), and the record
+ * with the notice's ids and SES's error code (never its subject or SES's message, which name the
+ * Lead and the address) and counted (OwnerNoticesParked, which an operator alarms on), and the record
  * goes on; failing it would only retry it until the event source discards it (issue 24, F2).
  */
 export async function ownerNotification(change: TableChange): Promise<void> {
@@ -81,12 +82,13 @@ export async function ownerNotification(change: TableChange): Promise<void> {
       await emails().send({ tenantId, to: agent.email, subject, text });
     } catch (error) {
       if (!isPermanentEmailFailure(error)) throw error;
+      // Ids and the service's error code only: the subject names the Lead, and SES's message names
+      // the refused address.
       logger.error('owner notice parked: the email service refuses it for good', {
         tenantId,
         agentId,
         receiptKey,
-        subject,
-        error: error as Error,
+        errorName: emailErrorName(error),
       });
       countMetric(BusinessMetric.OwnerNoticesParked);
     }

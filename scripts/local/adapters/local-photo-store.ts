@@ -1,10 +1,10 @@
 import { S3PhotoStore } from '../../../functions/kernel/ports/photo-store.ts';
 
 /**
- * s3rver's built-in account: it accepts SigV4-signed requests (presigned ones too) from this key
- * without checking the signature, so the presigned PUTs of the local stack work from a browser or
- * curl. The tests hold every presigned PUT to what S3 itself checks (signature, signed headers,
- * checksums) with test/support/strict-s3.ts before it reaches s3rver.
+ * s3rver's built-in account, the one key the local S3 knows. s3rver itself checks no SigV4
+ * signature; in `npm start` a gateway in front of it (local-s3.ts) holds every presigned request to
+ * what S3 checks (signature, expiry, signed headers, checksums), and the tests hold presigned PUTs to
+ * the same with test/support/strict-s3.ts.
  */
 export const LOCAL_S3_CREDENTIALS = { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' } as const;
 
