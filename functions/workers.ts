@@ -15,8 +15,11 @@
  * - `webhookQueue`: puts a delivery on the webhook delivery queue (`WEBHOOK_QUEUE_URL`, `sqs:SendMessage`);
  * - `webhookSchedules`: schedules a later rung of the webhook ladder with EventBridge Scheduler
  *   (`scheduler:CreateSchedule` in the ladder's group, `iam:PassRole` of the scheduler role);
- * - `photoImport`: stores fetched photos under the photo bucket's `images/` (`PHOTO_BUCKET`,
- *   `PHOTO_BASE_URL`; `s3:PutObject` and `s3:DeleteObject` there);
+ * - `photoImport`: reads and keeps originals under the photo bucket's `originals/`, stores renditions
+ *   under `images/` (`PHOTO_BUCKET`, `PHOTO_BASE_URL`; `s3:GetObject` on `originals/`,
+ *   `s3:PutObject` and `s3:DeleteObject` on both);
+ * - `photoCdn`: invalidates a deleted photo's paths on the photo distribution (`PHOTO_DISTRIBUTION_ID`,
+ *   `cloudfront:CreateInvalidation` on that distribution);
  * - `catalogueWrite`: reads and writes the Tenants' catalogue snapshots (`CATALOGUE_BUCKET`;
  *   `s3:GetObject` and `s3:PutObject` under `catalogue/`, `s3:ListBucket`).
  *
@@ -29,6 +32,7 @@ export type WorkerUse =
   | 'webhookQueue'
   | 'webhookSchedules'
   | 'photoImport'
+  | 'photoCdn'
   | 'catalogueWrite';
 
 /**
@@ -120,6 +124,18 @@ export interface WorkerDefinition {
    * @default 512
    */
   readonly memoryMb?: number;
+  /**
+   * The function's processor. arm64 (Graviton) for every function but one that ships a native package
+   * whose arm64 build this machine cannot install (`nativeModules`): see docs/architecture.md, Memory.
+   * @default 'arm64'
+   */
+  readonly architecture?: 'arm64' | 'x86_64';
+  /**
+   * Native packages the function loads (`sharp`): left out of the esbuild bundle and copied into the
+   * asset's `node_modules` with their Linux build for `architecture` (lib/bundling.ts).
+   * @default - none
+   */
+  readonly nativeModules?: readonly 'sharp'[];
   /**
    * Lambda's recursive loop detection. A worker that sends to the queue that invokes it (the next page
    * of a run, the next attempt of a retry ladder) makes a chain of invocations, which Lambda stops
@@ -256,9 +272,10 @@ export const workers = [
   {
     name: 'imageImport',
     entry: 'functions/workers/image-import.ts',
-    description: 'Photo import worker: fetches photo URLs (SSRF-safe), stores them, adds them to galleries',
-    // One import per invocation (a fetch may take its whole 30 s); at most 10 at once caps how many
-    // outside servers are fetched from in parallel.
+    description:
+      'Photo import worker: fetches photo URLs (SSRF-safe) or reads confirmed uploads, makes their renditions, adds them to galleries; invalidates deleted photos on the CDN',
+    // One import per invocation (a fetch may take its whole 30 s, the renditions a few seconds); at
+    // most 10 at once caps how many outside servers are fetched from in parallel.
     trigger: {
       kind: 'queue',
       queue: 'images',
@@ -269,8 +286,20 @@ export const workers = [
     },
     // Reads the import and the listing; updates both (the import's state, the listing's gallery).
     table: { actions: ['dynamodb:GetItem', 'dynamodb:UpdateItem'], indexes: [] },
-    uses: ['photoImport'],
-    timeoutSeconds: 60,
+    uses: ['photoImport', 'photoCdn'],
+    // From the bench's renditions (docs/bench.md, photos; one libvips thread, a fresh process): a
+    // 24-megapixel JPEG takes 1.25 s of one core at a peak of 246 MB resident, a 4,000 px PNG 0.8 s and
+    // 224 MB. 1,024 MB leaves four times that peak for the largest file accepted (100 megapixels) and
+    // gives 0.58 of a vCPU: about 2.2 s a camera photo. Rendering is CPU-bound, so its GB-seconds are
+    // the same at any size up to one vCPU (1,769 MB), while the fetch's wait costs less at a smaller
+    // one. 90 s: the fetch's 30 s, the renditions of a 100-megapixel file at 0.58 vCPU (about 15 s),
+    // the bucket and table writes with the SDK's retries, twice over.
+    timeoutSeconds: 90,
+    memoryMb: 1024,
+    // sharp's Linux build is installed for the machine npm runs on (x64 here and in CI); an arm64
+    // function would need its arm64 build, which `npm ci` on x64 does not install.
+    architecture: 'x86_64',
+    nativeModules: ['sharp'],
   },
   {
     name: 'catalogueRebuild',

@@ -117,6 +117,7 @@ export function buildApp(options: BuildAppOptions = {}): ServiceApp {
     cursorSecret: data.cursorSecret,
     photoBucket: data.photoBucket,
     photoBaseUrl,
+    photoDistribution: photoCdn.photoDistribution.distribution,
     alarmEmail,
     aiModel,
     emailFrom,

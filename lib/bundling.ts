@@ -1,8 +1,9 @@
-import { isAbsolute, relative, resolve } from 'node:path';
+import { cpSync, existsSync, readFileSync } from 'node:fs';
+import { isAbsolute, join, relative, resolve } from 'node:path';
 import { type BuildOptions, type BuildResult, buildSync, type Metafile } from 'esbuild';
 import type { RouteDefinition } from '../functions/api/route.ts';
 import { awsPortModules } from '../functions/kernel/ports/aws-bindings.ts';
-import { workers } from '../functions/workers.ts';
+import { type WorkerDefinition, workers } from '../functions/workers.ts';
 
 /** The repository root: every entry is resolved from it. */
 const ROOT = resolve(import.meta.dirname, '..');
@@ -117,6 +118,80 @@ function awsBindingLines(entry: FunctionEntry): string[] {
   ];
 }
 
+/** The worker row whose entry is the function's module, if any. */
+function workerOf(entry: FunctionEntry): WorkerDefinition | undefined {
+  if (entry.route) return undefined;
+  return workers.find((w) => resolve(ROOT, w.entry) === resolve(ROOT, entry.module));
+}
+
+/** The processor a function runs on (its worker row's `architecture`; every route is arm64). */
+export function architectureOf(entry: FunctionEntry): 'arm64' | 'x86_64' {
+  return workerOf(entry)?.architecture ?? 'arm64';
+}
+
+/**
+ * The packages of a native module's Linux build (glibc, as Lambda's Node.js 24 runtime on Amazon
+ * Linux 2023), by architecture: npm installs the one of the machine it runs on (an optional
+ * dependency per platform), and a function's asset must carry the one of the function's processor.
+ */
+export const NATIVE_BUILDS = {
+  sharp: {
+    x86_64: ['@img/sharp-linux-x64', '@img/sharp-libvips-linux-x64'],
+    arm64: ['@img/sharp-linux-arm64', '@img/sharp-libvips-linux-arm64'],
+  },
+} as const;
+
+/** The native packages a function loads (its worker row's `nativeModules`): not bundled, shipped. */
+export function nativeModulesOf(entry: FunctionEntry): readonly (keyof typeof NATIVE_BUILDS)[] {
+  return workerOf(entry)?.nativeModules ?? [];
+}
+
+/** Where package `name` is installed for a package in `from` (its own node_modules first, as Node resolves). */
+function packageDir(name: string, from: string): string | undefined {
+  for (let dir = from; ; dir = resolve(dir, '..')) {
+    const candidate = join(dir, 'node_modules', name);
+    if (existsSync(join(candidate, 'package.json'))) return candidate;
+    if (dir === ROOT || dir === resolve(dir, '..')) return undefined;
+  }
+}
+
+/**
+ * Copies each native package of the function into `outdir/node_modules`, with its dependencies (the
+ * `dependencies` of its package.json, transitively) and the packages of its Linux build for the
+ * function's architecture, so that the bundle's `import('sharp')` finds it beside `index.mjs`. Throws,
+ * naming the command that installs it, when that build is not installed: a function that would fail on
+ * its first photo must fail the synth instead.
+ */
+export function copyNativeModules(
+  entry: FunctionEntry,
+  outdir: string,
+  architecture: 'arm64' | 'x86_64' = architectureOf(entry),
+): string[] {
+  const copied = new Set<string>();
+  const copy = (name: string, from: string) => {
+    if (copied.has(name)) return;
+    const dir = packageDir(name, from);
+    if (!dir) {
+      throw new Error(
+        `${name} is not installed, and the function ${entry.module} (${architecture}) ships it: ` +
+          `npm installs the native build of the machine it runs on; on another machine run ` +
+          `\`npm install --no-save --os=linux --cpu=${architecture === 'x86_64' ? 'x64' : 'arm64'} --libc=glibc ${name}\``,
+      );
+    }
+    copied.add(name);
+    cpSync(dir, join(outdir, 'node_modules', name), { recursive: true, dereference: true });
+    const manifest = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as {
+      dependencies?: Record<string, string>;
+    };
+    for (const dependency of Object.keys(manifest.dependencies ?? {})) copy(dependency, dir);
+  };
+  for (const name of nativeModulesOf(entry)) {
+    copy(name, ROOT);
+    for (const build of NATIVE_BUILDS[name][architecture]) copy(build, ROOT);
+  }
+  return [...copied].sort();
+}
+
 /**
  * esbuild's build options for one function: the settings above, the generated entry (stdin), and
  * `outdir`, which receives `index.mjs` (the handler), its chunks and their source maps.
@@ -127,7 +202,7 @@ export function esbuildOptions(entry: FunctionEntry, outdir: string): BuildOptio
     ...settings,
     sourcesContent,
     mainFields: [...settings.mainFields],
-    external: [...settings.external],
+    external: [...settings.external, ...nativeModulesOf(entry)],
     outExtension: { ...settings.outExtension },
     banner: { js: settings.banner },
     stdin: {
@@ -146,11 +221,13 @@ export function esbuildOptions(entry: FunctionEntry, outdir: string): BuildOptio
 
 /**
  * Bundles one function into `outdir`, synchronously: CDK's local bundling hook (tryBundle) cannot
- * wait for a promise. Throws on any esbuild error, so a broken function fails the synth.
+ * wait for a promise. Throws on any esbuild error, so a broken function fails the synth. A function
+ * with native packages gets them in `outdir/node_modules` (copyNativeModules).
  */
 export function bundleFunctionSync(entry: FunctionEntry, outdir: string): Metafile {
   const result: BuildResult = buildSync(esbuildOptions(entry, outdir));
   if (!result.metafile) throw new Error(`esbuild returned no metafile for ${entry.module}`);
+  copyNativeModules(entry, outdir);
   return result.metafile;
 }
 

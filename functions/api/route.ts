@@ -25,7 +25,8 @@ export interface RouteDefinition {
    * sender's identity). Without it, the function gets neither, and a call to either throws.
    * Photos (`PHOTO_BUCKET`, `PHOTO_BASE_URL`): `imageQueue` sends to the photo import queue
    * (`IMAGE_IMPORT_QUEUE_URL`); `photoUpload` signs PUTs under `uploads/` only; `photoConfirm` reads
-   * and deletes under `uploads/` and writes under `images/`; `photoDelete` deletes under `images/`.
+   * and deletes under `uploads/` and keeps the original under `originals/`; `photoDelete` deletes a
+   * photo's files under `images/` and `originals/`.
    * `catalogueRead`: reads the Tenants' catalogue snapshots (`CATALOGUE_BUCKET`, `s3:GetObject`
    * under `catalogue/`, and `s3:ListBucket` so that a missing one is a 404): the site reads and
    * lead matches.

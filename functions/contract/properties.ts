@@ -225,6 +225,17 @@ export function toGalleryOut(p: ListingRecord) {
   return orderGallery((p.images ?? []) as GalleryImage[]).map(toImageOut);
 }
 
+/**
+ * The gallery a website sees (the site API): the ready photos alone (a page cannot show a photo
+ * without renditions), in the same order; when the cover is still processing, the first ready photo
+ * stands in as the cover, so exactly one is_primary whenever there are photos.
+ */
+export function toSiteGalleryOut(p: ListingRecord) {
+  const ready = toGalleryOut(p).filter((i) => i.status === 'ready');
+  if (ready.length === 0 || ready.some((i) => i.is_primary)) return ready;
+  return ready.map((i, n) => ({ ...i, is_primary: n === 0 }));
+}
+
 export const PropertyOut = z.object({
   id: Uuid,
   ...listingTextFields,

@@ -1,11 +1,17 @@
 import * as z from 'zod/mini';
 import type { ImageImportRecord } from '../data/listing-images.ts';
 import {
+  FALLBACK_WIDTH,
   type GalleryImage,
   IMAGE_CONTENT_TYPES,
+  IMAGE_STATUSES,
   IMPORT_FAILURE_REASONS,
   IMPORT_STATUSES,
+  imageStatus,
   MAX_IMAGE_BYTES,
+  RENDITION_TYPES,
+  RENDITION_WIDTHS,
+  renditionUrl,
 } from '../domain/images.ts';
 import { integerBetween, Uuid } from './shared.ts';
 
@@ -62,23 +68,71 @@ export const ImagePatchIn = z.object({
   ),
 });
 
+const RENDITION_TYPE_LIST = Object.keys(RENDITION_TYPES) as (keyof typeof RENDITION_TYPES)[];
+
+export const RenditionOut = z.object({
+  url: z.string().check(z.describe('Where this file is served (the CDN), cached a year (immutable)')),
+  width: z.number().check(z.int(), z.describe('Its width in pixels: the `w` descriptor of srcset')),
+  height: z.number().check(z.int()),
+  type: z
+    .enum(RENDITION_TYPE_LIST)
+    .check(z.describe('The `type` of a <source> (image/webp), or the JPEG fallback')),
+});
+
 export const ImageOut = z.object({
   id: Uuid,
-  url: z.string().check(z.describe('Where the photo is served (the CDN)')),
-  width: z.number().check(z.int()),
-  height: z.number().check(z.int()),
-  content_type: z.enum(IMAGE_CONTENT_TYPES),
-  size_bytes: z.number().check(z.int()),
+  status: z
+    .enum(IMAGE_STATUSES)
+    .check(
+      z.describe(
+        'processing from the confirm of an upload until its renditions are made (off the request path, usually seconds): in the gallery, editable (PATCH, DELETE) by its id, but nothing of it is served yet (url, width, height, content_type and size_bytes null, renditions empty), and the site API does not list it. ready: served, with its renditions. A file that turns out unreadable while processing leaves the gallery; GET …/images:import/{image_id} then says why (failed, failure_reason)',
+      ),
+    ),
+  url: z
+    .nullable(z.string())
+    .check(
+      z.describe(
+        `A sensible default to show: the JPEG rendition (${FALLBACK_WIDTH} px wide, or the photo's width when smaller). A photo stored before renditions existed and not yet rendered has no renditions; url is then its original file. null while processing (the original is never served)`,
+      ),
+    ),
+  width: z
+    .nullable(z.number().check(z.int()))
+    .check(z.describe('Of the file at url (its ratio is the photo’s); null while processing')),
+  height: z
+    .nullable(z.number().check(z.int()))
+    .check(z.describe('Of the file at url; null while processing')),
+  content_type: z
+    .nullable(z.enum(IMAGE_CONTENT_TYPES))
+    .check(z.describe('Of the file at url; null while processing')),
+  size_bytes: z
+    .nullable(z.number().check(z.int()))
+    .check(z.describe('Of the file at url; null while processing')),
   sort_order: z.number().check(z.int()),
   is_primary: z.boolean().check(z.describe('The cover: exactly one photo of a gallery')),
   created_at: z.string(),
+  renditions: z
+    .array(RenditionOut)
+    .check(
+      z.describe(
+        `The photo in several widths (${RENDITION_WIDTHS.join(', ')} px, never wider than the photo), EXIF orientation applied and every piece of metadata (GPS included) removed: WebP in every width, by width, then the JPEG fallback. For srcset, take the entries of one type and join \`\${url} \${width}w\` with commas: <picture><source type="image/webp" srcset="…"><img src="{url}" width height></picture>`,
+      ),
+    ),
 });
 export type ImageOutput = z.infer<typeof ImageOut>;
 
 export const ImageImportOut = z.object({
   id: Uuid,
-  status: z.enum(IMPORT_STATUSES),
-  url: z.string(),
+  status: z
+    .enum(IMPORT_STATUSES)
+    .check(
+      z.describe(
+        'pending while the file is fetched and its renditions made (an import by URL is not in the gallery yet; a confirmed upload is, as a processing image whose id is this import’s); ready once it is; failed with failure_reason',
+      ),
+    ),
+  url: z.nullable(z.string()).check(z.describe('The URL imported; null for a confirmed upload')),
+  object_key: z
+    .nullable(z.string())
+    .check(z.describe('The upload confirmed (POST …/images); null for an import by URL')),
   image: z.nullable(ImageOut).check(z.describe('The gallery photo, when ready (null once it was deleted)')),
   failure_reason: z.nullable(z.enum(IMPORT_FAILURE_REASONS)).check(z.describe('Why it failed, when failed')),
   failure_status: z
@@ -98,10 +152,29 @@ export const ImageUploadOut = z.object({
   expires_at: z.string(),
 });
 
-/** A gallery photo → its public shape. */
+/**
+ * A gallery photo → its public shape (the site API and the secret API show the same object; the site
+ * API lists ready photos only).
+ */
 export function toImageOut(image: GalleryImage): ImageOutput {
+  if (imageStatus(image) === 'processing') {
+    return {
+      id: image.id,
+      status: 'processing',
+      url: null,
+      width: null,
+      height: null,
+      content_type: null,
+      size_bytes: null,
+      sort_order: image.sortOrder,
+      is_primary: image.isPrimary,
+      created_at: image.createdAt,
+      renditions: [],
+    };
+  }
   return {
     id: image.id,
+    status: 'ready',
     url: image.url,
     width: image.width,
     height: image.height,
@@ -110,6 +183,12 @@ export function toImageOut(image: GalleryImage): ImageOutput {
     sort_order: image.sortOrder,
     is_primary: image.isPrimary,
     created_at: image.createdAt,
+    renditions: (image.renditions ?? []).map((r) => ({
+      url: renditionUrl(image.url, r.file),
+      width: r.width,
+      height: r.height,
+      type: r.contentType,
+    })),
   };
 }
 
@@ -122,7 +201,8 @@ export function toImageImportOut(
   return {
     id: record.id,
     status: record.status,
-    url: record.url,
+    url: record.url ?? null,
+    object_key: record.objectKey ?? null,
     image: record.status === 'ready' && image ? toImageOut(image) : null,
     failure_reason: record.status === 'failed' ? (record.failureReason ?? null) : null,
     failure_status: record.status === 'failed' ? (record.failureStatus ?? null) : null,

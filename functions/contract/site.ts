@@ -11,11 +11,11 @@ import {
   listingFactFields,
   listingMediaFields,
   listingTextFields,
-  toGalleryOut,
   toListingFacts,
   toListingMedia,
   toListingPlace,
   toListingText,
+  toSiteGalleryOut,
 } from './properties.ts';
 import { ImageOut } from './property-images.ts';
 import { AmenityCode, Money, QueryBoolean, trimmedText, Uuid } from './shared.ts';
@@ -145,7 +145,7 @@ export const SiteListingOut = z.object({
     .array(ImageOut)
     .check(
       z.describe(
-        'The gallery, ordered by sort_order; exactly one is_primary (the cover) when there are photos',
+        'The gallery, ordered by sort_order; exactly one is_primary (the cover) when there are photos. Ready photos only: a photo whose renditions are still being made (status processing) is listed once they are',
       ),
     ),
   place: z.nullable(SitePlaceOut),
@@ -188,7 +188,7 @@ export function toSiteListingOut(
     ...publicLocation(p),
     location_precision: precision,
     ...toListingMedia(p),
-    images: toGalleryOut(p),
+    images: toSiteGalleryOut(p),
     place: toListingPlace(p),
     agent: agent ? { slug: agent.slug, name: agent.name } : null,
     created_at: p.createdAt,

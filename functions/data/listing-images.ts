@@ -46,12 +46,15 @@ export async function getImageImport(
   return data ?? undefined;
 }
 
-/** Creates a pending import; `false` when one with this id (the same URL) already exists. */
+/**
+ * Creates a pending import, of a URL or of a confirmed upload (its key and where its original is
+ * kept); `false` when one with this id (the same URL or upload) already exists.
+ */
 export async function insertImageImport(record: {
   tenantId: string;
   propertyId: string;
   id: string;
-  url: string;
+  source: { url: string } | { objectKey: string; originalKey: string };
   isPrimary?: boolean | undefined;
   sortOrder?: number | undefined;
   now: string;
@@ -61,7 +64,7 @@ export async function insertImageImport(record: {
       tenantId: record.tenantId,
       propertyId: record.propertyId,
       id: record.id,
-      url: record.url,
+      ...record.source,
       status: 'pending',
       attempt: 1,
       queuedAt: record.now,

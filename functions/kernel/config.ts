@@ -63,6 +63,11 @@ const ConfigSchema = z.object({
   AWS_LAMBDA_FUNCTION_MEMORY_SIZE: z._default(coercedNumber().check(z.gt(0)), 1024),
   /** Where photos are served (the CDN's https origin; the local S3 locally), keys appended. */
   PHOTO_BASE_URL: z.optional(z.url()),
+  /**
+   * The photo distribution's id (CloudFront); required in Lambda by the function that invalidates a
+   * deleted photo's files there (the photo import worker).
+   */
+  PHOTO_DISTRIBUTION_ID: z.optional(z.string().check(z.regex(/^[A-Z0-9]+$/))),
   /** Bedrock model (or inference profile) id for AI work; required in Lambda by the AI worker. */
   AI_MODEL_ID: z.optional(z.string().check(z.minLength(1))),
   /** USD per 1,000 tokens used to charge a Tenant's AI spend (input, output). */

@@ -1,5 +1,4 @@
 import {
-  finishImageImport,
   galleryOf,
   getImageImport,
   type ImageImportRecord,
@@ -8,28 +7,19 @@ import {
   touchImageImportQueuedAt,
 } from '../data/listing-images.ts';
 import { requireListing } from '../data/listings.ts';
-import {
-  IMPORT_TIMEOUT_MS,
-  importIdFor,
-  MAX_GALLERY_IMAGES,
-  MAX_IMAGE_BYTES,
-  MAX_IMPORT_REDIRECTS,
-} from '../domain/images.ts';
+import { importIdFor, MAX_GALLERY_IMAGES } from '../domain/images.ts';
 import { NotFoundError, RequestValidationError } from '../kernel/errors.ts';
-import { logger } from '../kernel/logger.ts';
 import { checkPublicUrl, privateUrlsAllowed } from '../kernel/net/public-address.ts';
-import type { FetchPublicFileOptions } from '../kernel/net/public-file-fetch.ts';
 import { queue } from '../kernel/ports/queue.ts';
-import { inspectImage } from './image-files.ts';
-import { addImportedImage } from './listing-images.ts';
 
 /**
  * Photo import by URL (interface §3.5): the request is recorded as pending and its fetch queued;
- * the worker fetches through the SSRF-safe connector and ends the import ready (with its gallery
- * image) or failed (with a reason).
+ * the worker (services/photo-processing.ts) fetches through the SSRF-safe connector, makes the
+ * renditions and ends the import ready (with its gallery image) or failed (with a reason). A
+ * confirmed upload is imported the same way, from the original the confirm kept.
  */
 
-/** What the import queue carries: one fetch attempt of one import. */
+/** What the photo queue carries: one attempt of one import (by URL, or of a confirmed upload). */
 export interface ImageImportMessage {
   type: 'import';
   tenantId: string;
@@ -37,6 +27,20 @@ export interface ImageImportMessage {
   importId: string;
   attempt: number;
 }
+
+/**
+ * What the photo queue carries for a deleted photo: its files, deleted again (the route deleted them;
+ * a repeat is harmless), then its CDN paths invalidated, retried by the queue until the CDN takes them.
+ */
+export interface PhotoPurgeMessage {
+  type: 'purge';
+  tenantId: string;
+  propertyId: string;
+  keys: string[];
+  paths: string[];
+}
+
+export type PhotoQueueMessage = ImageImportMessage | PhotoPurgeMessage;
 
 /** A pending import whose fetch was queued longer ago than this is queued again on a repeat request. */
 const REQUEUE_AFTER_MS = 5 * 60_000;
@@ -47,7 +51,21 @@ export interface ImportRequest {
   sort_order?: number | undefined;
 }
 
-async function enqueue(record: Pick<ImageImportRecord, 'tenantId' | 'propertyId' | 'id' | 'attempt'>) {
+/**
+ * Queues a pending import again when its message was queued long ago: the message may have been lost
+ * (the queue refused it, or it was dead-lettered). The worker ends an attempt once, so a duplicate
+ * does no harm. A repeated request (the same URL, the same upload confirmed again) calls it.
+ */
+export async function requeueIfLost(record: ImageImportRecord, now: string): Promise<void> {
+  if (record.status !== 'pending' || Date.now() - Date.parse(record.queuedAt) <= REQUEUE_AFTER_MS) return;
+  await touchImageImportQueuedAt(record, now);
+  await enqueueImport(record);
+}
+
+/** Queues the next attempt of an import for the worker. */
+export async function enqueueImport(
+  record: Pick<ImageImportRecord, 'tenantId' | 'propertyId' | 'id' | 'attempt'>,
+): Promise<void> {
   const message: ImageImportMessage = {
     type: 'import',
     tenantId: record.tenantId,
@@ -89,14 +107,14 @@ export async function requestImport(
         tenantId,
         propertyId,
         id,
-        url,
+        source: { url },
         isPrimary: input.is_primary,
         sortOrder: input.sort_order,
         now,
       })
     ) {
       const record = await requireImport(tenantId, propertyId, id, CONSISTENT);
-      await enqueue(record);
+      await enqueueImport(record);
       return { record, created: true };
     }
     const existing = await requireImport(tenantId, propertyId, id, CONSISTENT);
@@ -104,15 +122,10 @@ export async function requestImport(
       const retry = { isPrimary: input.is_primary, sortOrder: input.sort_order };
       if (!(await retryImageImport(existing, retry, now))) continue;
       const record = await requireImport(tenantId, propertyId, id, CONSISTENT);
-      await enqueue(record);
+      await enqueueImport(record);
       return { record, created: true };
     }
-    if (existing.status === 'pending' && Date.now() - Date.parse(existing.queuedAt) > REQUEUE_AFTER_MS) {
-      // Its message may have been lost (the queue refused it, or it was dead-lettered): queue it again;
-      // the worker ends an attempt once, so a duplicate does no harm.
-      await touchImageImportQueuedAt(existing, now);
-      await enqueue(existing);
-    }
+    await requeueIfLost(existing, now);
     return { record: existing, created: false };
   }
   throw new Error('The import kept changing while it was being requested');
@@ -126,9 +139,9 @@ async function photoDeleted(record: ImageImportRecord): Promise<boolean> {
 }
 
 /** The request's reads follow its own writes at once: strongly consistent. */
-const CONSISTENT = { consistent: true } as const;
+export const CONSISTENT = { consistent: true } as const;
 
-async function requireImport(
+export async function requireImport(
   tenantId: string,
   propertyId: string,
   id: string,
@@ -143,77 +156,4 @@ async function requireImport(
 export async function readImport(tenantId: string, propertyId: string, importId: string) {
   await requireListing(tenantId, propertyId);
   return requireImport(tenantId, propertyId, importId);
-}
-
-/** How the worker fetches; tests pass their own dispatcher. */
-export type ImportFetchSettings = Pick<FetchPublicFileOptions, 'dispatcher' | 'allowPrivate'>;
-
-/**
- * Runs one fetch attempt (the worker). A message of an attempt that is no longer pending (ended, or
- * replaced by a retry) is dropped. Every outcome of the file itself ends the import; only a storage
- * or table error throws (the message is retried).
- */
-export async function runImport(message: ImageImportMessage, settings: Partial<ImportFetchSettings> = {}) {
-  // Strongly consistent: the message was queued right after the write (an eventually consistent
-  // read could miss the import and drop the message).
-  const record = await getImageImport(message.tenantId, message.propertyId, message.importId, {
-    consistent: true,
-  });
-  if (!record || record.status !== 'pending' || record.attempt !== message.attempt) return;
-  const key = { tenantId: record.tenantId, propertyId: record.propertyId, id: record.id };
-  const now = () => new Date().toISOString();
-  const fail = async (
-    failureReason: NonNullable<ImageImportRecord['failureReason']>,
-    detail: string,
-    status?: number,
-  ) => {
-    // Ids and the reason code only: the detail may quote the URL, whose query can hold a token.
-    logger.info('photo import failed', {
-      tenantId: record.tenantId,
-      propertyId: record.propertyId,
-      importId: record.id,
-      failureReason,
-      ...(status !== undefined ? { failureStatus: status } : {}),
-    });
-    await finishImageImport(
-      key,
-      record.attempt,
-      { status: 'failed', failureReason, failureStatus: status, failureDetail: detail },
-      now(),
-    );
-  };
-
-  // undici (the HTTP client, ~520 KB) is loaded by the import run alone: the routes that only check
-  // a URL or read an import's state never parse it at cold start.
-  const { fetchPublicFile } = await import('../kernel/net/public-file-fetch.ts');
-  const fetched = await fetchPublicFile(record.url, {
-    maxBytes: MAX_IMAGE_BYTES,
-    maxRedirects: MAX_IMPORT_REDIRECTS,
-    timeoutMs: IMPORT_TIMEOUT_MS,
-    allowPrivate: settings.allowPrivate ?? privateUrlsAllowed(),
-    ...(settings.dispatcher ? { dispatcher: settings.dispatcher } : {}),
-  });
-  if (!fetched.ok) return fail(fetched.reason, fetched.detail, fetched.status);
-  const inspected = await inspectImage(fetched.body);
-  if (!inspected)
-    return fail('unsupported_type', 'not a JPEG, PNG, WebP, AVIF or GIF image (by its content)');
-
-  let imageId: string;
-  try {
-    const image = await addImportedImage(
-      record.tenantId,
-      record.propertyId,
-      record.id,
-      { body: fetched.body, ...inspected },
-      { isPrimary: record.isPrimary, sortOrder: record.sortOrder },
-    );
-    imageId = image.id;
-  } catch (error) {
-    // The gallery filled up while the file was fetched (the request itself checks it first).
-    if (error instanceof RequestValidationError) {
-      return fail('gallery_full', error.issues.map((i) => i.msg).join('; '));
-    }
-    throw error;
-  }
-  await finishImageImport(key, record.attempt, { status: 'ready', imageId }, now());
 }

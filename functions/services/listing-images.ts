@@ -1,5 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { galleryOf, saveGallery } from '../data/listing-images.ts';
+import {
+  finishImageImport,
+  galleryOf,
+  type ImageImportRecord,
+  insertImageImport,
+  saveGallery,
+} from '../data/listing-images.ts';
 import { type ListingRecord, requireListing } from '../data/listings.ts';
 import {
   addToGallery,
@@ -7,24 +13,40 @@ import {
   type GalleryImage,
   GalleryRuleError,
   IMAGE_CONTENT_TYPES,
+  IMAGE_TYPES,
   type ImageContentType,
-  imageKey,
   isImageContentType,
+  MAX_GALLERY_IMAGES,
   MAX_IMAGE_BYTES,
+  MAX_INPUT_PIXELS,
   mintedUploadSize,
   orderGallery,
+  originalKey,
+  photoCdnPaths,
+  photoKeys,
   removeFromGallery,
   UPLOAD_URL_TTL_SECONDS,
+  uploadImportIdFor,
   uploadKey,
 } from '../domain/images.ts';
 import { NotFoundError, RequestValidationError } from '../kernel/errors.ts';
 import { PhotoChangedError, type PresignedUpload, photoStore } from '../kernel/ports/photo-store.ts';
+import { queue } from '../kernel/ports/queue.ts';
 import { inspectImage } from './image-files.ts';
+import {
+  CONSISTENT,
+  enqueueImport,
+  type PhotoPurgeMessage,
+  requeueIfLost,
+  requireImport,
+} from './image-imports.ts';
 
 /**
  * A listing's gallery (interface §4.2): uploads minted and confirmed, photos reordered, the cover
  * moved, photos deleted. The gallery is kept on the listing, so each change is one conditional
- * write of the listing and emits `property.updated` with `images` (the stream derives it).
+ * write of the listing and emits `property.updated` with `images` (the stream derives it). A photo
+ * joins the gallery once its renditions are made, by the photo import worker
+ * (services/photo-processing.ts): a confirmed upload is an import until then.
  */
 
 /** Concurrent gallery changes of one listing retry on a fresh read before giving up. */
@@ -116,16 +138,19 @@ const keyProblem = (msg: string, type: string) =>
   RequestValidationError.single(['body', 'object_key'], msg, type);
 
 /**
- * Confirms an upload into the gallery: the object must be under this listing's upload prefix, of the
- * size it was minted for, and one of the five formats by its magic bytes (else 422, and a file of
- * another kind is deleted). Exactly the version checked is copied under the listing's images prefix
- * (422 `upload_changed` when it was replaced meanwhile) and the upload removed. Confirming the same
- * key again returns the same image (`created: false`).
+ * Confirms an upload: the object must be under this listing's upload prefix, of the size it was
+ * minted for, one of the five formats by its magic bytes and at most MAX_INPUT_PIXELS by its header
+ * (else 422, and the file is deleted). Exactly the version checked is kept as the photo's original
+ * under `originals/` (422 `upload_changed` when it was replaced meanwhile), the upload removed, and the
+ * photo joins the gallery at once as a `processing` image (`created`), whose renditions the worker
+ * makes off the request path from an import of the upload (the image's id is the import's): the worker
+ * then makes that same image ready in place, or removes it and ends the import failed with its reason
+ * (a file that cannot be decoded). Confirming the same key again returns the image as it is
+ * (`created: false`); 422 when it failed or was deleted since.
  */
 export async function confirmUpload(
   tenantId: string,
   propertyId: string,
-  writer: string,
   input: ConfirmRequest,
 ): Promise<{ image: GalleryImage; created: boolean }> {
   const property = await requireListing(tenantId, propertyId);
@@ -136,17 +161,28 @@ export async function confirmUpload(
       'invalid_object_key',
     );
   }
-  const already = galleryOf(property).find((i) => i.uploadKey === input.object_key);
-  if (already) return { image: already, created: false };
+  const id = uploadImportIdFor(tenantId, propertyId, input.object_key);
+  const confirmedBefore = async () => {
+    const record = await getImport(tenantId, propertyId, id);
+    if (!record) return undefined;
+    await requeueIfLost(record, new Date().toISOString());
+    return { image: await imageOfConfirm(record), created: false };
+  };
+  const already = await confirmedBefore();
+  if (already) return already;
+  if (galleryOf(property).length >= MAX_GALLERY_IMAGES) {
+    throw keyProblem(
+      `A listing holds at most ${MAX_GALLERY_IMAGES} images; delete one first`,
+      'too_many_images',
+    );
+  }
 
   const store = photoStore();
   const stored = await store.head(input.object_key);
   if (!stored) {
-    // A concurrent confirm of the same key may have moved it into the gallery meanwhile.
-    const fresh = galleryOf(await requireListing(tenantId, propertyId, { consistent: true })).find(
-      (i) => i.uploadKey === input.object_key,
-    );
-    if (fresh) return { image: fresh, created: false };
+    // A concurrent confirm of the same key may have taken it meanwhile.
+    const taken = await confirmedBefore();
+    if (taken) return taken;
     throw keyProblem(
       'No uploaded file under this key (never uploaded, or expired after a day)',
       'upload_missing',
@@ -162,11 +198,9 @@ export async function confirmUpload(
   // Every read and the copy name the version that was sized (its ETag): bytes PUT again to the key
   // meanwhile (the presigned URL stays valid) are never the ones checked or copied.
   const read = (bytes: number) => store.readStart(input.object_key, bytes, stored.version);
-  const imageId = randomUUID();
-  let key: string;
-  let inspected: Awaited<ReturnType<typeof inspectImage>>;
+  let kept: string;
   try {
-    inspected = await inspectImage(await read(INSPECT_BYTES));
+    let inspected = await inspectImage(await read(INSPECT_BYTES));
     if (!inspected && stored.sizeBytes > INSPECT_BYTES) {
       // Dimensions past the first blocks (a JPEG with a large EXIF block): read it whole.
       inspected = await inspectImage(await read(stored.sizeBytes));
@@ -178,93 +212,135 @@ export async function confirmUpload(
         'unsupported_type',
       );
     }
-    key = imageKey(tenantId, propertyId, imageId, inspected.contentType);
-    await store.copy(input.object_key, key, inspected.contentType, stored.version);
+    if (inspected.width * inspected.height > MAX_INPUT_PIXELS) {
+      await store.delete(input.object_key);
+      throw keyProblem(
+        `The image declares ${inspected.width} × ${inspected.height} pixels, more than the ${MAX_INPUT_PIXELS / 1_000_000} megapixels a photo may have; it was deleted`,
+        'too_many_pixels',
+      );
+    }
+    kept = originalKey(tenantId, propertyId, id, inspected.contentType);
+    await store.copy(input.object_key, kept, inspected.contentType, stored.version);
   } catch (error) {
     if (!(error instanceof PhotoChangedError)) throw error;
-    // A concurrent confirm of the same key may have moved it into the gallery and removed it.
-    const fresh = galleryOf(await requireListing(tenantId, propertyId)).find(
-      (i) => i.uploadKey === input.object_key,
-    );
-    if (fresh) return { image: fresh, created: false };
+    // A concurrent confirm of the same key may have taken it and removed it.
+    const taken = await confirmedBefore();
+    if (taken) return taken;
     throw keyProblem(
       'The uploaded file was replaced or removed while it was being confirmed; confirm it again',
       'upload_changed',
     );
   }
-  const checked = inspected;
-  const outcome = await changeGallery<{ image: GalleryImage; created: boolean }>(
+  const now = new Date().toISOString();
+  const inserted = await insertImageImport({
     tenantId,
     propertyId,
-    writer,
-    (images) => {
-      const same = images.find((i) => i.uploadKey === input.object_key);
-      if (same) return { unchanged: { image: same, created: false } };
-      const next = addToGallery(
-        images,
-        {
-          id: imageId,
-          key,
-          url: store.publicUrl(key),
-          width: checked.width,
-          height: checked.height,
-          contentType: checked.contentType,
-          sizeBytes: stored.sizeBytes,
-          createdAt: new Date().toISOString(),
-          uploadKey: input.object_key,
-        },
-        { sortOrder: input.sort_order, isPrimary: input.is_primary },
-      );
-      return { images: next, result: { image: imageOrNotFound(next, imageId), created: true } };
-    },
-  ).catch(async (error: unknown) => {
-    await store.delete(key);
-    throw error;
+    id,
+    source: { objectKey: input.object_key, originalKey: kept },
+    isPrimary: input.is_primary,
+    sortOrder: input.sort_order,
+    now,
   });
-  if (!outcome.created) await store.delete(key);
+  const record = await requireImport(tenantId, propertyId, id, CONSISTENT);
+  // A concurrent confirm of the same key recorded it first: the same original, the same image.
+  if (!inserted) return { image: await imageOfConfirm(record), created: false };
+  let image: GalleryImage;
+  try {
+    image = await addProcessingImage(record, stored.sizeBytes);
+  } catch (error) {
+    // The gallery filled up meanwhile: nothing of the upload is kept but the upload itself.
+    if (error instanceof RequestValidationError) {
+      await finishImageImport(
+        { tenantId, propertyId, id },
+        record.attempt,
+        {
+          status: 'failed',
+          failureReason: 'gallery_full',
+          failureDetail: error.issues.map((i) => i.msg).join('; '),
+        },
+        new Date().toISOString(),
+      );
+      await store.delete(kept);
+    }
+    throw error;
+  }
+  await enqueueImport(record);
   await store.delete(input.object_key);
-  return outcome;
+  return { image, created: true };
 }
 
-/** Stores a fetched photo in the gallery (the import worker); the same import never adds it twice. */
-export async function addImportedImage(
-  tenantId: string,
-  propertyId: string,
-  importId: string,
-  file: { body: Buffer; contentType: ImageContentType; width: number; height: number },
-  wishes: { isPrimary?: boolean | undefined; sortOrder?: number | undefined },
-): Promise<GalleryImage> {
-  const store = photoStore();
-  // Strongly consistent: a redelivered import must see the image its first delivery saved.
-  const existing = galleryOf(await requireListing(tenantId, propertyId, { consistent: true })).find(
-    (i) => i.importId === importId,
-  );
-  if (existing) return existing;
-  const imageId = randomUUID();
-  const key = imageKey(tenantId, propertyId, imageId, file.contentType);
-  await store.put(key, file.body, file.contentType);
-  const image = await changeGallery<GalleryImage>(tenantId, propertyId, 'photo import', (images) => {
-    const same = images.find((i) => i.importId === importId);
+/** The content type of an original, from its key's extension. */
+function originalType(key: string): ImageContentType {
+  const extension = key.slice(key.lastIndexOf('.') + 1);
+  const found = IMAGE_CONTENT_TYPES.find((t) => IMAGE_TYPES[t] === extension);
+  return found ?? 'image/jpeg';
+}
+
+/**
+ * Puts a confirmed upload's photo in the gallery as `processing` (its id the import's), unless it is
+ * there already (a repeated or concurrent confirm). One gallery write: one `property.updated`.
+ */
+async function addProcessingImage(record: ImageImportRecord, sizeBytes?: number): Promise<GalleryImage> {
+  const { tenantId, propertyId, id } = record;
+  const key = record.originalKey ?? '';
+  let size = sizeBytes;
+  if (size === undefined) size = (await photoStore().head(key))?.sizeBytes ?? 0;
+  const bytes = size;
+  return changeGallery<GalleryImage>(tenantId, propertyId, 'photo upload', (images) => {
+    const same = images.find((i) => i.importId === id);
     if (same) return { unchanged: same };
     const next = addToGallery(
       images,
       {
-        id: imageId,
+        id,
+        status: 'processing',
         key,
-        url: store.publicUrl(key),
-        width: file.width,
-        height: file.height,
-        contentType: file.contentType,
-        sizeBytes: file.body.length,
-        createdAt: new Date().toISOString(),
-        importId,
+        url: '',
+        width: 0,
+        height: 0,
+        contentType: originalType(key),
+        sizeBytes: bytes,
+        createdAt: record.createdAt,
+        renditions: [],
+        importId: id,
+        ...(record.objectKey ? { uploadKey: record.objectKey } : {}),
       },
-      wishes,
+      { isPrimary: record.isPrimary, sortOrder: record.sortOrder },
     );
-    return { images: next, result: imageOrNotFound(next, imageId) };
+    const added = next.find((i) => i.id === id);
+    if (!added) throw new Error('the photo added is not in the gallery');
+    return { images: next, result: added };
   });
-  if (image.id !== imageId) await store.delete(key);
-  return image;
+}
+
+/**
+ * What a confirm of an upload confirmed before answers: its gallery image as it is now (processing or
+ * ready). A pending import whose image is not in the gallery yet (the first confirm still running, or
+ * stopped before adding it) adds it. A failed one, or one whose photo was deleted since, is a 422.
+ */
+async function imageOfConfirm(record: ImageImportRecord): Promise<GalleryImage> {
+  const listing = await requireListing(record.tenantId, record.propertyId, CONSISTENT);
+  const image = galleryOf(listing).find((i) => i.importId === record.id);
+  if (image) return image;
+  if (record.status === 'pending') return addProcessingImage(record);
+  if (record.status === 'failed') {
+    throw keyProblem(
+      record.failureDetail ?? 'The uploaded file could not be made a photo',
+      record.failureReason ?? 'unreadable_image',
+    );
+  }
+  throw keyProblem(
+    'The photo of this upload was deleted since; mint an upload and PUT the file again',
+    'upload_missing',
+  );
+}
+
+/** The import a confirmed upload became, if any (strongly consistent: a repeat follows the first at once). */
+async function getImport(tenantId: string, propertyId: string, id: string) {
+  return requireImport(tenantId, propertyId, id, CONSISTENT).catch((error: unknown) => {
+    if (error instanceof NotFoundError) return undefined;
+    throw error;
+  });
 }
 
 /** PATCH an image: a new sort_order, or is_primary true to make it the cover. */
@@ -290,7 +366,10 @@ export async function editImage(
   });
 }
 
-/** DELETE an image: off the gallery (the next becomes the cover), and its file deleted. */
+/**
+ * DELETE an image: off the gallery (the next becomes the cover), its files deleted (the original and
+ * every rendition), and their CDN paths handed to the photo queue, whose worker invalidates them.
+ */
 export async function deleteImage(
   tenantId: string,
   propertyId: string,
@@ -301,7 +380,17 @@ export async function deleteImage(
     const image = imageOrNotFound(images, imageId);
     return { images: removeFromGallery(images, imageId), result: image };
   });
-  await photoStore().delete(removed.key);
+  const keys = photoKeys(tenantId, propertyId, removed);
+  const store = photoStore();
+  await Promise.all(keys.map((key) => store.delete(key)));
+  const purge: PhotoPurgeMessage = {
+    type: 'purge',
+    tenantId,
+    propertyId,
+    keys,
+    paths: photoCdnPaths(tenantId, propertyId, removed),
+  };
+  await queue().send('images', purge);
 }
 
 export type { ImageContentType };

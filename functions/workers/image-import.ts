@@ -3,9 +3,9 @@ import * as z from 'zod/mini';
 import { logger } from '../kernel/logger.ts';
 import { withMetrics } from '../kernel/metrics.ts';
 import '../kernel/zod.ts';
-import { runImport } from '../services/image-imports.ts';
+import { runImport, runPurge } from '../services/photo-processing.ts';
 
-/** What the import queue carries: one fetch attempt of one photo import. */
+/** What the photo queue carries: one attempt of one photo import (by URL or of a confirmed upload). */
 export const ImageImportMessage = z.object({
   type: z.literal('import'),
   tenantId: z.string(),
@@ -14,19 +14,31 @@ export const ImageImportMessage = z.object({
   attempt: z.number().check(z.int(), z.gte(1)),
 });
 
+/** A deleted photo: its files (deleted again) and its CDN paths to invalidate. */
+export const PhotoPurgeMessage = z.object({
+  type: z.literal('purge'),
+  tenantId: z.string(),
+  propertyId: z.string(),
+  keys: z.array(z.string().check(z.regex(/^(images|originals)\//))),
+  paths: z.array(z.string().check(z.startsWith('/images/'))),
+});
+
+const PhotoQueueMessage = z.discriminatedUnion('type', [ImageImportMessage, PhotoPurgeMessage]);
+
 /**
  * The photo import worker (SQS in AWS, the local queue in `npm start`): fetches each import's URL
- * through the SSRF-safe connector, checks the file, stores it and adds it to the gallery. A file
- * that cannot be imported ends its import as failed (no retry); a malformed message is dropped; an
- * unexpected error (storage, table) is a batch item failure, so only that message is retried and,
- * after five receives, dead-lettered.
+ * through the SSRF-safe connector (or reads a confirmed upload's original), makes the photo's
+ * renditions with sharp, stores them and adds the photo to the gallery; and invalidates a deleted
+ * photo's CDN paths. A file that cannot be imported ends its import as failed (no retry); a malformed
+ * message is dropped; an unexpected error (storage, table, a busy CDN) is a batch item failure, so
+ * only that message is retried and, after five receives, dead-lettered.
  */
-async function handleImageImports(event: SQSEvent): Promise<SQSBatchResponse> {
+async function handlePhotoMessages(event: SQSEvent): Promise<SQSBatchResponse> {
   const batchItemFailures: SQSBatchResponse['batchItemFailures'] = [];
   for (const record of event.Records) {
-    let message: z.infer<typeof ImageImportMessage>;
+    let message: z.infer<typeof PhotoQueueMessage>;
     try {
-      message = ImageImportMessage.parse(JSON.parse(record.body));
+      message = PhotoQueueMessage.parse(JSON.parse(record.body));
     } catch (error) {
       logger.error('dropping malformed image import message', {
         messageId: record.messageId,
@@ -35,9 +47,10 @@ async function handleImageImports(event: SQSEvent): Promise<SQSBatchResponse> {
       continue;
     }
     try {
-      await runImport(message);
+      if (message.type === 'import') await runImport(message);
+      else await runPurge(message);
     } catch (error) {
-      logger.error('image import failed unexpectedly', {
+      logger.error(message.type === 'import' ? 'image import failed unexpectedly' : 'photo purge failed', {
         messageId: record.messageId,
         error: error as Error,
       });
@@ -47,4 +60,4 @@ async function handleImageImports(event: SQSEvent): Promise<SQSBatchResponse> {
   return { batchItemFailures };
 }
 
-export const handler = withMetrics(handleImageImports);
+export const handler = withMetrics(handlePhotoMessages);

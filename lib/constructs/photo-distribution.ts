@@ -15,7 +15,10 @@ import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import { NagSuppressions } from 'cdk-nag';
 import { Construct } from 'constructs';
 
-/** Where confirmed gallery photos live in the bucket (functions/domain/images.ts `images/<tenant>/…`). */
+/**
+ * Where the served files of the gallery live in the bucket (functions/domain/images.ts
+ * `images/<tenant>/…`: the renditions). The originals are kept under `originals/`, never served.
+ */
 export const GALLERY_KEY_PREFIX = 'images/';
 
 /**
@@ -26,7 +29,8 @@ export const GALLERY_KEY_PREFIX = 'images/';
  * account's distributions (`arn:…:cloudfront::<account>:distribution/*`) and `AWS:SourceAccount` must
  * be this account. A statement naming the site distribution would make this (data) stack depend on
  * the site stack, which already depends on it through the API: a cycle. Nothing leaks by the wider
- * match: gallery photos are public. Unconfirmed uploads (`uploads/`) are readable by no distribution.
+ * match: gallery photos are public. Unconfirmed uploads (`uploads/`) and the originals (`originals/`,
+ * camera metadata and GPS included) are readable by no distribution.
  */
 export function grantGalleryReadToAccountDistributions(bucket: IBucket): void {
   bucket.addToResourcePolicy(
@@ -53,9 +57,11 @@ export interface PhotoDistributionProps {
  * Serves the gallery photos (interface §4.2): a CloudFront distribution in front of the private
  * photo bucket, reaching it through Origin Access Control (the bucket stays closed to the public).
  * The bucket policy (data stack) lets the account's distributions read `images/*` only
- * (grantGalleryReadToAccountDistributions), so an unconfirmed upload (`uploads/`) is
- * never served, nor cached for a year after S3 expires it. Photos are immutable (a new photo is a new
- * key), so they are cached long. `baseUrl` is what the functions put in image URLs.
+ * (grantGalleryReadToAccountDistributions), so an unconfirmed upload (`uploads/`) or an original
+ * (`originals/`) is never served. Renditions are immutable (their keys hold a hash of their bytes) and
+ * stored with `Cache-Control: public, max-age=31536000, immutable`, which the cache policy honours (its
+ * MaxTTL is a year); a deleted photo's paths are invalidated by the photo import worker.
+ * `baseUrl` is what the functions put in image URLs.
  */
 export class PhotoDistribution extends Construct {
   readonly distribution: Distribution;
@@ -65,7 +71,7 @@ export class PhotoDistribution extends Construct {
   constructor(scope: Construct, id: string, props: PhotoDistributionProps) {
     super(scope, id);
     const cachePolicy = new CachePolicy(this, 'ImmutablePhotos', {
-      comment: 'Gallery photos: one key per photo, never overwritten',
+      comment: 'Gallery photos: content-addressed renditions, cached as their Cache-Control says (a year)',
       defaultTtl: Duration.days(30),
       maxTtl: Duration.days(365),
       minTtl: Duration.seconds(0),

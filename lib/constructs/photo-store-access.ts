@@ -5,13 +5,13 @@ import type { ServiceFunction } from './service-function.ts';
 
 /**
  * cdk-nag's finding for a grant on one key prefix of the photo bucket, however the bucket's ARN is
- * rendered (a cross-stack reference here): `Resource::<…PhotoBucket…Arn…>/uploads/*`, `…/images/*`
- * or `…/catalogue/*` (the catalogue snapshots, lib/constructs/catalogue-store-access.ts).
+ * rendered (a cross-stack reference here): `Resource::<…PhotoBucket…Arn…>/uploads/*`, `…/images/*`,
+ * `…/originals/*` or `…/catalogue/*` (the catalogue snapshots, lib/constructs/catalogue-store-access.ts).
  */
 export const PHOTO_PREFIX_WILDCARD =
-  '/^Resource::.*PhotoBucket[0-9A-F]*.*Arn.*\\/(uploads|images|catalogue)\\/\\*$/g';
+  '/^Resource::.*PhotoBucket[0-9A-F]*.*Arn.*\\/(uploads|images|originals|catalogue)\\/\\*$/g';
 
-/** What a function may do in the photo bucket, by key prefix pattern (`uploads/*`, `images/*`). */
+/** What a function may do in the photo bucket, by key prefix pattern (`uploads/*`, `images/*`, `originals/*`). */
 export interface PhotoStoreAccess {
   /** `s3:PutObject` (a write, the target of a copy, or the signer of a presigned PUT). */
   readonly put?: readonly string[];
@@ -43,7 +43,7 @@ export function bindPhotoStore(
     bucket,
     access,
     'Photo keys are generated per Tenant, listing and photo (uploads/<tenant>/<listing>/…, ' +
-      'images/<tenant>/<listing>/…), so object grants name a key prefix: the narrowest IAM allows, ' +
+      'images/<tenant>/<listing>/…, originals/<tenant>/<listing>/…), so object grants name a key prefix: the narrowest IAM allows, ' +
       'since a Tenant is not an IAM identity.',
   );
 }

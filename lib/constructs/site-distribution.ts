@@ -106,8 +106,8 @@ export interface SiteDistributionProps {
  *   `Referer`, a retried write's `Idempotency-Key` (every header the site routes read:
  *   SITE_REQUEST_HEADERS), and every request carries the origin secret, so the site routes refuse
  *   anything that did not come through here;
- * - `/media/*` serves the gallery photos from the photo bucket through Origin Access Control, cached
- *   long (a photo's key never changes): `/media/<tenant>/<listing>/<photo>` is the object
+ * - `/media/*` serves the gallery photos from the photo bucket through Origin Access Control, a day
+ *   at the edge (browsers keep a rendition a year): `/media/<tenant>/<listing>/<photo>` is the object
  *   `images/<tenant>/<listing>/<photo>` (a CloudFront Function rewrites the path), the same object
  *   the photo distribution serves at `<PHOTO_BASE_URL>/images/…`, so a site can show its photos from
  *   its own API host. The bucket (data stack) is imported by name, so CDK cannot add the OAC grant
@@ -240,10 +240,14 @@ export class SiteDistribution extends Construct {
       '@aws-cdk/aws-cloudfront-origins:updateImportedBucketPolicyOac',
       "The photo bucket's policy (data stack) grants the account's distributions s3:GetObject on images/* (grantGalleryReadToAccountDistributions).",
     );
+    // Renditions say a year (immutable), and browsers keep them that long; this edge keeps them a day
+    // at most. A deleted photo is invalidated on the photo distribution only (this distribution is
+    // built after the functions that delete photos, which cannot name it), so a day bounds how long
+    // the site's own host may still serve one; a revalidation once a day per edge is a cheap 304.
     const cachePolicy = new CachePolicy(this, 'MediaCachePolicy', {
-      comment: 'Gallery photos: one key per photo, never overwritten',
-      defaultTtl: Duration.days(30),
-      maxTtl: Duration.days(365),
+      comment: 'Gallery photos on the site host: a day at the edge (deleted photos are not invalidated here)',
+      defaultTtl: Duration.days(1),
+      maxTtl: Duration.days(1),
       minTtl: Duration.seconds(0),
       enableAcceptEncodingGzip: false,
       enableAcceptEncodingBrotli: false,

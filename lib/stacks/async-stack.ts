@@ -1,9 +1,11 @@
 import { join } from 'node:path';
-import { Duration, Stack, type StackProps } from 'aws-cdk-lib';
+import { ArnFormat, Duration, Stack, type StackProps } from 'aws-cdk-lib';
+import type { IDistribution } from 'aws-cdk-lib/aws-cloudfront';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
 import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
-import { FilterCriteria, StartingPosition } from 'aws-cdk-lib/aws-lambda';
+import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
+import { Architecture, FilterCriteria, StartingPosition } from 'aws-cdk-lib/aws-lambda';
 import { DynamoEventSource, SqsDlq, SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
@@ -105,6 +107,8 @@ export interface AsyncStackProps extends StackProps {
   /** The photo bucket the import worker stores photos in, and where they are served. */
   readonly photoBucket: IBucket;
   readonly photoBaseUrl: string;
+  /** The photo distribution (photo CDN stack), on which the import worker invalidates deleted photos. */
+  readonly photoDistribution: IDistribution;
   /** Where the alarm topic emails every alarm (CDK context `alarmEmail`). */
   readonly alarmEmail: string;
   /**
@@ -340,6 +344,7 @@ export class AsyncStack extends Stack {
         : {}),
       ...(scheduled ? { deadLetterQueue: this.#scheduleDeadLetterQueue(row) } : {}),
       ...(row.recursiveLoop ? { recursiveLoop: row.recursiveLoop } : {}),
+      ...(row.architecture === 'x86_64' ? { architecture: Architecture.X86_64 } : {}),
     });
     service.bindSecret(props.cursorSecret, 'CURSOR_SECRET_ARN');
     service.bindTable(props.table, {
@@ -370,11 +375,32 @@ export class AsyncStack extends Stack {
           this.webhookLadder.bindScheduler(service);
           break;
         case 'photoImport':
-          // Stores each fetched photo under images/ (and removes one that lost a race to the gallery).
+          // Reads a confirmed upload's original and keeps a fetched one under originals/, stores the
+          // renditions under images/; removes what a photo that failed or lost a race left, and a
+          // deleted photo's files again.
           bindPhotoStore(service, props.photoBucket, props.photoBaseUrl, {
-            put: ['images/*'],
-            delete: ['images/*'],
+            get: ['originals/*'],
+            put: ['images/*', 'originals/*'],
+            delete: ['images/*', 'originals/*'],
           });
+          break;
+        case 'photoCdn':
+          // Invalidates a deleted photo's paths on the photo distribution, and on nothing else.
+          service.fn.addEnvironment('PHOTO_DISTRIBUTION_ID', props.photoDistribution.distributionId);
+          service.role.addToPrincipalPolicy(
+            new PolicyStatement({
+              actions: ['cloudfront:CreateInvalidation'],
+              resources: [
+                Stack.of(this).formatArn({
+                  service: 'cloudfront',
+                  region: '',
+                  resource: 'distribution',
+                  resourceName: props.photoDistribution.distributionId,
+                  arnFormat: ArnFormat.SLASH_RESOURCE_NAME,
+                }),
+              ],
+            }),
+          );
           break;
         case 'catalogueWrite':
           bindCatalogueStore(service, props.photoBucket, { write: true });

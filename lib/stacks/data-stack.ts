@@ -143,7 +143,7 @@ export class DataStack extends Stack {
           noncurrentVersionExpiration: Duration.days(30),
           abortIncompleteMultipartUploadAfter: Duration.days(1),
         },
-        // Uploads never confirmed into a gallery (the confirm step moves a photo to images/).
+        // Uploads never confirmed (the confirm step keeps a photo's original under originals/).
         { id: 'ExpireUnconfirmedUploads', prefix: 'uploads/', expiration: Duration.days(1) },
         // The catalogue snapshots are rewritten whole, up to once a minute per Tenant: each rewrite
         // makes the previous one a noncurrent version, which the rule above would keep 30 days (a busy

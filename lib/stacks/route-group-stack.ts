@@ -103,11 +103,12 @@ export function bindRouteUses(
         photos({ put: ['uploads/*'] });
         break;
       case 'photoConfirm':
-        // Checks and removes the upload; copies it into the gallery (and removes a copy that lost a race).
-        photos({ get: ['uploads/*'], delete: ['uploads/*', 'images/*'], put: ['images/*'], list: true });
+        // Checks and removes the upload; keeps the version checked as the photo's original (private).
+        photos({ get: ['uploads/*'], delete: ['uploads/*'], put: ['originals/*'], list: true });
         break;
       case 'photoDelete':
-        photos({ delete: ['images/*'] });
+        // A deleted photo's renditions and its original.
+        photos({ delete: ['images/*', 'originals/*'] });
         break;
       case 'catalogueRead':
         bindCatalogueStore(service, props.photoBucket, { write: false });

@@ -6,12 +6,21 @@ import { toEndpointOut } from '../../functions/contract/webhooks.ts';
 import { withoutUndefined } from '../../functions/data/defined.ts';
 import { rekeyLeads } from '../../functions/data/leads.ts';
 import { listingViewCount } from '../../functions/data/listing-views.ts';
-import { requireTenantBySlug } from '../../functions/data/tenants.ts';
+import { listTenants, requireTenantBySlug } from '../../functions/data/tenants.ts';
 import { RequestValidationError } from '../../functions/kernel/errors.ts';
 import {
   bindAwsAdapter as bindAwsCatalogueStore,
   setCatalogueStore,
 } from '../../functions/kernel/ports/catalogue-store.ts';
+import {
+  bindAwsAdapter as bindAwsPhotoCdn,
+  NoPhotoCdn,
+  setPhotoCdn,
+} from '../../functions/kernel/ports/photo-cdn.ts';
+import {
+  bindAwsAdapter as bindAwsPhotoStore,
+  setPhotoStore,
+} from '../../functions/kernel/ports/photo-store.ts';
 import { createAgent } from '../../functions/services/agents.ts';
 import { issueApiKey, parseScopes, revokeApiKeyById } from '../../functions/services/api-keys.ts';
 import { createArea, recomputeAreas, setManualMembership } from '../../functions/services/areas.ts';
@@ -19,6 +28,7 @@ import { rebuildCatalogueSnapshot } from '../../functions/services/catalogue-reb
 import { resumeHeldEnrichments } from '../../functions/services/enrichment.ts';
 import { IMPORT_CONCURRENCY, importListings } from '../../functions/services/listing-import.ts';
 import { migrateListings, readListing } from '../../functions/services/listings.ts';
+import { renderStoredPhotos } from '../../functions/services/photo-processing.ts';
 import { orderByDepth, type PlaceInput, savePlace } from '../../functions/services/places.ts';
 import {
   issueSiteKey,
@@ -37,6 +47,7 @@ import {
 } from '../../functions/services/tenants.ts';
 import { createEndpoint, listAllEndpoints } from '../../functions/services/webhook-endpoints.ts';
 import { localCatalogueStore } from '../local/adapters/local-catalogue-store.ts';
+import { localPhotoStore } from '../local/adapters/local-photo-store.ts';
 import { listOutbox } from '../local/adapters/outbox-email.ts';
 import {
   booleanFlag,
@@ -58,6 +69,20 @@ function bindCatalogueStoreOfTarget(): void {
   if (process.env.S3_ENDPOINT) setCatalogueStore(localCatalogueStore());
   else if (!process.env.DYNAMODB_ENDPOINT) bindAwsCatalogueStore();
   else throw new AdminInputError('No S3 for the catalogue snapshots: run `npm start`, or set S3_ENDPOINT');
+}
+
+/**
+ * The photo bucket and CDN of the table the CLI works on: the local S3 (no CDN) beside a local table,
+ * S3 and CloudFront beside a deployed one (PHOTO_BUCKET, PHOTO_BASE_URL, PHOTO_DISTRIBUTION_ID).
+ */
+function bindPhotosOfTarget(): void {
+  if (process.env.S3_ENDPOINT) {
+    setPhotoStore(localPhotoStore());
+    setPhotoCdn(new NoPhotoCdn());
+  } else if (!process.env.DYNAMODB_ENDPOINT) {
+    bindAwsPhotoStore();
+    bindAwsPhotoCdn();
+  } else throw new AdminInputError('No S3 for the photos: run `npm start`, or set S3_ENDPOINT');
 }
 
 export interface Command {
@@ -336,6 +361,23 @@ export const commands: Record<string, Command> = {
           error: property.enrichmentError ?? null,
         },
       };
+    },
+  },
+  'photos render': {
+    usage:
+      '--tenant SLUG | --all   (makes the renditions of the photos stored before renditions existed, listing by listing, and stops serving their originals; rerunnable: a photo with renditions is skipped; deployed: PHOTO_BUCKET, PHOTO_BASE_URL, PHOTO_DISTRIBUTION_ID)',
+    run: async (flags, progress) => {
+      const slug = optional(flags, 'tenant');
+      const all = booleanFlag(flags, 'all') === true;
+      if (all === (slug !== undefined)) throw new UsageError('give --tenant SLUG or --all');
+      bindPhotosOfTarget();
+      const tenants = slug ? [await requireTenantBySlug(slug)] : await listTenants();
+      const reports = [];
+      for (const tenant of tenants) {
+        const report = await renderStoredPhotos(tenant.tenantId, progress(`photos render ${tenant.slug}`));
+        reports.push({ tenant: tenant.slug, ...report });
+      }
+      return slug ? reports[0] : { tenants: reports };
     },
   },
   'catalogue rebuild': {

@@ -235,7 +235,7 @@ export async function seedColdStart(
   if (imported.statusCode >= 300)
     throw new Error(`cold-start photo import: ${imported.statusCode} ${imported.body}`);
   const imageImportId = idOf(imported.body);
-  const { addImportedImage } = await import('../../functions/services/listing-images.ts');
+  const { importPhoto } = await import('../../functions/services/photo-processing.ts');
   const { setPhotoStore } = await import('../../functions/kernel/ports/photo-store.ts');
   // The bench process has no S3: the seeded photos' files go to memory (only the gallery entries
   // matter to the samples; a cold delete asks the responder's S3 to delete the file).
@@ -245,20 +245,21 @@ export async function seedColdStart(
     head: async (k) =>
       files.has(k) ? { sizeBytes: files.get(k)?.length ?? 0, version: 'in-memory' } : undefined,
     readStart: async (k, bytes) => (files.get(k) ?? Buffer.alloc(0)).subarray(0, bytes),
+    read: async (k) => files.get(k),
     put: async (k, body) => void files.set(k, body),
     copy: async (from, to) => void files.set(to, files.get(from) ?? Buffer.alloc(0)),
     delete: async (k) => void files.delete(k),
     publicUrl: (k) => `https://photos.bench.example/${k}`,
   });
   const addImage = async () => {
-    const image = await addImportedImage(
+    const added = await importPhoto(
       base.tenantId,
       base.propertyId,
-      randomUUID(),
-      { body: TINY_PNG, contentType: 'image/png', width: 1, height: 1 },
+      { importId: randomUUID(), attempt: 1, body: TINY_PNG, contentType: 'image/png' },
       {},
     );
-    return image.id;
+    if (!added.ok) throw new Error(`cold-start photo: ${added.reason} ${added.detail}`);
+    return added.image.id;
   };
   const imageId = await addImage();
   const deletableImages: string[] = [];

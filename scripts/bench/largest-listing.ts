@@ -9,6 +9,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { renditionFile } from '../../functions/domain/images.ts';
 import { BENCH_TABLE } from './env.ts';
 import { itemSize } from './lead-data.ts';
 import { benchDocumentClient } from './sdk.ts';
@@ -79,15 +80,28 @@ export async function measureLargestListing(
   const now = new Date().toISOString();
   const gallery = Array.from({ length: GALLERY_SIZE }, (_, n) => {
     const id = randomUUID();
-    const key = `t/${tenant.tenantId}/p/${record.id}/${id}.jpg`;
+    const key = `originals/${tenant.tenantId}/${record.id}/${randomUUID()}.jpg`;
+    // Every rendition a photo 4,000 px wide gets (functions/domain/images.ts renditionPlan).
+    const hash = () => randomUUID().replaceAll('-', '');
+    const renditions = [
+      ...[320, 640, 1024, 1600, 2048].map((w) => ({ w, type: 'image/webp' as const })),
+      { w: 1024, type: 'image/jpeg' as const },
+    ].map(({ w, type }) => ({
+      file: renditionFile(id, w, hash(), type),
+      width: w,
+      height: Math.round((w * 3) / 4),
+      contentType: type,
+      sizeBytes: 400_000,
+    }));
     return {
       id,
       key,
-      url: `https://photos.bench.example/${key}`,
-      width: 4000,
-      height: 3000,
+      url: `https://photos.bench.example/images/${tenant.tenantId}/${record.id}/${renditions.at(-1)?.file}`,
+      width: 1024,
+      height: 768,
       contentType: 'image/jpeg' as const,
-      sizeBytes: 19_000_000,
+      sizeBytes: 400_000,
+      renditions,
       sortOrder: n,
       isPrimary: n === 0,
       createdAt: now,

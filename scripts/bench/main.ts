@@ -302,6 +302,8 @@ async function main(): Promise<BenchReport & { import: ImportSection | null }> {
     log(`${step('photos')} Photos: import by URL of a 5 MB JPEG, and the worker's peak memory…`);
     const { measurePhotoImport } = await import('./photo-import.ts');
     photos = await measurePhotoImport({ tenantId: fixture.tenantId, samples: 11, log });
+    const { measureRenditions } = await import('./renditions.ts');
+    photos.renditions = await measureRenditions({ runs: 4, log });
   }
 
   let site: BenchReport['site'] = null;

@@ -16,6 +16,7 @@ import S3rver from 's3rver';
 import { jpegFile } from '../../test/support/image-files.ts';
 import { LOCAL_PHOTO_BUCKET, LOCAL_S3_CORS } from '../local/adapters/local-photo-store.ts';
 import { runJsonChild } from './child-json.ts';
+import type { RenditionFigures } from './renditions.ts';
 import { percentile, round } from './stats.ts';
 
 export interface PhotosSection {
@@ -28,6 +29,8 @@ export interface PhotosSection {
   /** The worker process's peak resident set size over one import, and after loading its modules. */
   workerPeakRssMb: number;
   workerBaselineRssMb: number;
+  /** The renditions of a camera-sized JPEG and a large PNG: time and peak memory per photo. */
+  renditions?: RenditionFigures[];
 }
 
 /** A 5 MB JPEG: a 4000×3000 frame after 5 MB of comment segments (its size sits past the start). */

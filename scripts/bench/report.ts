@@ -606,11 +606,15 @@ export function renderEvents(e: EventsSection, targets: typeof TARGETS): string[
   ];
 }
 
-/** The photos section: a 5 MB JPEG imported by URL, and the import worker's memory. */
+/** The photos section: a 5 MB JPEG imported by URL, the import worker's memory, and the renditions per photo size. */
 export function renderPhotos(p: PhotosSection): string[] {
   return [
     'Photo import by URL (local stack pieces in-process, s3rver as the bucket)',
     `  ${fixed(p.fileBytes / 1048576, 1)} MB JPEG, API request → import ready (${p.samples} samples): p50 ${fixed(p.p50Ms, 0)} ms, p90 ${fixed(p.p90Ms, 0)} ms, max ${fixed(p.maxMs, 0)} ms`,
     `  import worker, one import in a fresh process: peak RSS ${fixed(p.workerPeakRssMb, 1)} MB (${fixed(p.workerBaselineRssMb, 1)} MB with its modules loaded, before the import)`,
+    ...(p.renditions ?? []).flatMap((r) => [
+      `  renditions of a ${r.photo} (${r.width} × ${r.height}, ${fixed(r.fileBytes / 1048576, 1)} MB), libvips on one thread, a fresh process: ${fixed(r.medianMs, 0)} ms a photo (median of ${r.runs - 1}; first ${fixed(r.firstMs, 0)} ms), peak RSS ${fixed(r.peakRssMb, 1)} MB (${fixed(r.baselineRssMb, 1)} MB with sharp loaded)`,
+      `    ${r.files.map((f) => `${f.type.replace('image/', '')} ${f.width} px ${fixed(f.bytes / 1024, 0)} KB`).join(', ')}`,
+    ]),
   ];
 }

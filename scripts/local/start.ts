@@ -123,6 +123,18 @@ if (demo.writeCatalogue && process.env.DEMO_CATALOGUE === 'off') {
     const photos = await illustrateCatalogue(demo.tenantId, listings);
     log(`Demo catalogue: ${photos} photos drawn and added`);
   })().catch((error: unknown) => console.error('demo catalogue:', (error as Error).message));
+} else {
+  // A DATA_DIR from before renditions existed: the demo Tenant's photos get theirs (as
+  // `npm run -s admin -- photos render --tenant <slug>` does), in the background; a photo with
+  // renditions is skipped, so this finds nothing to do on every later start.
+  const { renderStoredPhotos } = await import('../../functions/services/photo-processing.ts');
+  void renderStoredPhotos(demo.tenantId)
+    .then((report) => {
+      if (report.photos > 0) {
+        log(`Demo photos: ${report.rendered} of ${report.photos} stored before renditions rendered`);
+      }
+    })
+    .catch((error: unknown) => console.error('demo photos:', (error as Error).message));
 }
 
 let stopping = false;

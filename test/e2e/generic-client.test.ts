@@ -26,7 +26,12 @@ import {
   unique,
 } from '../support/factories.ts';
 import { operationsFrom } from '../support/fuzz.ts';
-import { createTenantObjects, requiredBodySample, type TenantObjects } from '../support/fuzz-fixtures.ts';
+import {
+  confirmIntoGallery,
+  createTenantObjects,
+  requiredBodySample,
+  type TenantObjects,
+} from '../support/fuzz-fixtures.ts';
 import { startTestApi, type TestApi } from '../support/http.ts';
 import { pngFile } from '../support/image-files.ts';
 
@@ -141,17 +146,18 @@ async function writeFixtures(key: string, tenantId: string): Promise<TenantObjec
     // On the website and within the fixture Lead's criteria (sale, beds): a current match of it.
     body: { title: `Live flat ${unique()}`, place_code: places.town.code, listing_type: 'sale', bedrooms: 3 },
   });
-  const confirmed = await api.call('POST', `/v1/properties/${objects.property_id}/images`, {
+  const photo = await confirmIntoGallery(
+    api,
     key,
-    body: { object_key: await uploadedPhoto(key, objects.property_id as string) },
-  });
-  if (confirmed.status !== 201 && confirmed.status !== 200)
-    throw new Error(`fixture confirm → ${confirmed.status} ${confirmed.text}`);
+    tenantId,
+    objects.property_id as string,
+    await uploadedPhoto(key, objects.property_id as string),
+  );
   return {
     ...objects,
     slug: live.body.slug,
     live_property_id: live.body.id,
-    image_id: confirmed.body.id,
+    image_id: photo.id,
     object_key: await uploadedPhoto(key, objects.property_id as string),
   };
 }

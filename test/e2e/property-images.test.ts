@@ -1,27 +1,29 @@
 /**
- * Listing photos end to end (issue 11): imports by URL served from a local HTTP server, run by the
- * real worker from the local queue; uploads PUT to the presigned URL of the local S3, confirmed,
- * reordered, given a new cover and deleted; the listing's GET and the events log after each step.
+ * Listing photos end to end: imports by URL served from a local HTTP server, run by the real worker
+ * from the local queue (which makes each photo's renditions); uploads PUT to the presigned URL of the
+ * local S3, confirmed (in the gallery at once, processing, then made ready by the same worker), reordered, given a new
+ * cover and deleted; the listing's GET and the events log after each step.
  */
 import { randomUUID } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { SQSEvent } from 'aws-lambda';
+import sharp from 'sharp';
 import { Agent, Dispatcher, MockAgent, fetch as undiciFetch } from 'undici';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { MAX_IMAGE_BYTES } from '../../functions/domain/images.ts';
 import { publicDispatcher, type Resolver } from '../../functions/kernel/net/public-dispatcher.ts';
 import type { QueueName, QueuePort } from '../../functions/kernel/ports/queue.ts';
 import { setQueue } from '../../functions/kernel/ports/queue.ts';
-import { runImport } from '../../functions/services/image-imports.ts';
+import { runImport } from '../../functions/services/photo-processing.ts';
 import { ImageImportMessage, handler as importWorker } from '../../functions/workers/image-import.ts';
 import { LOCAL_S3_CREDENTIALS } from '../../scripts/local/adapters/local-photo-store.ts';
 import { LocalQueue } from '../../scripts/local/adapters/local-queue.ts';
 import { deliverDue } from '../../scripts/local/queue-poller.ts';
 import { asFunction, WORKER_ENTRIES } from '../support/aws-operations.ts';
+import { formatSamples, smallJpeg } from '../support/camera-photos.ts';
 import { createTestTenant, type TestTenant } from '../support/factories.ts';
 import { startTestApi, type TestApi } from '../support/http.ts';
-import { pngFile, SAMPLE_IMAGES } from '../support/image-files.ts';
 import { startTestStreamConsumer, type TestStreamConsumer } from '../support/stream.ts';
 import { strictS3Put, uploadContractProblems } from '../support/strict-s3.ts';
 
@@ -72,6 +74,8 @@ let other: TestTenant;
 let consumer: TestStreamConsumer;
 let origin: Server;
 let base: string;
+/** One small file of each accepted format, encoded by sharp. */
+let SAMPLE_IMAGES: Awaited<ReturnType<typeof formatSamples>>;
 const worker = asFunction(WORKER_ENTRIES.imageImport, importWorker);
 
 /** The photo server: each format (sent as application/octet-stream: the type is read from the bytes). */
@@ -134,6 +138,7 @@ async function newListing(title = 'Sea view flat'): Promise<string> {
 }
 
 beforeAll(async () => {
+  SAMPLE_IMAGES = await formatSamples();
   [tenant, other] = await Promise.all([createTestTenant(), createTestTenant()]);
   setQueue(new FileQueue());
   process.env.LOCAL_ALLOW_PRIVATE_URLS = '1';
@@ -151,7 +156,7 @@ afterAll(async () => {
 });
 
 describe('import by URL', () => {
-  it('imports a JPEG, PNG, WebP, AVIF and GIF: ready, typed by content, with width and height', async () => {
+  it('imports a JPEG, PNG, WebP, AVIF and GIF: ready, typed by content, rendered at their own size, the original never served', async () => {
     // Prepare
     const propertyId = await newListing();
     // Act
@@ -171,20 +176,27 @@ describe('import by URL', () => {
       const done = await api.call('GET', `/v1/properties/${propertyId}/images:import/${res.body.id}`);
       expect(done.status).toBe(200);
       expect(done.body.status).toBe('ready');
+      // Smaller than every rendition width: one WebP and the JPEG, at the photo's own size.
       expect(done.body.image).toMatchObject({
-        content_type: sample?.contentType,
+        content_type: 'image/jpeg',
         width: sample?.width,
         height: sample?.height,
-        size_bytes: sample?.bytes.length,
       });
-      // The stored file is served at the image's URL, byte for byte.
-      const served = await toS3(done.body.image.url);
-      expect(served.status).toBe(200);
-      expect(Buffer.from(await served.arrayBuffer()).equals(Buffer.from(sample?.bytes ?? []))).toBe(true);
+      expect(
+        done.body.image.renditions.map((r: { type: string; width: number }) => [r.type, r.width]),
+      ).toEqual([
+        ['image/webp', sample?.width],
+        ['image/jpeg', sample?.width],
+      ]);
+      // The default URL serves the JPEG rendition, not the file fetched.
+      const served = Buffer.from(await (await toS3(done.body.image.url)).arrayBuffer());
+      expect([...served.subarray(0, 3)]).toEqual([0xff, 0xd8, 0xff]);
+      expect(served.equals(Buffer.from(sample?.bytes ?? []))).toBe(false);
+      expect(done.body.image.size_bytes).toBe(served.length);
     }
     const listing = await api.call('GET', `/v1/properties/${propertyId}`);
-    expect(listing.body.images.map((i: { content_type: string }) => i.content_type)).toEqual(
-      SAMPLE_IMAGES.map((s) => s.contentType),
+    expect(listing.body.images.map((i: { width: number }) => i.width)).toEqual(
+      SAMPLE_IMAGES.map((s) => s.width),
     );
     expect(listing.body.images.filter((i: { is_primary: boolean }) => i.is_primary)).toHaveLength(1);
     expect(listing.body.images[0].is_primary).toBe(true);
@@ -233,7 +245,7 @@ describe('import by URL', () => {
     await drainImports();
     // Assess
     const done = await api.call('GET', `/v1/properties/${propertyId}/images:import/${res.body.id}`);
-    expect(done.body).toMatchObject({ status: 'ready', image: { content_type: 'image/png', width: 33 } });
+    expect(done.body).toMatchObject({ status: 'ready', image: { content_type: 'image/jpeg', width: 33 } });
   });
 
   it('answers a repeated URL with the same import: 200 while pending or ready, a failed one tried again (202)', async () => {
@@ -285,7 +297,7 @@ describe('import by URL', () => {
     // Assess
     expect(again.status).toBe(202);
     expect(again.body).toMatchObject({ id: first.body.id, status: 'pending', image: null });
-    expect(done.body).toMatchObject({ status: 'ready', image: { content_type: 'image/webp' } });
+    expect(done.body).toMatchObject({ status: 'ready', image: { content_type: 'image/jpeg', width: 64 } });
     expect(done.body.image.id).not.toBe(ready.body.image.id);
     const listing = await api.call('GET', `/v1/properties/${propertyId}`);
     expect(listing.body.images.map((i: { id: string }) => i.id)).toEqual([done.body.image.id]);
@@ -392,7 +404,9 @@ describe('uploads and the gallery', () => {
   it('mints an upload, takes the PUT, confirms it, reorders, moves the cover, deletes; the listing and the events follow', async () => {
     // Prepare
     const propertyId = await newListing('Gallery flat');
-    const png = pngFile(120, 80);
+    const png = await sharp(await smallJpeg(120, 80))
+      .png()
+      .toBuffer();
     const importRes = await api.call('POST', `/v1/properties/${propertyId}/images:import`, {
       body: { url: `${base}/photo.jpg` },
     });
@@ -415,46 +429,66 @@ describe('uploads and the gallery', () => {
     const put = await putToS3(minted.body.url, { method: 'PUT', headers: minted.body.headers, body: png });
     expect(put.status, await put.clone().text()).toBe(200);
 
-    // Act 2: confirm (twice), as the cover
+    // Act 2: confirm (twice), as the cover; the worker makes its renditions
     const confirmed = await api.call('POST', `/v1/properties/${propertyId}/images`, {
       body: { object_key: minted.body.object_key, is_primary: true },
     });
     const again = await api.call('POST', `/v1/properties/${propertyId}/images`, {
       body: { object_key: minted.body.object_key },
     });
-    // Assess 2
-    expect(confirmed.status).toBe(201);
+    const whilePending = (await api.call('GET', `/v1/properties/${propertyId}`)).body;
+    await drainImports();
+    const afterwards = await api.call('POST', `/v1/properties/${propertyId}/images`, {
+      body: { object_key: minted.body.object_key },
+    });
+    // Assess 2: in the gallery at once, processing (nothing served), then ready in place
+    expect(confirmed.status, confirmed.text).toBe(201);
     expect(confirmed.body).toMatchObject({
-      content_type: 'image/png',
-      width: 120,
-      height: 80,
-      size_bytes: png.length,
+      id: expect.any(String),
+      status: 'processing',
+      url: null,
+      renditions: [],
       is_primary: true,
       sort_order: 1,
     });
     expect(again.status).toBe(200);
     expect(again.body).toEqual(confirmed.body);
-    const served = await toS3(confirmed.body.url);
-    expect(Buffer.from(await served.arrayBuffer()).equals(png)).toBe(true);
+    expect(whilePending.images.map((i: { id: string; status: string }) => [i.id, i.status])).toEqual([
+      [imported.id, 'ready'],
+      [confirmed.body.id, 'processing'],
+    ]);
+    const uploaded = afterwards.body;
+    expect(uploaded).toMatchObject({
+      id: confirmed.body.id,
+      status: 'ready',
+      content_type: 'image/jpeg',
+      width: 120,
+      height: 80,
+      is_primary: true,
+      sort_order: 1,
+    });
+    expect(afterwards.status).toBe(200);
+    const served = Buffer.from(await (await toS3(uploaded.url)).arrayBuffer());
+    expect((await sharp(served).metadata()).format).toBe('jpeg');
     let listing = (await api.call('GET', `/v1/properties/${propertyId}`)).body;
     expect(listing.images.map((i: { id: string; is_primary: boolean }) => [i.id, i.is_primary])).toEqual([
       [imported.id, false],
-      [confirmed.body.id, true],
+      [uploaded.id, true],
     ]);
 
     // Act 3: reorder (the upload first), then move the cover back to the imported photo
-    const reordered = await api.call('PATCH', `/v1/properties/${propertyId}/images/${confirmed.body.id}`, {
+    const reordered = await api.call('PATCH', `/v1/properties/${propertyId}/images/${uploaded.id}`, {
       body: { sort_order: 0 },
     });
     listing = (await api.call('GET', `/v1/properties/${propertyId}`)).body;
     // Assess 3 (ties on sort_order go by created_at: the import is older)
     expect(reordered.status).toBe(200);
-    expect(listing.images.map((i: { id: string }) => i.id)).toEqual([imported.id, confirmed.body.id]);
+    expect(listing.images.map((i: { id: string }) => i.id)).toEqual([imported.id, uploaded.id]);
     await api.call('PATCH', `/v1/properties/${propertyId}/images/${imported.id}`, {
       body: { sort_order: 5 },
     });
     listing = (await api.call('GET', `/v1/properties/${propertyId}`)).body;
-    expect(listing.images.map((i: { id: string }) => i.id)).toEqual([confirmed.body.id, imported.id]);
+    expect(listing.images.map((i: { id: string }) => i.id)).toEqual([uploaded.id, imported.id]);
     const cover = await api.call('PATCH', `/v1/properties/${propertyId}/images/${imported.id}`, {
       body: { is_primary: true },
     });
@@ -472,9 +506,11 @@ describe('uploads and the gallery', () => {
     // Assess 4
     expect(deleted.status).toBe(204);
     expect(listing.images.map((i: { id: string; is_primary: boolean }) => [i.id, i.is_primary])).toEqual([
-      [confirmed.body.id, true],
+      [uploaded.id, true],
     ]);
-    expect((await toS3(imported.url)).status).toBe(404);
+    for (const rendition of [imported.url, ...imported.renditions.map((r: { url: string }) => r.url)]) {
+      expect((await toS3(rendition)).status, rendition).toBe(404);
+    }
     expect((await api.call('DELETE', `/v1/properties/${propertyId}/images/${imported.id}`)).status).toBe(404);
 
     // Events: each gallery change is a property.updated with images among changed_fields.

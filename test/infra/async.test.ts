@@ -7,6 +7,7 @@ import type { CfnQueue, Queue } from 'aws-cdk-lib/aws-sqs';
 import { BUNDLING_STACKS } from 'aws-cdk-lib/cx-api';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { STREAM_ENTITIES, STREAM_IGNORED_ENTITIES } from '../../functions/data/stream-entities.ts';
+import { workerFor } from '../../functions/workers.ts';
 import { aiModelFromContext, buildApp, type ServiceApp } from '../../lib/app.ts';
 import { repoRoot, ServiceFunction } from '../../lib/constructs/service-function.ts';
 import { DEFAULT_AI_MODEL, streamFilterPatterns, WORKER_MEMORY_MB } from '../../lib/stacks/async-stack.ts';
@@ -580,5 +581,47 @@ describe('the AI worker', () => {
       /neither a Bedrock foundation model id/,
     );
     expect(bind('*')).toThrow(/neither a Bedrock foundation model id/);
+  });
+});
+
+describe('the photo import worker', () => {
+  it('runs on x86_64 (sharp’s build npm installs here) with the memory and timeout of the bench, its queue visible six times that', () => {
+    // Prepare
+    const photos = service.async.worker('imageImport');
+    const row = workerFor('imageImport');
+    // Act
+    const props = functionProps(template, service.async, photos) as {
+      Architectures: string[];
+      MemorySize: number;
+      Timeout: number;
+      Environment: { Variables: Json };
+    };
+    const queue = template.toJSON().Resources[queueId(service.async.imageImport.queue)].Properties as Json;
+    // Assess
+    expect(props.Architectures).toEqual(['x86_64']);
+    expect([props.MemorySize, props.Timeout]).toEqual([row.memoryMb, row.timeoutSeconds]);
+    // Four times the bench's peak resident size for a 24-megapixel photo (246 MB), for the largest file.
+    expect(props.MemorySize).toBeGreaterThanOrEqual(4 * 246);
+    expect(queue.VisibilityTimeout).toBe(row.timeoutSeconds * 6);
+    expect(Object.keys(props.Environment.Variables)).toEqual(
+      expect.arrayContaining(['PHOTO_BUCKET', 'PHOTO_BASE_URL', 'PHOTO_DISTRIBUTION_ID']),
+    );
+  });
+
+  it('may invalidate the photo distribution and nothing else, and reads only originals/ of the bucket', () => {
+    // Prepare
+    const photos = service.async.worker('imageImport');
+    // Act
+    const statements = statementsOf(template, service.async, photos.role);
+    const invalidation = statements.filter((s) => actionsOf(s).includes('cloudfront:CreateInvalidation'));
+    const reads = statements.filter((s) => actionsOf(s).includes('s3:GetObject'));
+    // Assess
+    expect(invalidation).toHaveLength(1);
+    const [resource] = resourcesOf(invalidation[0]!);
+    expect(JSON.stringify(resource)).toMatch(/:distribution\/.*PhotoDistribution/);
+    expect(JSON.stringify(resource)).not.toContain('*');
+    expect(reads.flatMap(resourcesOf).map((r) => JSON.stringify(r))).toEqual([
+      expect.stringMatching(/\/originals\/\*"\]\]\}$/),
+    ]);
   });
 });

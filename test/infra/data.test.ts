@@ -138,6 +138,22 @@ describe('the table', () => {
   });
 });
 
+describe('the photo distribution', () => {
+  it('keeps a rendition at the edge as long as its Cache-Control says: a year (max-age=31536000), the origin header honoured', () => {
+    // Prepare
+    const photoCdn = Template.fromStack(service.photoCdn).toJSON();
+    const [distribution] = Object.values(photoCdn.Resources as Json).filter(
+      (r) => r.Type === 'AWS::CloudFront::Distribution',
+    );
+    // Act
+    const policyId = distribution?.Properties.DistributionConfig.DefaultCacheBehavior.CachePolicyId;
+    const policy = photoCdn.Resources[policyId?.Ref]?.Properties.CachePolicyConfig;
+    // Assess: CloudFront caches for the origin's max-age, clamped between MinTTL and MaxTTL.
+    expect(policy.MinTTL).toBe(0);
+    expect(policy.MaxTTL).toBeGreaterThanOrEqual(31_536_000);
+  });
+});
+
 describe('the photo bucket', () => {
   it('is retained, versioned, encrypted, private, SSL-only and logged', () => {
     // Prepare

@@ -348,12 +348,13 @@ describe('CloudFront reads the gallery photos from the bucket (Origin Access Con
     expect(decided).toEqual(each(requests, 'Allowed'));
   });
 
-  it('refuses uploads/*, keys outside images/, and distributions of another account', async () => {
+  it('refuses uploads/*, the kept originals/*, keys outside images/, and distributions of another account', async () => {
     // Prepare
     const [photoCdn] = distributions();
     const requests = [
       ...distributions().flatMap((d) => [
         read(key('uploads/'), d),
+        read(key('originals/'), d),
         read(key(''), d),
         read(key('imagesX/'), d),
       ]),

@@ -200,7 +200,7 @@ describe('the site distribution', () => {
     expect(options).toHaveLength(13);
   });
 
-  it('sends /media/* to the photo bucket through Origin Access Control, GET and HEAD only, cached long', () => {
+  it('sends /media/* to the photo bucket through Origin Access Control, GET and HEAD only, a day at the edge', () => {
     const config = distributionConfig();
     const media = config.CacheBehaviors.find((b) => b.PathPattern === '/media/*');
     expect(media).toBeDefined();
@@ -218,11 +218,12 @@ describe('the site distribution', () => {
         SigningProtocol: 'sigv4',
       }),
     });
-    // Photos never change under their key: a long TTL, and the query string is not part of the key.
+    // A day at the edge at most (a deleted photo is invalidated on the photo distribution, not here),
+    // and the query string is not part of the key.
     site.hasResourceProperties('AWS::CloudFront::CachePolicy', {
       CachePolicyConfig: Match.objectLike({
-        DefaultTTL: 30 * 86_400,
-        MaxTTL: 365 * 86_400,
+        DefaultTTL: 86_400,
+        MaxTTL: 86_400,
         ParametersInCacheKeyAndForwardedToOrigin: Match.objectLike({
           QueryStringsConfig: { QueryStringBehavior: 'none' },
           HeadersConfig: { HeaderBehavior: 'none' },

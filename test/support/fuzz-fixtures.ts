@@ -5,7 +5,9 @@
  */
 import fc from 'fast-check';
 import { Agent, fetch as undiciFetch } from 'undici';
+import { runImport } from '../../functions/services/photo-processing.ts';
 import { LOCAL_S3_CREDENTIALS } from '../../scripts/local/adapters/local-photo-store.ts';
+import { asFunction, WORKER_ENTRIES } from './aws-operations.ts';
 import { createTestAgent } from './factories.ts';
 import { arbitraryFor, type JsonSchema } from './fuzz-schema.ts';
 import type { TestApi } from './http.ts';
@@ -60,6 +62,37 @@ async function firstEventId(api: TestApi, key: string): Promise<string> {
   }
 }
 
+/** The photo import worker's service, run as its function (its AWS operations recorded under its name). */
+const runPhotoImport = asFunction(WORKER_ENTRIES.imageImport, (message: Parameters<typeof runImport>[0]) =>
+  runImport(message),
+);
+
+/**
+ * Confirms an upload and runs the photo import worker on the import it became, as the worker does
+ * (no worker polls the queue in these tests): the photo, processing at once, then ready with its
+ * renditions (its import has its id).
+ */
+export async function confirmIntoGallery(
+  api: TestApi,
+  key: string,
+  tenantId: string,
+  propertyId: string,
+  objectKey: string,
+): Promise<{ id: string }> {
+  const confirmed = await api.call('POST', `/v1/properties/${propertyId}/images`, {
+    key,
+    body: { object_key: objectKey },
+  });
+  if (confirmed.status !== 201 && confirmed.status !== 200)
+    throw new Error(`fixture confirm → ${confirmed.status} ${confirmed.text}`);
+  await runPhotoImport({ type: 'import', tenantId, propertyId, importId: confirmed.body.id, attempt: 1 });
+  const done = await api.call('GET', `/v1/properties/${propertyId}/images:import/${confirmed.body.id}`, {
+    key,
+  });
+  if (!done.body.image) throw new Error(`fixture upload never joined the gallery (${done.text})`);
+  return done.body.image;
+}
+
 /** A fresh connection per PUT: s3rver closes idle keep-alive connections on its own timer. */
 const freshConnections = new Agent({ pipelining: 0 });
 const putToS3 = strictS3Put(
@@ -69,9 +102,10 @@ const putToS3 = strictS3Put(
 
 /**
  * A gallery photo of the listing, by the upload route (mint, PUT to the local S3 as S3 would take it,
- * confirm), and a pending photo import (a public IP literal: no import worker runs in these tests).
+ * confirm, the worker's renditions), and a pending photo import (a public IP literal: no import
+ * worker runs in these tests).
  */
-async function createPhotos(api: TestApi, key: string, propertyId: string, tag: string) {
+async function createPhotos(api: TestApi, key: string, tenantId: string, propertyId: string, tag: string) {
   const png = pngFile(8, 6);
   const minted = await created(api, key, 'POST', `/v1/properties/${propertyId}/images/uploads`, {
     content_type: 'image/png',
@@ -79,9 +113,7 @@ async function createPhotos(api: TestApi, key: string, propertyId: string, tag: 
   });
   const put = await putToS3(minted.url, { method: 'PUT', headers: minted.headers, body: png });
   if (put.status !== 200) throw new Error(`fixture upload PUT → ${put.status} ${await put.text()}`);
-  const image = await created(api, key, 'POST', `/v1/properties/${propertyId}/images`, {
-    object_key: minted.object_key,
-  });
+  const image = await confirmIntoGallery(api, key, tenantId, propertyId, minted.object_key);
   const imported = await api.call('POST', `/v1/properties/${propertyId}/images:import`, {
     key,
     body: { url: `https://93.184.216.34/photos/${tag}.jpg` },
@@ -101,7 +133,7 @@ async function createObjects(api: TestApi, key: string, tenantId: string): Promi
     listing_type: 'sale',
     bedrooms: 2,
   });
-  const photos = await createPhotos(api, key, property.id, tag);
+  const photos = await createPhotos(api, key, tenantId, property.id, tag);
   const ingested = await created(api, key, 'POST', '/v1/leads:ingest', {
     source: 'fixture',
     type: 'inquiry',

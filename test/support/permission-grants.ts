@@ -183,7 +183,7 @@ function catalogueObject(): string {
 }
 
 /** A photo object of one Tenant's listing under `prefix`, as the S3 photo store names it. */
-function photoObject(prefix: 'uploads' | 'images'): string {
+function photoObject(prefix: 'uploads' | 'images' | 'originals'): string {
   return `${app.arnOf(app.service.data.photoBucket)}/${prefix}/${randomUUID()}/${randomUUID()}/photo`;
 }
 
@@ -209,16 +209,29 @@ export function declaredNeeds(name: string): Needed[] {
         return over([
           { action: 's3:GetObject', resource: photoObject('uploads') },
           { action: 's3:DeleteObject', resource: photoObject('uploads') },
-          { action: 's3:PutObject', resource: photoObject('images') },
-          { action: 's3:DeleteObject', resource: photoObject('images') },
+          { action: 's3:PutObject', resource: photoObject('originals') },
           { action: 's3:ListBucket', resource: app.arnOf(app.service.data.photoBucket) },
         ]);
       case 'photoDelete':
-        return over([{ action: 's3:DeleteObject', resource: photoObject('images') }]);
+        return over([
+          { action: 's3:DeleteObject', resource: photoObject('images') },
+          { action: 's3:DeleteObject', resource: photoObject('originals') },
+        ]);
       case 'photoImport':
         return over([
+          { action: 's3:GetObject', resource: photoObject('originals') },
+          { action: 's3:PutObject', resource: photoObject('originals') },
           { action: 's3:PutObject', resource: photoObject('images') },
+          { action: 's3:DeleteObject', resource: photoObject('originals') },
           { action: 's3:DeleteObject', resource: photoObject('images') },
+        ]);
+      case 'photoCdn':
+        // CreateInvalidation on the photo distribution (CloudFront ARNs name no region).
+        return over([
+          {
+            action: 'cloudfront:CreateInvalidation',
+            resource: `arn:${PARTITION}:cloudfront::${ACCOUNT}:distribution/${app.refOf(app.service.photoCdn.photoDistribution.distribution)}`,
+          },
         ]);
       case 'catalogueRead':
         return over([

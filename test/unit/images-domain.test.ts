@@ -4,11 +4,18 @@ import {
   editInGallery,
   type GalleryImage,
   GalleryRuleError,
+  imageIdFor,
   importIdFor,
   MAX_GALLERY_IMAGES,
   mintedUploadSize,
   orderGallery,
+  photoCdnPaths,
+  photoKeys,
   removeFromGallery,
+  renditionFile,
+  renditionPlan,
+  renditionUrl,
+  uploadImportIdFor,
   uploadKey,
 } from '../../functions/domain/images.ts';
 
@@ -103,5 +110,78 @@ describe('keys and ids', () => {
     expect(mintedUploadSize('t', 'other', key)).toBeUndefined();
     expect(mintedUploadSize('t', 'p', `${key}/../../x`)).toBeUndefined();
     expect(mintedUploadSize('t', 'p', 'uploads/t/p/not-a-key')).toBeUndefined();
+  });
+});
+
+describe('renditions', () => {
+  it('plans the widths below the photo and its own up to 2048, never wider; the JPEG at 1024 or the photo’s width', () => {
+    // Act + Assess
+    expect(renditionPlan(6000)).toEqual({ webp: [320, 640, 1024, 1600, 2048], jpeg: 1024 });
+    expect(renditionPlan(2048)).toEqual({ webp: [320, 640, 1024, 1600, 2048], jpeg: 1024 });
+    expect(renditionPlan(1200)).toEqual({ webp: [320, 640, 1024, 1200], jpeg: 1024 });
+    expect(renditionPlan(800)).toEqual({ webp: [320, 640, 800], jpeg: 800 });
+    expect(renditionPlan(320)).toEqual({ webp: [320], jpeg: 320 });
+    expect(renditionPlan(40)).toEqual({ webp: [40], jpeg: 40 });
+  });
+
+  it('names a rendition by photo, width and its bytes’ hash, and finds its URL beside the default one', () => {
+    // Act
+    const file = renditionFile('abc', 640, 'ff42ae045aaaff8f0123', 'image/webp');
+    // Assess
+    expect(file).toBe('abc-640w-ff42ae045aaaff8f.webp');
+    expect(renditionFile('abc', 1024, '9bc2a47bbff5f78200', 'image/jpeg')).toBe(
+      'abc-1024w-9bc2a47bbff5f782.jpg',
+    );
+    expect(renditionUrl('https://cdn.example/images/t/p/abc-1024w-9bc2a47bbff5f782.jpg', file)).toBe(
+      'https://cdn.example/images/t/p/abc-640w-ff42ae045aaaff8f.webp',
+    );
+  });
+
+  it('derives the photo id of an import attempt, and an upload’s import id apart from any URL’s', () => {
+    // Act + Assess
+    expect(imageIdFor('imp', 1)).toBe(imageIdFor('imp', 1));
+    expect(imageIdFor('imp', 2)).not.toBe(imageIdFor('imp', 1));
+    expect(uploadImportIdFor('t', 'p', 'uploads/t/p/u-10')).not.toBe(
+      importIdFor('t', 'p', 'uploads/t/p/u-10'),
+    );
+    expect(uploadImportIdFor('t', 'p', 'uploads/t/p/u-10')).toMatch(
+      /^[0-9a-f]{8}-[0-9a-f]{4}-8[0-9a-f]{3}-[89ab]/,
+    );
+  });
+
+  it("lists a photo's keys and CDN paths: original and renditions; a photo from before renditions by its served key", () => {
+    // Prepare
+    const rendered: GalleryImage = {
+      ...photo('abc', '2026-01-01T00:00:00Z'),
+      key: 'originals/t/p/imp.jpg',
+      sortOrder: 0,
+      isPrimary: true,
+      renditions: [
+        {
+          file: 'abc-320w-0000000000000000.webp',
+          width: 320,
+          height: 213,
+          contentType: 'image/webp',
+          sizeBytes: 1,
+        },
+        {
+          file: 'abc-320w-1111111111111111.jpg',
+          width: 320,
+          height: 213,
+          contentType: 'image/jpeg',
+          sizeBytes: 1,
+        },
+      ],
+    };
+    const legacy: GalleryImage = { ...photo('old', '2026-01-01T00:00:00Z'), sortOrder: 1, isPrimary: false };
+    // Act + Assess
+    expect(photoKeys('t', 'p', rendered)).toEqual([
+      'originals/t/p/imp.jpg',
+      'images/t/p/abc-320w-0000000000000000.webp',
+      'images/t/p/abc-320w-1111111111111111.jpg',
+    ]);
+    expect(photoCdnPaths('t', 'p', rendered)).toEqual(['/images/t/p/abc-*']);
+    expect(photoKeys('t', 'p', legacy)).toEqual(['images/t/p/old.jpg']);
+    expect(photoCdnPaths('t', 'p', legacy)).toEqual(['/images/t/p/old.jpg']);
   });
 });

@@ -15,11 +15,8 @@ import {
 } from '@aws-sdk/client-s3';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import {
-  PHOTO_CACHE_CONTROL,
-  PhotoChangedError,
-  S3PhotoStore,
-} from '../../functions/kernel/ports/photo-store.ts';
+import { RENDITION_CACHE_CONTROL } from '../../functions/domain/images.ts';
+import { PhotoChangedError, S3PhotoStore } from '../../functions/kernel/ports/photo-store.ts';
 import { s3RefusalOfPresignedPut, uploadContractProblems } from '../support/strict-s3.ts';
 
 const s3 = mockClient(S3Client);
@@ -197,7 +194,7 @@ describe('S3PhotoStore calls', () => {
     await expect(copyDenied).rejects.toThrow(/Access Denied/);
   });
 
-  it('puts, copies (the version checked, with the type read from the file, cached for a bounded time) and deletes by key', async () => {
+  it('puts a rendition with its Cache-Control and an original with none, copies the version checked (the type read from the file) and deletes by key', async () => {
     // Prepare
     s3.on(PutObjectCommand)
       .resolves({})
@@ -205,32 +202,60 @@ describe('S3PhotoStore calls', () => {
       .resolves({})
       .on(DeleteObjectCommand)
       .resolves({});
-    const body = Buffer.from('GIF89a');
+    const body = Buffer.from('RIFF....WEBP');
     // Act
-    await store().put('images/t/p/i.gif', body, 'image/gif');
-    await store().copy('uploads/t/p/u 1', 'images/t/p/i.png', 'image/png', '"etag-1"');
+    await store().put('images/t/p/i-640w-0123456789abcdef.webp', body, 'image/webp', RENDITION_CACHE_CONTROL);
+    await store().put('originals/t/p/i.gif', body, 'image/gif');
+    await store().copy('uploads/t/p/u 1', 'originals/t/p/i.png', 'image/png', '"etag-1"');
     await store().delete('uploads/t/p/u 1');
     // Assess
-    expect(s3.commandCalls(PutObjectCommand)[0]?.args[0].input).toEqual({
-      Bucket: BUCKET,
-      Key: 'images/t/p/i.gif',
-      Body: body,
-      ContentType: 'image/gif',
-      CacheControl: PHOTO_CACHE_CONTROL,
-    });
-    expect(PHOTO_CACHE_CONTROL).toMatch(/s-maxage=\d+/);
+    expect(s3.commandCalls(PutObjectCommand).map((c) => c.args[0].input)).toEqual([
+      {
+        Bucket: BUCKET,
+        Key: 'images/t/p/i-640w-0123456789abcdef.webp',
+        Body: body,
+        ContentType: 'image/webp',
+        CacheControl: 'public, max-age=31536000, immutable',
+      },
+      { Bucket: BUCKET, Key: 'originals/t/p/i.gif', Body: body, ContentType: 'image/gif' },
+    ]);
     expect(s3.commandCalls(CopyObjectCommand)[0]?.args[0].input).toEqual({
       Bucket: BUCKET,
-      Key: 'images/t/p/i.png',
+      Key: 'originals/t/p/i.png',
       CopySource: `${BUCKET}/uploads/t/p/u%201`,
       CopySourceIfMatch: '"etag-1"',
       ContentType: 'image/png',
-      CacheControl: PHOTO_CACHE_CONTROL,
       MetadataDirective: 'REPLACE',
     });
     expect(s3.commandCalls(DeleteObjectCommand)[0]?.args[0].input).toEqual({
       Bucket: BUCKET,
       Key: 'uploads/t/p/u 1',
+    });
+  });
+
+  it('reads a whole object, and nothing for a missing one', async () => {
+    // Prepare
+    const body = { transformToByteArray: async () => new Uint8Array([0xff, 0xd8, 0xff]) };
+    s3.on(GetObjectCommand, { Key: 'originals/t/p/a.jpg' })
+      .resolves({ Body: body as never })
+      .on(GetObjectCommand, { Key: 'originals/t/p/gone.jpg' })
+      .rejects(
+        new S3ServiceException({
+          name: 'NoSuchKey',
+          $fault: 'client',
+          message: 'The specified key does not exist.',
+          $metadata: { httpStatusCode: 404 },
+        }),
+      );
+    // Act
+    const found = await store().read('originals/t/p/a.jpg');
+    const missing = await store().read('originals/t/p/gone.jpg');
+    // Assess
+    expect([...(found ?? [])]).toEqual([0xff, 0xd8, 0xff]);
+    expect(missing).toBeUndefined();
+    expect(s3.commandCalls(GetObjectCommand)[0]?.args[0].input).toEqual({
+      Bucket: BUCKET,
+      Key: 'originals/t/p/a.jpg',
     });
   });
 

@@ -3,11 +3,12 @@ import { IMPORT_FAILURE_REASONS, IMPORT_STATUSES } from '../../domain/images.ts'
 import { asIs, entityConfig, lazyEntity, SERVICE, timestamps } from './common.ts';
 
 /**
- * The import of one photo URL into one listing (interface §3.5). Its id is derived from the Tenant,
- * the listing and the URL (domain/images.ts `importIdFor`), so a repeat of the same URL finds it by
- * key. It lives in the listing's partition, beside the listing (`sk` does not begin with `property`,
- * so the listing's reads never load it). `attempt` counts the fetches requested: a worker holding a
- * message of an older attempt stands down.
+ * The import of one photo into one listing (interface §3.5): from a URL, or from a confirmed upload
+ * (whose original the confirm kept under `originals/`). Its id is derived from the Tenant, the listing
+ * and the URL or upload key (domain/images.ts `importIdFor`, `uploadImportIdFor`), so a repeat finds
+ * it by key. It lives in the listing's partition, beside the listing (`sk` does not begin with
+ * `property`, so the listing's reads never load it). `attempt` counts the fetches requested: a worker
+ * holding a message of an older attempt stands down.
  */
 export const ImageImport = lazyEntity(
   () =>
@@ -18,7 +19,12 @@ export const ImageImport = lazyEntity(
           tenantId: { type: 'string', required: true, readOnly: true },
           propertyId: { type: 'string', required: true, readOnly: true },
           id: { type: 'string', required: true, readOnly: true },
-          url: { type: 'string', required: true, readOnly: true },
+          /** The URL imported; absent for a confirmed upload. */
+          url: { type: 'string', readOnly: true },
+          /** The confirmed upload's key (`uploads/…`); absent for an import by URL. */
+          objectKey: { type: 'string', readOnly: true },
+          /** Where a confirmed upload's original is kept (`originals/…`), to be rendered by the worker. */
+          originalKey: { type: 'string', readOnly: true },
           status: { type: IMPORT_STATUSES, required: true },
           /** What the import asked of the gallery (latest request wins on a retry). */
           isPrimary: { type: 'boolean' },

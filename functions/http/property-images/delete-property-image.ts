@@ -9,7 +9,8 @@ export const operation = defineOperation(
     params: ImagePath,
     responses: {
       204: {
-        description: 'The photo left the gallery and its file was deleted; the next photo is the cover',
+        description:
+          'The photo left the gallery and its files were deleted (the CDN drops them within minutes); the next photo is the cover',
       },
       404: {
         description: 'No listing with this id in this tenant, or no such photo on it',

@@ -38,9 +38,10 @@ export const propertyImageRoutes = [
     path: '/v1/properties/{property_id}/images',
     scope: 'properties:write',
     entry: 'property-images/confirm-property-image.ts',
-    summary: 'Add an uploaded photo to the gallery (201; 200 when that upload was already confirmed)',
+    summary:
+      'Confirm an uploaded photo: checked and kept, its renditions made in the background (202 pending, as an import; 200 when that upload was already confirmed)',
     tag: 'Listing photos',
-    uses: ['photoConfirm'],
+    uses: ['photoConfirm', 'imageQueue'],
   },
   {
     operationId: 'updatePropertyImage',
@@ -57,8 +58,9 @@ export const propertyImageRoutes = [
     path: '/v1/properties/{property_id}/images/{image_id}',
     scope: 'properties:write',
     entry: 'property-images/delete-property-image.ts',
-    summary: 'Remove a photo from the gallery and delete its file (the next photo becomes the cover)',
+    summary:
+      'Remove a photo from the gallery and delete its files (the next photo becomes the cover; the CDN drops them)',
     tag: 'Listing photos',
-    uses: ['photoDelete'],
+    uses: ['photoDelete', 'imageQueue'],
   },
 ] as const satisfies readonly RouteDefinition[];

@@ -19,6 +19,7 @@ export const AWS_PORTS_BY_USE = {
   photoConfirm: ['photo-store.ts'],
   photoDelete: ['photo-store.ts'],
   photoImport: ['photo-store.ts'],
+  photoCdn: ['photo-cdn.ts'],
   catalogueRead: ['catalogue-store.ts'],
   catalogueWrite: ['catalogue-store.ts'],
 } as const satisfies Record<string, readonly string[]>;

@@ -34,15 +34,6 @@ export class PhotoChangedError extends Error {
 }
 
 /**
- * How long caches keep a gallery photo. The photo distribution's cache policy follows the origin's
- * Cache-Control (its minimum TTL is 0), so `s-maxage` bounds how long the CDN serves a photo after it
- * was deleted: an edge copy older than that is revalidated with S3, which answers that it is gone.
- * Browsers may keep it for `max-age`. A photo is never overwritten (a new photo is a new key), so
- * revalidating a live one is a cheap 304.
- */
-export const PHOTO_CACHE_CONTROL = 'public, max-age=3600, s-maxage=600';
-
-/**
  * The photo bucket (S3 in AWS, the local S3 of `npm start` and the tests). Keys are chosen by the
  * services (domain/images.ts); the port never decides where a file goes.
  */
@@ -63,11 +54,16 @@ export interface PhotoStorePort {
    * when the object is no longer that version.
    */
   readStart(key: string, bytes: number, version: string): Promise<Buffer>;
-  /** Writes a gallery photo (the import worker), cached as PHOTO_CACHE_CONTROL says. */
-  put(key: string, body: Buffer, contentType: string): Promise<void>;
+  /** The whole object, or undefined when there is none (the worker reads an original). */
+  read(key: string): Promise<Buffer | undefined>;
   /**
-   * Copies `version` of an object to `toKey`, stored with `contentType` and PHOTO_CACHE_CONTROL (an
-   * upload confirmed into the gallery); PhotoChangedError when the source is no longer that version.
+   * Writes an object: an original (private, no `cacheControl`) or a rendition, served with the
+   * `cacheControl` given (S3 stores it and answers every GET with it; the CDN follows it).
+   */
+  put(key: string, body: Buffer, contentType: string, cacheControl?: string): Promise<void>;
+  /**
+   * Copies `version` of an object to `toKey`, stored with `contentType` (an upload confirmed: its
+   * original kept); PhotoChangedError when the source is no longer that version.
    */
   copy(fromKey: string, toKey: string, contentType: string, version: string): Promise<void>;
   /** Deletes an object; deleting a missing one is no error. */
@@ -84,7 +80,7 @@ export interface S3PhotoStoreOptions {
   client?: S3ClientConfig;
 }
 
-/** Amazon S3 (or an S3-compatible local stand-in): PutObject presigned, HeadObject, GetObject, CopyObject, DeleteObject. */
+/** Amazon S3 (or an S3-compatible local stand-in): PutObject presigned, HeadObject, GetObject, PutObject, CopyObject, DeleteObject. */
 export class S3PhotoStore implements PhotoStorePort {
   readonly #bucket: string;
   readonly #base: string;
@@ -172,7 +168,19 @@ export class S3PhotoStore implements PhotoStorePort {
     return Buffer.from(body ?? new Uint8Array());
   }
 
-  async put(key: string, body: Buffer, contentType: string): Promise<void> {
+  async read(key: string): Promise<Buffer | undefined> {
+    const [{ GetObjectCommand }, client] = await this.#s3();
+    try {
+      const answer = await client.send(new GetObjectCommand({ Bucket: this.#bucket, Key: key }));
+      return Buffer.from((await answer.Body?.transformToByteArray()) ?? new Uint8Array());
+    } catch (error) {
+      const e = error as { name?: string; $metadata?: { httpStatusCode?: number } };
+      if (e.name === 'NoSuchKey' || e.$metadata?.httpStatusCode === 404) return undefined;
+      throw error;
+    }
+  }
+
+  async put(key: string, body: Buffer, contentType: string, cacheControl?: string): Promise<void> {
     const [{ PutObjectCommand }, client] = await this.#s3();
     await client.send(
       new PutObjectCommand({
@@ -180,7 +188,7 @@ export class S3PhotoStore implements PhotoStorePort {
         Key: key,
         Body: body,
         ContentType: contentType,
-        CacheControl: PHOTO_CACHE_CONTROL,
+        ...(cacheControl ? { CacheControl: cacheControl } : {}),
       }),
     );
   }
@@ -196,7 +204,6 @@ export class S3PhotoStore implements PhotoStorePort {
           // S3 refuses (412) to copy another version than the one that was inspected.
           CopySourceIfMatch: version,
           ContentType: contentType,
-          CacheControl: PHOTO_CACHE_CONTROL,
           MetadataDirective: 'REPLACE',
         }),
       )

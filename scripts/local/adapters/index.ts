@@ -1,6 +1,7 @@
 import { setEnrichmentProvider } from '../../../functions/kernel/ports/ai-provider.ts';
 import { setCatalogueStore } from '../../../functions/kernel/ports/catalogue-store.ts';
 import { setEmails } from '../../../functions/kernel/ports/email.ts';
+import { NoPhotoCdn, setPhotoCdn } from '../../../functions/kernel/ports/photo-cdn.ts';
 import { setPhotoStore } from '../../../functions/kernel/ports/photo-store.ts';
 import { setQueue } from '../../../functions/kernel/ports/queue.ts';
 import { LocalScoringProvider, setScoringProvider } from '../../../functions/kernel/ports/scoring.ts';
@@ -20,8 +21,8 @@ export const LOCAL_CURSOR_SECRET = 'local-stack-cursor-secret-not-for-aws';
 
 /**
  * Binds the local adapters of every port: the table-backed queue, the outbox, the deterministic
- * enrichment provider, the rule-based scorer, the webhook ladder on the local queue and the photo
- * store and the catalogue snapshots on the local S3. Called by the local stack (`npm start`), the bench and the test setup;
+ * enrichment provider, the rule-based scorer, the webhook ladder on the local queue, the photo
+ * store and the catalogue snapshots on the local S3, and no photo CDN. Called by the local stack (`npm start`), the bench and the test setup;
  * Lambda never calls it: each Lambda entry binds the AWS adapters its row `uses` (lib/bundling.ts).
  */
 export function bindLocalAdapters(): void {
@@ -32,6 +33,8 @@ export function bindLocalAdapters(): void {
   setWebhookLadder(new LocalWebhookLadder());
   // The local S3 of `npm start` and the tests (S3_ENDPOINT); without one, the photo routes say so.
   setPhotoStore(process.env.S3_ENDPOINT ? localPhotoStore() : undefined);
+  // No CDN: the local S3 serves photos itself and answers 404 once a file is deleted.
+  setPhotoCdn(new NoPhotoCdn());
   // The catalogue snapshots, on the same local S3; without one, every cold catalogue reads the table.
   setCatalogueStore(process.env.S3_ENDPOINT ? localCatalogueStore() : undefined);
 }
