@@ -16,6 +16,7 @@ import { ErrorOut, InternalErrorOut, ValidationErrorOut } from '../functions/con
 import { describeRequirement } from '../functions/domain/scopes.ts';
 import { routes } from '../functions/routes.ts';
 import { type WorkerDefinition, workers } from '../functions/workers.ts';
+import { parseCommandLine } from './command-line.ts';
 import { webhooksDocument } from './openapi-webhooks.ts';
 import { referencePageHtml } from './reference-page.ts';
 
@@ -257,7 +258,14 @@ export function withGeneratedTables(page: string): string {
 }
 
 if (import.meta.main) {
-  const check = process.argv.includes('--check');
+  const { values } = parseCommandLine({
+    usage: 'npm run openapi [-- --check]',
+    summary:
+      'Writes docs/openapi.json, docs/reference.html and the route and worker tables of docs/architecture.md from the route table and the zod contract.',
+    options: { check: { type: 'boolean', default: false } },
+    help: { check: 'write nothing; exit 1 when any of them is out of date' },
+  });
+  const check = values.check;
   const openapiFile = resolve(root, 'docs/openapi.json');
   const tablesFile = resolve(root, GENERATED_TABLES_PAGE);
   const openapi = `${JSON.stringify(await buildOpenApi(), null, 2)}\n`;

@@ -45,6 +45,7 @@ import { buildApp } from '../lib/app.ts';
 import { emailDomain, parseBedrockModelId } from '../lib/constructs/service-function.ts';
 import type { AiModelSettings } from '../lib/stacks/async-stack.ts';
 import { CLOUDFRONT_WAF_REGION } from '../lib/stacks/edge-firewall-stack.ts';
+import { usageText } from './command-line.ts';
 
 export type Verdict = 'PASS' | 'WARN' | 'FAIL';
 
@@ -561,9 +562,26 @@ export function hasBlocker(results: readonly CheckResult[]): boolean {
   return results.some((r) => r.verdict === 'FAIL');
 }
 
-const USAGE =
-  'usage: npm run preflight -- --region REGION --email-from SENDER ' +
-  '[--model MODEL_OR_PROFILE_ID] [--model-regions R1,R2] [--waf on|off]';
+const PREFLIGHT_COMMAND_LINE = {
+  usage: 'npm run preflight -- --region REGION --email-from SENDER [options]',
+  summary:
+    'Checks an AWS account before `npx cdk deploy`: the CDK bootstrap (of us-east-1 too while WAF is on), SES, Bedrock model access and quotas, Lambda concurrency. PASS, WARN or FAIL per line; exit 1 on any FAIL (docs/deploy.md).',
+  options: {
+    region: { type: 'string' },
+    'email-from': { type: 'string' },
+    model: { type: 'string' },
+    'model-regions': { type: 'string' },
+    waf: { type: 'string' },
+  },
+  help: {
+    region: 'the region to deploy to (required)',
+    'email-from': 'the emailFrom you will deploy with (required)',
+    model: 'the Bedrock model or inference profile id (deploy parameter aiModelId)',
+    'model-regions': 'the regions the model is called in, comma-separated (aiModelRegions)',
+    waf: 'on or off, as the deploy will be (-c waf=off); on by default',
+  },
+} as const;
+const USAGE = usageText(PREFLIGHT_COMMAND_LINE);
 
 class UsageError extends Error {}
 
@@ -572,19 +590,13 @@ class UsageError extends Error {}
  * 2 on a usage error). `--waf off` plans the stacks as `-c waf=off` deploys them (no us-east-1 stack).
  */
 export async function runPreflightCli(argv: string[], write: (text: string) => void): Promise<number> {
+  if (argv.includes('--help') || argv.includes('-h')) {
+    write(USAGE);
+    return 0;
+  }
   let values: Record<string, string | undefined>;
   try {
-    values = parseArgs({
-      args: argv,
-      options: {
-        region: { type: 'string' },
-        'email-from': { type: 'string' },
-        model: { type: 'string' },
-        'model-regions': { type: 'string' },
-        waf: { type: 'string' },
-      },
-      strict: true,
-    }).values;
+    values = parseArgs({ args: argv, options: PREFLIGHT_COMMAND_LINE.options, strict: true }).values;
     if (!values.region) throw new UsageError('--region is required');
     if (!values['email-from'])
       throw new UsageError('--email-from is required (the emailFrom you will deploy with)');
@@ -592,7 +604,7 @@ export async function runPreflightCli(argv: string[], write: (text: string) => v
       throw new UsageError('--waf must be on or off');
     }
   } catch (error) {
-    process.stderr.write(`${(error as Error).message}\n${USAGE}\n`);
+    process.stderr.write(`error: ${(error as Error).message}\n\n${USAGE}`);
     return 2;
   }
   const region = values.region as string;

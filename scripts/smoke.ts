@@ -13,6 +13,7 @@
  * properties:write, leads:read and leads:write (a demo or ops key with every scope will do).
  */
 import { parseArgs } from 'node:util';
+import { usageText } from './command-line.ts';
 
 /** A step's failure, with the line to print. */
 class StepFailure extends Error {}
@@ -32,25 +33,35 @@ interface Options {
 const REQUEST_TIMEOUT_MS = 30_000;
 const POLL_INTERVAL_MS = 2_000;
 
+const SMOKE_COMMAND_LINE = {
+  usage: 'npm run smoke -- --url URL --key KEY [options]',
+  summary:
+    'Walks a deployed (or local) API through one listing and one Lead with a secret key, step by step, and exits non-zero naming the first step that fails (docs/deploy.md).',
+  options: {
+    url: { type: 'string' },
+    key: { type: 'string' },
+    'scoring-timeout-seconds': { type: 'string' },
+  },
+  help: {
+    url: 'the API base URL (https://, or http:// for a local stack) (required)',
+    key: 'a secret key with properties:write, leads:read and leads:write (required)',
+    'scoring-timeout-seconds': 'how long to wait for the Lead to be scored (default 120)',
+  },
+} as const;
+
 function usage(message: string): never {
-  process.stderr.write(
-    `${message}\nusage: npm run smoke -- --url URL --key KEY [--scoring-timeout-seconds 120]\n`,
-  );
+  process.stderr.write(`error: ${message}\n\n${usageText(SMOKE_COMMAND_LINE)}`);
   process.exit(2);
 }
 
 function readOptions(argv: string[]): Options {
+  if (argv.includes('--help') || argv.includes('-h')) {
+    process.stdout.write(usageText(SMOKE_COMMAND_LINE));
+    process.exit(0);
+  }
   let parsed: ReturnType<typeof parseArgs<{ options: Record<string, { type: 'string' }> }>>;
   try {
-    parsed = parseArgs({
-      args: argv,
-      options: {
-        url: { type: 'string' },
-        key: { type: 'string' },
-        'scoring-timeout-seconds': { type: 'string' },
-      },
-      strict: true,
-    });
+    parsed = parseArgs({ args: argv, options: SMOKE_COMMAND_LINE.options, strict: true });
   } catch (error) {
     usage((error as Error).message);
   }

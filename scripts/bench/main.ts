@@ -16,7 +16,7 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { availableParallelism, loadavg } from 'node:os';
 import { dirname, resolve } from 'node:path';
-import { parseArgs } from 'node:util';
+import { parseCommandLine } from '../command-line.ts';
 import { ensureTable, startDynamoLocal } from '../local/dynamo-local.ts';
 import { bundleHandlers } from './bundles.ts';
 import { COST_NOTES } from './cost.ts';
@@ -36,55 +36,68 @@ import {
 import { SITE_NOTES } from './site-search.ts';
 import { parseSections, round, SECTIONS, type Section } from './stats.ts';
 
-const { values: args } = parseArgs({
+const { values: args } = parseCommandLine({
+  usage: 'npm run bench -- [--only SECTIONS] [options]',
+  summary:
+    'Measures what the README and docs/bench.md claim: cold starts, DynamoDB units per operation, the hot path under load, the Leads and site scale runs, photo renditions, the cost table. Each section prints its figures with the load average; see docs/bench.md.',
   options: {
     out: { type: 'string' },
-    /** Sections to run, comma-separated (cold-start, costs, load, leads, events, photos, site, tenants, cost; and import, only when named); all but import by default. */
     only: { type: 'string' },
-    /** Fresh processes per function for the cold-start medians (at least 10 for a median). */
     runs: { type: 'string', default: '11' },
-    /** Cold start: the cursor key from CURSOR_SECRET (`env`, as deployed) or `secrets-manager`. */
     'cursor-key': { type: 'string', default: 'env' },
-    /** Measured requests per cost row, after one warm-up. */
     samples: { type: 'string', default: '5' },
     connections: { type: 'string', default: '8' },
     duration: { type: 'string', default: '8' },
-    /** Load section: runs of the floor and every row (medians reported). */
     'load-runs': { type: 'string', default: '3' },
-    /** Load section: sequential requests per row for the CPU-per-request figure. */
     'cpu-requests': { type: 'string', default: '200' },
-    /** Load section: only these rows, by operationId (comma-separated), e.g. `getProperty`. */
     'load-rows': { type: 'string' },
-    /** Load section: write a V8 CPU profile of the API server process into this folder. */
     'cpu-prof': { type: 'string' },
-    /** Leads seeded into the leads section's Tenant (issue 4 asks for 20,000); 0 skips the section. */
     leads: { type: 'string', default: '20000' },
-    /** Of those, the oldest this many archived before the live ones were touched (issue 26: 300,000 of 500,000). */
     archived: { type: 'string', default: '0' },
-    /** Live listings of the site section's Tenant (issue 12 asks for 5,000). */
     listings: { type: 'string', default: '5000' },
-    /** Site section: price changes of the largest listing whose item sizes it reports (issue 25: 1,000). */
     'price-changes': { type: 'string', default: '1000' },
-    /** Tenants section: how many Tenants, and the largest one's live listings (issue 25: 200 and 50,000). */
     tenants: { type: 'string', default: '30' },
     largest: { type: 'string', default: '2000' },
-    /** Tenants section: fresh processes standing for containers, and the site requests each serves. */
     containers: { type: 'string', default: '4' },
     'container-requests': { type: 'string', default: '100' },
-    /** Tenants section: the containers' memory settings in MB, comma-separated, taken in turn. */
     'container-mb': { type: 'string', default: '1024,512' },
-    /** Cost section: also rewrite README.md's cost-table block with the figures of this run. */
     readme: { type: 'boolean', default: false },
-    /** Import section (`--only import`, not in the default run): listings of the feed (issue 25: 50,000). */
     'import-listings': { type: 'string', default: '50000' },
-    /** Import section: items the import runs at once (`admin listing import --concurrency`); importListings' default if not given. */
     'import-concurrency': { type: 'string' },
-    /** Import section: the share of DynamoDB calls of the first run throttled past the SDK's retries. */
     'throttle-rate': { type: 'string', default: '0.05' },
-    /** Import section: the rebuilder on AWS's schedule (`minute`, each whole minute) or the local stack's (`local`). */
     'rebuild-schedule': { type: 'string', default: 'minute' },
-    /** Import section: how long to wait after the imports for a snapshot that covers them. */
     'cover-timeout': { type: 'string', default: '300' },
+  },
+  help: {
+    out: 'write the report (markdown) to this file as well as stdout',
+    only: 'sections to run, comma-separated (cold-start, costs, load, leads, events, photos, site, tenants, cost; and import, only when named); all but import by default',
+    runs: 'fresh processes per function for the cold-start medians (at least 10 for a median)',
+    'cursor-key': 'cold start: the cursor key from CURSOR_SECRET (`env`, as deployed) or `secrets-manager`',
+    samples: 'measured requests per cost row, after one warm-up',
+    connections: 'load section: concurrent connections of autocannon',
+    duration: 'load section: seconds per autocannon run',
+    'load-runs': 'load section: runs of the floor and every row (medians reported)',
+    'cpu-requests': 'load section: sequential requests per row for the CPU-per-request figure',
+    'load-rows': 'load section: only these rows, by operationId (comma-separated), e.g. `getProperty`',
+    'cpu-prof': 'load section: write a V8 CPU profile of the API server process into this folder',
+    leads: "Leads seeded into the leads section's Tenant; 0 skips the section.",
+    archived: 'of those, the oldest this many archived before the live ones were touched',
+    listings: "Live listings of the site section's Tenant.",
+    'price-changes': 'site section: price changes of the largest listing whose item sizes it reports',
+    tenants: 'tenants section: how many Tenants',
+    largest: "tenants section: the largest Tenant's live listings",
+    containers: 'tenants section: fresh processes standing for containers',
+    'container-requests': 'tenants section: site requests each container serves',
+    'container-mb': "Tenants section: the containers' memory settings in MB, comma-separated, taken in turn.",
+    readme: "Cost section: also rewrite README.md's cost-table block with the figures of this run.",
+    'import-listings': 'import section (`--only import`, not in the default run): listings of the feed',
+    'import-concurrency':
+      "Import section: items the import runs at once (`admin listing import --concurrency`); importListings' default if not given.",
+    'throttle-rate':
+      "Import section: the share of DynamoDB calls of the first run throttled past the SDK's retries.",
+    'rebuild-schedule':
+      "Import section: the rebuilder on AWS's schedule (`minute`, each whole minute) or the local stack's (`local`).",
+    'cover-timeout': 'import section: how long to wait after the imports for a snapshot that covers them',
   },
 });
 

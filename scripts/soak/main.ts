@@ -18,8 +18,8 @@
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { parseArgs } from 'node:util';
 import S3rver from 's3rver';
+import { parseCommandLine } from '../command-line.ts';
 import { LOCAL_CURSOR_SECRET } from '../local/adapters/index.ts';
 import { LOCAL_PHOTO_BUCKET } from '../local/adapters/local-photo-store.ts';
 import { seededRandom } from '../local/demo-photos.ts';
@@ -34,27 +34,39 @@ import { REPORT_FILE, writeReadmeTable, writeReport } from './report.ts';
 import { describeUnsettled, unsettled } from './settle.ts';
 import type { TrafficTenant } from './traffic.ts';
 
-const { values } = parseArgs({
+const { values } = parseCommandLine({
+  usage: 'npm run soak -- --minutes M --seed S [options]',
+  summary:
+    "Runs the local stack with each moving part in its own process and the DynamoDB faults on, drives seeded traffic from three Tenants and webhook receivers, kill -9s the parts, then audits the settled stack against the driver's ledger: nothing lost, nothing twice (docs/testing.md, Soak).",
   options: {
     minutes: { type: 'string', default: '10' },
     seed: { type: 'string', default: '1' },
     'drain-seconds': { type: 'string' },
-    /**
-     * Think time between one Tenant's requests. The default, 1.5 s, is the pace this stack's local
-     * stand-ins drain on a 2-core machine: back to back (`--pause-ms 0`), DynamoDB Local saturates a
-     * core and the drain measures the stand-in's throughput rather than the pipeline's losses.
-     */
     'pause-ms': { type: 'string', default: '1500' },
     keep: { type: 'boolean', default: false },
-    /** `kill -9`s of each killed part (default: 0.6 a minute, at least one). */
     'kills-per-part': { type: 'string' },
-    /** The parts killed, comma-separated (default: stream,webhooks,api). */
     'kill-parts': { type: 'string', default: 'stream,webhooks,api' },
-    /** Plant one fault (scripts/soak/plants.ts): the soak must then fail and name the loss. */
     plant: { type: 'string' },
     'list-plants': { type: 'boolean', default: false },
-    /** Write the README's soak table from this run's audit (README.md, soak-figures markers). */
     readme: { type: 'boolean', default: false },
+  },
+  help: {
+    minutes: 'minutes of traffic',
+    seed: 'the seed of the traffic, the faults and the kills (a run can be replayed)',
+    'drain-seconds':
+      "seconds the stack may take to settle after the traffic (default: 600, or the traffic's length if longer)",
+    /*
+     * The default pace, 1.5 s, is what this stack's local stand-ins drain on a 2-core machine: back to
+     * back (`--pause-ms 0`), DynamoDB Local saturates a core and the drain measures the stand-in's
+     * throughput rather than the pipeline's losses.
+     */
+    'pause-ms': "think time between one Tenant's requests",
+    keep: 'keep the data folder after the run',
+    'kills-per-part': 'kill -9s of each killed part (default: 0.6 a minute, at least one)',
+    'kill-parts': 'the parts killed, comma-separated (stream, webhooks, api, ai, images)',
+    plant: 'plant one fault (scripts/soak/plants.ts): the soak must then fail and name the loss',
+    'list-plants': 'list the faults --plant can plant, and exit',
+    readme: "write the README's soak table from this run's audit (a passing, unplanted run only)",
   },
 });
 if (values['list-plants']) {

@@ -1,0 +1,51 @@
+/**
+ * Every command a person runs answers `--help` with its usage (exit 0, stdout), and a bad command
+ * line with one line naming what is wrong, then the usage (exit 2, stderr): never a stack trace.
+ */
+import { spawnSync } from 'node:child_process';
+import { resolve } from 'node:path';
+import { describe, expect, it } from 'vitest';
+
+const ROOT = resolve(import.meta.dirname, '../..');
+
+const COMMANDS = {
+  soak: 'scripts/soak/main.ts',
+  bench: 'scripts/bench/main.ts',
+  preflight: 'scripts/preflight.ts',
+  smoke: 'scripts/smoke.ts',
+  openapi: 'scripts/openapi.ts',
+} as const;
+
+function run(script: string, args: string[]) {
+  const result = spawnSync(process.execPath, [script, ...args], {
+    cwd: ROOT,
+    encoding: 'utf8',
+    timeout: 60_000,
+    env: { ...process.env, LOG_LEVEL: 'SILENT' },
+  });
+  return { code: result.status, stdout: result.stdout, stderr: result.stderr };
+}
+
+describe.each(Object.entries(COMMANDS))('npm run %s', (name, script) => {
+  it('--help prints the usage with every option on stdout and exits 0', () => {
+    // Act
+    const { code, stdout, stderr } = run(script, ['--help']);
+    // Assess
+    expect(code, stderr).toBe(0);
+    expect(stdout).toMatch(new RegExp(`^usage: npm run ${name}`));
+    expect(stdout).toContain('options:');
+    expect(stdout).toContain('--help');
+    expect(stderr).not.toMatch(/at .*\(.*:\d+:\d+\)|node:internal/);
+  });
+
+  it('an unknown option is one line naming it, then the usage, exit 2, no stack trace', () => {
+    // Act
+    const { code, stdout, stderr } = run(script, ['--no-such-option']);
+    // Assess
+    expect(code).toBe(2);
+    expect(stderr.split('\n')[0]).toBe("error: Unknown option '--no-such-option'");
+    expect(stderr).toContain(`usage: npm run ${name}`);
+    expect(stderr).not.toMatch(/at .*\(.*:\d+:\d+\)|node:internal/);
+    expect(stdout).toBe('');
+  });
+});
