@@ -20,9 +20,10 @@
  * Content-Type and Content-Length are signed, every header handed out is signed, and the URL fixes
  * no checksum (the service cannot know the bytes when it mints the URL).
  */
-import { createHash, createHmac } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { crc32 } from 'node:zlib';
 import { SignatureV4 } from '@smithy/signature-v4';
+import { NodeSha256 } from '../../scripts/local/adapters/local-s3.ts';
 
 export interface S3Credentials {
   accessKeyId: string;
@@ -41,29 +42,6 @@ export interface S3Refusal {
   status: number;
   code: string;
   message: string;
-}
-
-/** SHA-256 (and its HMAC) for the SDK signer, from node:crypto: what `@smithy/hash-node` does. */
-class NodeSha256 {
-  readonly #hash;
-  constructor(secret?: string | ArrayBuffer | ArrayBufferView) {
-    this.#hash =
-      secret === undefined
-        ? createHash('sha256')
-        : createHmac('sha256', typeof secret === 'string' ? secret : toBuffer(secret));
-  }
-  update(data: string | ArrayBuffer | ArrayBufferView): void {
-    this.#hash.update(typeof data === 'string' ? data : toBuffer(data));
-  }
-  async digest(): Promise<Uint8Array> {
-    return new Uint8Array(this.#hash.digest());
-  }
-}
-
-function toBuffer(data: ArrayBuffer | ArrayBufferView): Buffer {
-  return ArrayBuffer.isView(data)
-    ? Buffer.from(data.buffer, data.byteOffset, data.byteLength)
-    : Buffer.from(data);
 }
 
 /** RFC 3986 escaping, as SigV4 canonicalisation requires (encodeURIComponent leaves !'()* alone). */

@@ -54,8 +54,11 @@ const AUTH_PARAMS = [
   'X-Amz-Signature',
 ] as const;
 
-/** SHA-256 and its HMAC over node:crypto, in the shape the SDK's signer takes (what `@smithy/hash-node` is). */
-class NodeSha256 {
+/**
+ * SHA-256 and its HMAC over node:crypto, in the shape the SDK's signer takes (what `@smithy/hash-node`
+ * is): the local gateway and the tests' strict S3 (test/support/strict-s3.ts) both sign with it.
+ */
+export class NodeSha256 {
   readonly #hash;
   constructor(secret?: string | ArrayBuffer | ArrayBufferView) {
     this.#hash =
