@@ -103,7 +103,23 @@ export async function startWorker(
     case 'schedule': {
       const job =
         (handler as (() => Promise<unknown>) | undefined) ?? (await handlerOf<() => Promise<unknown>>(row));
-      const run = () => runAsFunction(row.entry, job).catch(onError);
+      // A tick that comes while the last run is still going is skipped. In AWS a run ends before the
+      // next one starts (the sweeper's timeout is a third of its 15 minutes; the catalogue rebuild stops
+      // at the end of its minute). Scaled down with the ladder, the sweeper's period is shorter than a
+      // sweep, and overlapping sweeps piled up on a slow DynamoDB Local until every call timed out and
+      // webhook deliveries stopped (the ten-minute soak, seed 13).
+      let inFlight = false;
+      const run = async () => {
+        if (inFlight) return;
+        inFlight = true;
+        try {
+          await runAsFunction(row.entry, job);
+        } catch (error) {
+          onError(error);
+        } finally {
+          inFlight = false;
+        }
+      };
       void run();
       const timer = setInterval(run, localPeriodMsOf({ ...row, trigger }));
       return { stop: () => clearInterval(timer) };

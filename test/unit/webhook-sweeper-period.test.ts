@@ -60,5 +60,33 @@ describe('the sweeper timed by the shrunk ladder (issue 34)', () => {
       expect(atStart).toBe(1);
       expect(sweeps).toBe(4);
     });
+
+    it('never starts a sweep while the last one runs: a slow sweep skips the ticks it outlasts', async () => {
+      // Prepare: the soak's scale, and sweeps that take 2.5 s (a loaded DynamoDB Local) against a 1 s period
+      process.env.RETRY_DELAY_SCALE = '0.0005';
+      resetConfig();
+      vi.useFakeTimers();
+      let started = 0;
+      let running = 0;
+      let mostAtOnce = 0;
+      const slowSweep = async () => {
+        started++;
+        running++;
+        mostAtOnce = Math.max(mostAtOnce, running);
+        await new Promise((resolve) => setTimeout(resolve, 2_500));
+        running--;
+      };
+      // Act
+      const worker = await startWorker(
+        sweeper,
+        { endpoint: 'http://127.0.0.1:9', tableName: 'unused' },
+        slowSweep,
+      );
+      await vi.advanceTimersByTimeAsync(6_000);
+      worker.stop();
+      // Assess: one at a time; started at 0 s, 3 s (the first tick after 2.5 s) and 6 s
+      expect(mostAtOnce).toBe(1);
+      expect(started).toBe(3);
+    });
   });
 });
