@@ -26,7 +26,7 @@ import { issueApiKey, parseScopes, revokeApiKeyById } from '../../functions/serv
 import { createArea, recomputeAreas, setManualMembership } from '../../functions/services/areas.ts';
 import { rebuildCatalogueSnapshot } from '../../functions/services/catalogue-rebuild.ts';
 import { resumeHeldEnrichments } from '../../functions/services/enrichment.ts';
-import { IMPORT_CONCURRENCY, importListings } from '../../functions/services/listing-import.ts';
+import { importListings } from '../../functions/services/listing-import.ts';
 import { migrateListings, readListing } from '../../functions/services/listings.ts';
 import { renderStoredPhotos } from '../../functions/services/photo-processing.ts';
 import { orderByDepth, type PlaceInput, savePlace } from '../../functions/services/places.ts';
@@ -85,8 +85,8 @@ function bindPhotosOfTarget(): void {
   } else throw new AdminInputError('No S3 for the photos: run `npm start`, or set S3_ENDPOINT');
 }
 
+/** A command's flags and what it does are its line in ./usage.ts (COMMAND_USAGE). */
 export interface Command {
-  usage: string;
   /** `progress(label)` gives a reporter of a long loop's progress (drawn only on a terminal). */
   run: (flags: Flags, progress: (label: string) => ProgressReporter) => Promise<unknown>;
 }
@@ -94,7 +94,6 @@ export interface Command {
 /** Every admin command, keyed by "<group> <action>". Output is the JSON printed on stdout. */
 export const commands: Record<string, Command> = {
   'tenant create': {
-    usage: '--slug SLUG --name NAME [--languages en,es] [--website URL] [--country ES]',
     run: async (flags) => {
       const languages = optional(flags, 'languages');
       const website = optional(flags, 'website');
@@ -110,8 +109,6 @@ export const commands: Record<string, Command> = {
     },
   },
   'tenant update': {
-    usage:
-      '--tenant SLUG [--name NAME] [--languages en,es] [--website URL] [--country ES] [--subscription active|read_only] [--suspended true|false] [--rate-limit-per-minute N] [--ai on|off] [--ai-monthly-limit-usd N]',
     run: async (flags) => {
       const languages = optional(flags, 'languages');
       const changes = withoutUndefined({
@@ -141,11 +138,9 @@ export const commands: Record<string, Command> = {
     },
   },
   'tenant show': {
-    usage: '--tenant SLUG',
     run: async (flags) => presentTenant(await requireTenantBySlug(required(flags, 'tenant'))),
   },
   'agent create': {
-    usage: '--tenant SLUG --name NAME --email EMAIL [--phone P] [--admin]',
     run: async (flags) => {
       const tenant = await requireTenantBySlug(required(flags, 'tenant'));
       const phone = optional(flags, 'phone');
@@ -160,7 +155,6 @@ export const commands: Record<string, Command> = {
     },
   },
   'key create': {
-    usage: '--tenant SLUG --name NAME --scopes s1,s2 [--expires-at ISO]',
     run: async (flags) => {
       const tenant = await requireTenantBySlug(required(flags, 'tenant'));
       const expiresAt = optional(flags, 'expires-at');
@@ -174,7 +168,6 @@ export const commands: Record<string, Command> = {
     },
   },
   'key revoke': {
-    usage: '--tenant SLUG --id ID',
     run: async (flags) => {
       const tenant = await requireTenantBySlug(required(flags, 'tenant'));
       const record = await revokeApiKeyById(tenant.tenantId, required(flags, 'id'));
@@ -182,15 +175,12 @@ export const commands: Record<string, Command> = {
     },
   },
   'key list': {
-    usage: '--tenant SLUG   (every secret and publishable key; never the keys themselves)',
     run: async (flags) => {
       const tenant = await requireTenantBySlug(required(flags, 'tenant'));
       return listKeys(tenant.tenantId);
     },
   },
   'site-key create': {
-    usage:
-      '--tenant SLUG --origins https://a.example,https://*.a.example [--name NAME]   (the key is shown only here)',
     run: async (flags) => {
       const tenant = await requireTenantBySlug(required(flags, 'tenant'));
       const { record, key } = await issueSiteKey({
@@ -202,7 +192,6 @@ export const commands: Record<string, Command> = {
     },
   },
   'site-key update': {
-    usage: '--tenant SLUG --id ID --origins https://a.example,...   (replaces the whole list)',
     run: async (flags) => {
       const tenant = await requireTenantBySlug(required(flags, 'tenant'));
       const record = await updateSiteKeyOrigins(
@@ -214,7 +203,6 @@ export const commands: Record<string, Command> = {
     },
   },
   'site-key revoke': {
-    usage: '--tenant SLUG --id ID',
     run: async (flags) => {
       const tenant = await requireTenantBySlug(required(flags, 'tenant'));
       const record = await revokeSiteKey(tenant.tenantId, required(flags, 'id'));
@@ -222,7 +210,6 @@ export const commands: Record<string, Command> = {
     },
   },
   'webhook create': {
-    usage: '--tenant SLUG --url URL --events a,b   (a console endpoint; the secret is shown only here)',
     run: async (flags) => {
       const tenant = await requireTenantBySlug(required(flags, 'tenant'));
       const events = required(flags, 'events')
@@ -245,14 +232,12 @@ export const commands: Record<string, Command> = {
     },
   },
   'webhook list': {
-    usage: '--tenant SLUG',
     run: async (flags) => {
       const tenant = await requireTenantBySlug(required(flags, 'tenant'));
       return (await listAllEndpoints(tenant.tenantId)).map(toEndpointOut);
     },
   },
   'area create': {
-    usage: '--tenant SLUG --kind region|zone|neighborhood|community --name NAME [--places CODE,...]',
     run: async (flags) => {
       const tenant = await requireTenantBySlug(required(flags, 'tenant'));
       const places = optional(flags, 'places');
@@ -277,7 +262,6 @@ export const commands: Record<string, Command> = {
     },
   },
   'area add-listing': {
-    usage: '--tenant SLUG --area AREA_ID --listing PROPERTY_ID',
     run: async (flags) => {
       const tenant = await requireTenantBySlug(required(flags, 'tenant'));
       return setManualMembership(
@@ -289,7 +273,6 @@ export const commands: Record<string, Command> = {
     },
   },
   'area exclude-listing': {
-    usage: '--tenant SLUG --area AREA_ID --listing PROPERTY_ID',
     run: async (flags) => {
       const tenant = await requireTenantBySlug(required(flags, 'tenant'));
       return setManualMembership(
@@ -301,15 +284,12 @@ export const commands: Record<string, Command> = {
     },
   },
   'area recompute': {
-    usage: '--tenant SLUG [--area AREA_ID]',
     run: async (flags, progress) => {
       const tenant = await requireTenantBySlug(required(flags, 'tenant'));
       return recomputeAreas(tenant.tenantId, optional(flags, 'area'), progress('area recompute'));
     },
   },
   'lead rekey': {
-    usage:
-      '--tenant SLUG   (re-files Leads stored under older keys: archived ones, legacy search tokens; rerunnable)',
     run: async (flags) => {
       const tenant = await requireTenantBySlug(required(flags, 'tenant'));
       const total = { examined: 0, rekeyed: 0 };
@@ -324,7 +304,6 @@ export const commands: Record<string, Command> = {
     },
   },
   'listing import': {
-    usage: `--tenant SLUG --file FEED.json [--concurrency N]   (a JSON array of listings in the create shape, each with internal_ref; N items at once, ${IMPORT_CONCURRENCY} by default, items of one internal_ref one after the other in feed order; throttled items are retried, failures listed per item; re-running the same feed resumes it: imported items are skipped by internal_ref)`,
     run: async (flags, progress) => {
       const concurrency = integerFlag(flags, 'concurrency', 1);
       const tenant = await requireTenantBySlug(required(flags, 'tenant'));
@@ -334,15 +313,12 @@ export const commands: Record<string, Command> = {
     },
   },
   'listing migrate': {
-    usage:
-      '--tenant SLUG   (lays out listings stored before the item bounds: long translations in their own items, the last 20 price changes; moves listings archived before into the archived list; rerunnable)',
     run: async (flags, progress) => {
       const tenant = await requireTenantBySlug(required(flags, 'tenant'));
       return migrateListings(tenant.tenantId, progress('listing migrate'));
     },
   },
   'listing show': {
-    usage: '--tenant SLUG --id PROPERTY_ID',
     run: async (flags) => {
       const tenant = await requireTenantBySlug(required(flags, 'tenant'));
       const { property, areas } = await readListing(tenant.tenantId, required(flags, 'id'));
@@ -364,8 +340,6 @@ export const commands: Record<string, Command> = {
     },
   },
   'photos render': {
-    usage:
-      '--tenant SLUG | --all   (makes the renditions of the photos stored before renditions existed, listing by listing, and stops serving their originals; rerunnable: a photo with renditions is skipped; deployed: PHOTO_BUCKET, PHOTO_BASE_URL, PHOTO_DISTRIBUTION_ID)',
     run: async (flags, progress) => {
       const slug = optional(flags, 'tenant');
       const all = booleanFlag(flags, 'all') === true;
@@ -381,8 +355,6 @@ export const commands: Record<string, Command> = {
     },
   },
   'catalogue rebuild': {
-    usage:
-      "--tenant SLUG   (rewrites the Tenant's catalogue snapshot from every listing in the table; deployed: CATALOGUE_BUCKET)",
     run: async (flags, progress) => {
       const tenant = await requireTenantBySlug(required(flags, 'tenant'));
       bindCatalogueStoreOfTarget();
@@ -393,19 +365,15 @@ export const commands: Record<string, Command> = {
     },
   },
   'theme set': {
-    usage:
-      '--tenant SLUG --file theme.json   ({colors: {primary, accent, background, text}, fonts: {heading, body}, corner_style, logo_url, show_powered_by})',
     run: async (flags) => setTheme(required(flags, 'tenant'), readJson(required(flags, 'file'))),
   },
   'email list': {
-    usage: '--tenant SLUG   (the local outbox: what the local stack would have emailed)',
     run: async (flags) => {
       const tenant = await requireTenantBySlug(required(flags, 'tenant'));
       return listOutbox(tenant.tenantId);
     },
   },
   'place create': {
-    usage: '--code CODE --name NAME [--parent CODE] [--kind KIND]',
     run: async (flags) =>
       toPlaceOut(
         await savePlace({
@@ -417,7 +385,6 @@ export const commands: Record<string, Command> = {
       ),
   },
   'place import': {
-    usage: '--file FILE.json   (a JSON array of {code, name, parent?, kind?})',
     run: async (flags, progress) => {
       const file = required(flags, 'file');
       const places = readJsonArray(file) as PlaceInput[];
@@ -461,14 +428,4 @@ function readJsonArray(file: string): unknown[] {
   const parsed = readJson(file);
   if (!Array.isArray(parsed)) throw new AdminInputError(`${file} must hold a JSON array`);
   return parsed;
-}
-
-export function usage(): string {
-  return [
-    'Usage: npm run -s admin -- <command> [--flag value ...]',
-    '',
-    ...Object.entries(commands).map(([name, c]) => `  ${name} ${c.usage}`),
-    '',
-    'Targets the local stack running on DATA_DIR (default .data/), or a deployed table when TABLE_NAME is set.',
-  ].join('\n');
 }

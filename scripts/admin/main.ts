@@ -1,7 +1,8 @@
 /**
  * The admin CLI: `npm run -s admin -- <command> [--flag value ...]`.
  * JSON on stdout and nothing else there; progress on stderr when it is a terminal; an error is one
- * line on stderr, exit 1.
+ * line on stderr, exit 1. `--help` prints the usage (exit 0); a bad command line (an unknown command
+ * or option) is one line naming it, then the usage, on stderr, exit 2, before any connection.
  *
  * Target, in order: a deployed table when TABLE_NAME is set (AWS credentials from the environment);
  * the local stack that `npm start` runs on DATA_DIR; the data a stopped stack left on DATA_DIR, with
@@ -11,12 +12,33 @@
  */
 import { parseArgs, UsageError } from './args.ts';
 import { terminalProgress } from './progress.ts';
+import { COMMAND_USAGE, flagsOf, usage } from './usage.ts';
 
 const { words, flags } = parseArgs(process.argv.slice(2));
 const fail = (message: string): never => {
   process.stderr.write(`error: ${message.split('\n')[0]}\n`);
   process.exit(1);
 };
+/** A command line that names no command or an option the command does not take. */
+const badCommandLine = (message: string): never => {
+  process.stderr.write(`error: ${message}\n\n${usage()}`);
+  process.exit(2);
+};
+
+const name = words.slice(0, 2).join(' ');
+if (flags.has('help') || (words.length === 0 && flags.size === 0)) {
+  process.stdout.write(usage());
+  process.exit(0);
+}
+if (words.length !== 2 || !(name in COMMAND_USAGE)) {
+  badCommandLine(
+    words.length === 0
+      ? `Unknown option '--${[...flags.keys()][0]}'`
+      : `unknown command "${words.join(' ')}"`,
+  );
+}
+const unknownFlag = [...flags.keys()].find((flag) => !flagsOf(name).has(flag));
+if (unknownFlag) badCommandLine(`Unknown option '--${unknownFlag}' for "${name}"`);
 
 async function connect(): Promise<() => Promise<void>> {
   if (process.env.TABLE_NAME && !process.env.DYNAMODB_ENDPOINT) return async () => undefined;
@@ -54,24 +76,13 @@ async function connect(): Promise<() => Promise<void>> {
 
 async function main(): Promise<void> {
   process.env.LOG_LEVEL ??= 'ERROR';
-  const wantsHelp = words.length === 0 || flags.has('help');
   // Connect first: the data modules read the endpoint and table from the environment on import.
-  const disconnect = wantsHelp ? async () => undefined : await connect();
-  const { commands, usage } = await import('./commands.ts');
-  if (wantsHelp) {
-    process.stdout.write(`${usage()}\n`);
-    return;
-  }
-  const name = words.slice(0, 2).join(' ');
+  const disconnect = await connect();
+  const { commands } = await import('./commands.ts');
   const command = commands[name];
-  if (!command || words.length !== 2) {
-    await disconnect();
-    fail(`unknown command "${words.join(' ')}"; run with --help for the list`);
-  }
   try {
-    const result = await (command as NonNullable<typeof command>).run(flags, (label) =>
-      terminalProgress(label, process.stderr),
-    );
+    if (!command) throw new Error(`"${name}" has a usage line and no command`);
+    const result = await command.run(flags, (label) => terminalProgress(label, process.stderr));
     process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
   } finally {
     await disconnect();

@@ -49,3 +49,38 @@ describe.each(Object.entries(COMMANDS))('npm run %s', (name, script) => {
     expect(stdout).toBe('');
   });
 });
+
+describe('npm run admin', () => {
+  const admin = 'scripts/admin/main.ts';
+
+  it('--help prints every command with its flags on stdout and exits 0, without a stack to connect to', () => {
+    // Act
+    const { code, stdout, stderr } = run(admin, ['--help']);
+    const ofOne = run(admin, ['tenant', 'show', '--help']);
+    // Assess
+    expect(code, stderr).toBe(0);
+    expect(stdout).toMatch(/^Usage: npm run -s admin -- <command>/);
+    expect(stdout).toContain('  tenant show --tenant SLUG');
+    expect(stdout).toContain('  listing import --tenant SLUG --file FEED.json');
+    expect(ofOne.code, ofOne.stderr).toBe(0);
+    expect(ofOne.stdout).toBe(stdout);
+  });
+
+  it.each([
+    [['--no-such-option'], "error: Unknown option '--no-such-option'"],
+    [
+      ['tenant', 'show', '--tenant', 'demo', '--no-such-option', 'x'],
+      `error: Unknown option '--no-such-option' for "tenant show"`,
+    ],
+    [['tenant', 'frobnicate'], 'error: unknown command "tenant frobnicate"'],
+  ])('%j is one line naming what is wrong, then the usage, exit 2, before any connection', (args, line) => {
+    // Act: DATA_DIR holds nothing, so a command that got as far as connecting would say so instead
+    const { code, stdout, stderr } = run(admin, args);
+    // Assess
+    expect(code).toBe(2);
+    expect(stderr.split('\n')[0]).toBe(line);
+    expect(stderr).toContain('Usage: npm run -s admin -- <command>');
+    expect(stderr).not.toMatch(/at .*\(.*:\d+:\d+\)|node:internal/);
+    expect(stdout).toBe('');
+  });
+});
