@@ -77,33 +77,52 @@ const gatewayStep: PipelineStep = {
       : {},
 };
 
+type ChainSpec = OperationSpec<z.ZodMiniType, z.ZodMiniType, z.ZodMiniType>;
+type Middleware = ReturnType<typeof errorHandler>;
+
 /**
- * The chain as documentation, in the order it runs (see {@link defineOperation}): the OpenAPI
- * generator merges these steps' answers into every operation (answers.ts `documentedResponses`).
+ * One link of a request chain: the middleware that runs and its declaration (what it answers, the
+ * headers it sets). A chain is one list of links, from which both the real middy chain
+ * ({@link defineOperation}) and its documentation (the OpenAPI's answers) are made, so the two
+ * cannot disagree on the order.
  */
-export const pipelineSteps: readonly PipelineStep[] = [
-  gatewayStep,
-  errorHandlerStep,
-  authenticateStep,
-  checkAccessStep,
-  rateLimitStep,
-  idempotencyStep,
-  validateInputStep,
+interface ChainLink {
+  step: PipelineStep;
+  middleware: (spec: ChainSpec) => Middleware;
+}
+
+/** The chain of a secret-key route, in the order it runs. */
+const secretKeyChain: readonly ChainLink[] = [
+  { step: errorHandlerStep, middleware: () => errorHandler() },
+  { step: authenticateStep, middleware: () => authenticate() },
+  { step: checkAccessStep, middleware: () => checkAccess() },
+  { step: rateLimitStep, middleware: () => rateLimit() },
+  { step: idempotencyStep, middleware: () => idempotency() },
+  { step: validateInputStep, middleware: (spec) => validateInput(spec) },
 ];
 
 /**
  * The chain of a site route (publishable key): admission (key, origin rules, CORS, tenant state)
  * replaces authenticate and the scope check; the site budgets replace the key's. A site write honours
- * Idempotency-Key as every write does (§8), scoped to the publishable key.
+ * Idempotency-Key as every write does, scoped to the publishable key and the visitor.
  */
-export const sitePipelineSteps: readonly PipelineStep[] = [
-  gatewayStep,
-  errorHandlerStep,
-  siteAccessStep,
-  siteRateLimitStep,
-  idempotencyStep,
-  validateInputStep,
+const siteChain: readonly ChainLink[] = [
+  { step: errorHandlerStep, middleware: () => errorHandler() },
+  { step: siteAccessStep, middleware: () => siteAccess() },
+  { step: siteRateLimitStep, middleware: () => siteRateLimit() },
+  { step: idempotencyStep, middleware: () => idempotency() },
+  { step: validateInputStep, middleware: (spec) => validateInput(spec) },
 ];
+
+/**
+ * The chain as documentation, in the order it runs: the gateway's own answer, then each link's step.
+ * The OpenAPI generator merges these steps' answers into every operation (answers.ts
+ * `documentedResponses`).
+ */
+export const pipelineSteps: readonly PipelineStep[] = [gatewayStep, ...secretKeyChain.map((l) => l.step)];
+
+/** The site chain as documentation (see {@link pipelineSteps}). */
+export const sitePipelineSteps: readonly PipelineStep[] = [gatewayStep, ...siteChain.map((l) => l.step)];
 
 /**
  * Site answers (interface §5 rule 8): a successful GET is cached at the edge for a minute and served
@@ -226,15 +245,15 @@ export function defineOperation<
       }
     },
   } as unknown as Parameters<typeof middy>[1];
-  const validation = validateInput(spec as OperationSpec<z.ZodMiniType, z.ZodMiniType, z.ZodMiniType>);
   // The chain depends on the row (site routes take a publishable key), so it is built on the first
   // request, once the row is registered.
   let chain: ((event: HttpEvent, context: Context) => Promise<HttpResponse>) | undefined;
   const chainFor = (row: RouteDefinition) => {
-    const base = middy<HttpEvent, HttpResponse, Error, Context>(core, lifecycle).use(errorHandler());
-    const built = isPublishable(row)
-      ? base.use(siteAccess()).use(siteRateLimit()).use(idempotency()).use(validation)
-      : base.use(authenticate()).use(checkAccess()).use(rateLimit()).use(idempotency()).use(validation);
+    const links = isPublishable(row) ? siteChain : secretKeyChain;
+    const built = links.reduce(
+      (chain, link) => chain.use(link.middleware(spec as ChainSpec)),
+      middy<HttpEvent, HttpResponse, Error, Context>(core, lifecycle),
+    );
     return built as unknown as (event: HttpEvent, context: Context) => Promise<HttpResponse>;
   };
   return {
