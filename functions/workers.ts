@@ -38,8 +38,9 @@ export type WorkerUse =
 /**
  * The DynamoDB actions a function (a worker here, a route through lib/) may be granted on the table
  * (`dynamodb:Query` also on its indexes). A closed list on purpose: no `dynamodb:*`, and no `Scan`
- * (nothing on a request path may scan the table, architecture §5). A transaction has no action of
- * its own: IAM checks each of its items as Put/Update/Delete/ConditionCheckItem (GetItem to read).
+ * (nothing on a request path may scan the table: a Scan reads every Tenant's items). A transaction
+ * has no action of its own: IAM checks each of its items as Put/Update/Delete/ConditionCheckItem
+ * (GetItem to read).
  */
 export type TableAction =
   | 'dynamodb:GetItem'
@@ -172,7 +173,7 @@ export const workers = [
     // A batch of 100 records, each reading what it refers to, fanning out to every subscribed endpoint
     // (side by side: one round of writes and sends however many endpoints) and sending its emails and
     // AI requests, in order. 60 s left a Tenant with many endpoints and a throttled SES or SQS timing the
-    // whole batch out (issue 24, F10): a timeout retries the batch (bisected), repeating its sends.
+    // whole batch out: a timeout retries the batch (bisected), repeating its sends.
     timeoutSeconds: 180,
   },
   {
@@ -254,7 +255,7 @@ export const workers = [
     name: 'webhookSweeper',
     entry: 'functions/workers/webhook-sweeper.ts',
     description: 'Every 15 minutes: queues again webhook deliveries whose ladder rung was lost',
-    // A rung SQS holds is at most 15 minutes late; a later one was lost (issue 24, F1′).
+    // A rung SQS holds is at most 15 minutes late; a later one was lost.
     trigger: {
       kind: 'schedule',
       cron: { minute: '0/15', hour: '*' },

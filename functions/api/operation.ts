@@ -125,7 +125,7 @@ export const pipelineSteps: readonly PipelineStep[] = [gatewayStep, ...secretKey
 export const sitePipelineSteps: readonly PipelineStep[] = [gatewayStep, ...siteChain.map((l) => l.step)];
 
 /**
- * Site answers (interface §5 rule 8): a successful GET is cached at the edge for a minute and served
+ * Site answers (docs/site-api.md): a successful GET is cached at the edge for a minute and served
  * stale for five more while CloudFront refreshes it; anything else is never cached.
  */
 export const SITE_CACHE_CONTROL = 'public, s-maxage=60, stale-while-revalidate=300';
@@ -159,7 +159,7 @@ async function finish(state: RequestState, response: HttpResponse): Promise<void
     ? siteCacheControl(state.route, response.statusCode)
     : undefined;
   // A cacheable site answer is served from the edge to every visitor: one visitor's budget headers
-  // must not ride along (issue 23 row 12). 429s and uncached answers keep them.
+  // must not ride along to the others. 429s and uncached answers keep them.
   const perVisitor = cacheControl === SITE_CACHE_CONTROL ? {} : state.rateLimitHeaders;
   Object.assign(response.headers, perVisitor, { 'X-Request-Id': state.requestId });
   if (cacheControl !== undefined) {
@@ -184,9 +184,9 @@ function pagesWithCursor(query: z.ZodMiniType | undefined): boolean {
 }
 
 /**
- * Wraps an operation in the shared chain (architecture §3): authenticate → tenant state and scope
- * → rate limit → idempotency → validation → handler, with errors mapped in one place. The handler
- * only sees validated input and the caller; it never builds an HTTP error by hand.
+ * Wraps an operation in the shared chain: authenticate → tenant state and scope → rate limit →
+ * idempotency → validation → handler, with errors mapped in one place. The handler only sees
+ * validated input and the caller; it never builds an HTTP error by hand.
  */
 export function defineOperation<
   P extends z.ZodMiniType | undefined = undefined,

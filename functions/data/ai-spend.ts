@@ -88,7 +88,7 @@ type CancellationReason = { rejected: boolean; code: string };
  * Two workers charging the same month at once cancel one transaction with `TransactionConflict`
  * (DynamoDB serialises writes to the one AiSpend item). That is no failure of the charge: it is
  * tried again. Thrown away, it would leave the run uncharged for good, because the redelivered
- * message finds the listing already enriched and returns (issue 24, F3).
+ * message finds the listing already enriched and returns.
  */
 const isConflict = (reasons: CancellationReason[]) => reasons.some((r) => r.code === 'TransactionConflict');
 

@@ -110,7 +110,7 @@ function createDocumentClient(): DynamoDBDocumentClient {
   });
   // The SDK's logger middleware writes to the client's `logger`, which is never set here (the SDK's
   // no-op logger), yet it runs every input and output through the operation schema's sensitive-data
-  // filter to build that log entry: about 4% of a cached GET's CPU, for nothing (issue 14). Nothing
+  // filter to build that log entry: about 4% of a cached GET's CPU, for nothing. Nothing
   // else reads what it computes; the metering and operation recording are middlewares of their own.
   client.middlewareStack.remove('loggerMiddleware');
   // Same as ElectroDB's examples: undefined fields are left out of the item rather than refused.

@@ -27,7 +27,7 @@ export function isThrottled(error: unknown): boolean {
 /**
  * ElectroDB `go()` option for the reads of the hot paths: a failed call rejects with the AWS SDK's
  * own error instead of an ElectroError. ElectroDB otherwise builds that ElectroError, stack trace
- * and all, before every call in case one fails: about 3% of a Lead request's CPU (issue 14). A read
+ * and all, before every call in case one fails: about 3% of a Lead request's CPU. A read
  * that fails answers 500 either way, and the SDK error's async stack still names the caller.
  * Writes keep the default (isConditionalFailure reads both forms).
  */

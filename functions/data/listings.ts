@@ -177,8 +177,8 @@ let propertyKeys: ((composite: { tenantId: string; id: string }) => { pk: string
 /**
  * The listing's table key, built by ElectroDB's key conversions (one template, the entity's own)
  * instead of a `get().params()` query chain, which builds a proxy over every attribute of the model
- * on each call: about 1 ms of CPU a request on the bench machine, most of a cached read's own work
- * (issue 14). Built on first use, as the entities are.
+ * on each call: about 1 ms of CPU a request on the bench machine, most of a cached read's own work.
+ * Built on first use, as the entities are.
  */
 function propertyKey(tenantId: string, id: string): { pk: string } {
   if (!propertyKeys) {
@@ -190,8 +190,8 @@ function propertyKey(tenantId: string, id: string): { pk: string } {
 
 /**
  * ElectroDB's `parse` defaults to `ignoreOwnership: true`, under which it proves an item its own by
- * taking the item's keys apart against the key templates: a third of a cached GET's ElectroDB time
- * (issue 14). Every item of ours carries ElectroDB's entity and version markers, so ownership is
+ * taking the item's keys apart against the key templates: a third of a cached GET's ElectroDB time.
+ * Every item of ours carries ElectroDB's entity and version markers, so ownership is
  * checked by those instead (`__edb_e__` and `__edb_v__` equal to the entity's): cheaper, and stricter,
  * as an item of another version is refused too.
  */

@@ -1,7 +1,7 @@
 /**
- * Activity rules (interface §2.2, §2.3 ActivityCreate / ActivityUpdate, §3.4) and the Lead–listing
- * link rules (LeadListingRole, LeadListingSource). No I/O here: the services ask these functions
- * what a write means, then store it.
+ * Activity rules (ActivityKind, ActivityCreate / ActivityUpdate, completion; docs/activities.md)
+ * and the Lead–listing link rules (LeadListingRole, LeadListingSource). No I/O here: the services
+ * ask these functions what a write means, then store it.
  */
 
 export const ACTIVITY_KINDS = ['task', 'call', 'visit', 'meeting', 'note'] as const;
@@ -84,14 +84,14 @@ export interface ActivityChange {
   set: Partial<ActivityFields>;
   /** Attributes to remove. */
   clear: ('completedAt' | OptionalField)[];
-  /** The update moved the Activity from open to done (§3.4: event activity.completed). */
+  /** The update moved the Activity from open to done, which emits the event activity.completed. */
   completedNow: boolean;
   /** The update moved the Activity from done back to open. */
   reopened: boolean;
 }
 
 /**
- * What a partial update does to `current`, or the rule it breaks. Completion follows §3.4:
+ * What a partial update does to `current`, or the rule it breaks. Completion:
  * open + completed true → done (completedAt = now); done + completed false → open (completedAt
  * cleared); sending the state it is already in changes nothing, so completedAt keeps the first time.
  * The result must still satisfy the create rule: a dated kind keeps a due_at.

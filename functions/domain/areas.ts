@@ -1,4 +1,8 @@
-/** Area membership rules (interface §2.2 AreaKind/AreaVia, §3.9). */
+/**
+ * Area membership rules: the kinds of Area (a community has manual membership only) and how a
+ * listing is in one (AreaVia: by the Area's rule, added by hand, or excluded by hand, which a
+ * recompute respects).
+ */
 export const AREA_KINDS = ['region', 'zone', 'neighborhood', 'community'] as const;
 export type AreaKind = (typeof AREA_KINDS)[number];
 export type AreaVia = 'rule' | 'manual' | 'excluded';

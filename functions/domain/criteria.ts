@@ -1,18 +1,18 @@
 /**
- * A Lead's search criteria (interface §2.3 LeadCriteriaIn/Out, §8) and the rules that match a
- * listing against them. Pure: storage and HTTP live elsewhere.
+ * A Lead's search criteria (LeadCriteriaIn/Out and their limits, as docs/criteria-matches.md describes
+ * them) and the rules that match a listing against them. Pure: storage and HTTP live elsewhere.
  */
 import { compareDecimals, DECIMAL_PATTERN } from './decimal.ts';
 import { listingStatus } from './listing.ts';
 
-/** Interface §8 and the bounds of LeadCriteriaIn. */
+/** The published bounds of LeadCriteriaIn: how many items each array holds and how long each item is. */
 export const CRITERIA_LIMITS = {
   placeCodes: 50,
   areaIds: 50,
   propertyTypes: 20,
   propertyTypeLength: 100,
   placeCodeLength: 32,
-  /** Not set by the interface: a cap that keeps the criteria item small. */
+  /** Not a published bound: a cap that keeps the criteria item small. */
   notesLength: 10_000,
 } as const;
 

@@ -1,9 +1,9 @@
 /**
- * Decimal values (prices, bathrooms) travel as strings (interface §2.1) and are never converted to
+ * Decimal values (prices, bathrooms) travel as strings on the API and are never converted to
  * binary floats. These helpers validate and normalise them.
  */
 
-/** The interface's pattern, verbatim. */
+/** The pattern the API publishes for decimal strings, verbatim. */
 export const DECIMAL_PATTERN = /^(?!^[-+.]*$)[+-]?0*\d*\.?\d*$/;
 
 /** Canonical form: no plus sign, no superfluous leading zeros, "0." before a bare fraction. */

@@ -1,7 +1,7 @@
 import * as z from 'zod/mini';
 import type { LanguageText, ListingTexts } from './listing-text.ts';
 
-/** AI enrichment of a listing (interface §3.8): states, triggers, retries, spend. No I/O here. */
+/** AI enrichment of a listing (docs/listings.md): states, triggers, retries, spend. No I/O here. */
 export const ENRICHMENT_STATUSES = ['pending', 'enriched', 'failed', 'off', 'paused'] as const;
 export type EnrichmentStatus = (typeof ENRICHMENT_STATUSES)[number];
 

@@ -2,12 +2,12 @@ import { createHash } from 'node:crypto';
 import { grants, type Scope } from './scopes.ts';
 
 /**
- * The events of interface §6: their catalogue, which read scope covers each, and the pure rule
- * that turns one change of a public resource (its public shape before and after) into the events
- * it emits. Storage, stream decoding and presentation live in functions/streams/events.ts.
+ * The events (docs/events-and-webhooks.md): their catalogue, which read scope covers each, and the
+ * pure rule that turns one change of a public resource (its public shape before and after) into the
+ * events it emits. Storage, stream decoding and presentation live in functions/streams/events.ts.
  */
 
-/** Every subscribable event type (§6.2), in catalogue order; `ping` is a test, never logged. */
+/** Every subscribable event type, in catalogue order; `ping` is a test, never logged. */
 export const EVENT_TYPES = [
   'lead.created',
   'lead.updated',
@@ -34,7 +34,8 @@ export function isEventType(value: string): value is EventType {
 export type SubjectKind = 'lead' | 'inquiry' | 'activity' | 'property';
 
 /**
- * Events are stored (and read back) per group: the kinds one read scope covers (§4.5). A key that
+ * Events are stored (and read back) per group: the kinds one read scope covers (leads:read sees lead.*
+ * and inquiry.*, activities:read activity.*, properties:read property.*). A key that
  * covers two groups reads two partitions, never the third group's events.
  */
 export const EVENT_GROUPS = {
@@ -175,7 +176,7 @@ function propertyEvents(before: PublicResource | undefined, after: PublicResourc
 }
 
 /**
- * The events one change of a resource emits (interface §6.2), in catalogue order. `before` is
+ * The events one change of a resource emits, in catalogue order. `before` is
  * undefined for a new resource; `after` undefined (a removal: nothing is hard-deleted through the
  * interface) emits nothing, and so does a write that changes no public field.
  */
@@ -250,10 +251,10 @@ export function normalizeEventTime(value: string): string | undefined {
   return formatEventTime(whole * 1000 + micros);
 }
 
-/** How long events are kept (interface §8: 30 days of history). */
+/** How long events are kept: GET /v1/events promises 30 days of history. */
 export const EVENT_RETENTION_SECONDS = 30 * 24 * 3600;
 
-/** The §6.1 envelope. */
+/** The envelope every event has, on a webhook delivery and on GET /v1/events alike. */
 export interface EventEnvelope {
   id: string;
   type: EventType;

@@ -1,13 +1,13 @@
 import { createHash } from 'node:crypto';
 
 /**
- * Listing photos (interface §2.5, §3.5, §4.2, §8): what a file must be, where it is kept, and the
- * rules of a listing's gallery. Pure: the services fetch, store and persist.
+ * Listing photos (imports, uploads and their limits; docs/photos.md): what a file must be, where
+ * it is kept, and the rules of a listing's gallery. Pure: the services fetch, store and persist.
  */
 
-/** The largest photo accepted, by import or upload (interface §8). */
+/** The largest photo accepted, by import or upload (the published limit: 20 MB). */
 export const MAX_IMAGE_BYTES = 20 * 1024 * 1024;
-/** Redirects an import follows, each checked again (interface §8). */
+/** Redirects an import follows (the published limit), each checked again. */
 export const MAX_IMPORT_REDIRECTS = 3;
 /** An import's whole fetch (every hop, headers and body) must finish within this. */
 export const IMPORT_TIMEOUT_MS = 30_000;

@@ -1,4 +1,4 @@
-/** Lead rules (interface §2.2, §2.3, §3.1; architecture §6). No I/O here. */
+/** Lead rules: the enumerations, the pipeline and the score tiers (docs/leads-core.md). No I/O here. */
 
 export const LEAD_STATUSES = [
   'new',
@@ -56,7 +56,7 @@ export function allowedMoves(from: LeadStatus): readonly LeadStatus[] {
   return MOVES[from];
 }
 
-/** Tier by the §2.2 thresholds. */
+/** Tier by the published thresholds: hot from 80, warm from 60, moderate from 40, else cold. */
 export function tierOf(score: number): ScoreTier {
   if (score >= 80) return 'hot';
   if (score >= 60) return 'warm';

@@ -1,7 +1,8 @@
 /**
- * What a write does to a listing (interface §2.4, §3.3, §3.8): the attribute changes a validated
- * create or PATCH makes against the listing as it is. No I/O here: the service resolves the Agent
- * and the Place first, decides with `planListingChange`, then writes the plan in one write.
+ * What a write does to a listing (its fields, archiving, the enrichment it queues): the attribute
+ * changes a validated create or PATCH makes against the listing as it is. No I/O here: the service
+ * resolves the Agent and the Place first, decides with `planListingChange`, then writes the plan in
+ * one write.
  */
 import { enrichmentTriggered } from './enrichment.ts';
 import { listingStatus } from './listing.ts';

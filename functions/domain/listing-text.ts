@@ -1,5 +1,5 @@
 /**
- * A listing's text in several languages (interface §2.4 text rules):
+ * A listing's text in several languages (the API's text rules):
  * 1. without ?lang=, title and description are the listing's own text (its source language);
  * 2. with ?lang= naming an enabled Site Language, title, description and highlights are that
  *    language's text;

@@ -1,5 +1,5 @@
 /**
- * The origin rules of publishable keys (interface §5, publishable key rules 1–5). Pure: no I/O.
+ * The origin rules of publishable keys (docs/site-api.md). Pure: no I/O.
  *
  * An allowed origin is one of:
  * - `https://host` (optionally `:port`), no path: that exact origin;

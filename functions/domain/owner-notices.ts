@@ -85,7 +85,7 @@ export function assignmentNotice(lead: NoticeLead): Notice {
 /**
  * Text that reaches an email subject or header, on one line: every control character (CR and LF
  * above all, which could start another header) becomes a space, runs of spaces one. Lead names,
- * listing titles and webhook URLs come from outside (issue 22 item 5).
+ * listing titles and webhook URLs come from outside, so none may write a header of its own.
  */
 export function headerSafe(text: string): string {
   return text

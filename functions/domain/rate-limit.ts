@@ -1,4 +1,4 @@
-/** Fixed-window budgets and the RateLimit headers of interface §7 (IETF draft form). */
+/** Fixed-window budgets and the RateLimit headers every answer carries (IETF draft form). */
 export interface Budget {
   /** Token used in the headers, e.g. "key-minute". */
   name: string;

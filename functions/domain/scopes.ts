@@ -1,4 +1,4 @@
-/** Scopes a secret API key can hold (interface §5). */
+/** Scopes a secret API key can hold (docs/getting-started.md, Keys and scopes). */
 export const SCOPES = [
   'properties:read',
   'properties:write',
@@ -16,8 +16,8 @@ export function isScope(value: string): value is Scope {
 }
 
 /**
- * The one grant a scope carries beyond itself: interface §5 says `properties:write` "also reads
- * them"; `leads:write` and `activities:write` grant writes alone, so that a key handed to a lead
+ * The one grant a scope carries beyond itself: `properties:write` also reads listings, as the API
+ * documents; `leads:write` and `activities:write` grant writes alone, so that a key handed to a lead
  * source for ingestion cannot read the CRM back (a key needing both holds both scopes).
  */
 const IMPLIED: Partial<Record<Scope, Scope[]>> = {

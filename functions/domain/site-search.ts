@@ -1,6 +1,7 @@
 /**
- * The site's search, similar-listing and location rules over a Tenant's live listings (interface
- * §4.7). Pure: the listings come from the in-memory catalogue (services/site-catalogue.ts).
+ * The site's search, similar-listing and location rules over a Tenant's live listings (the
+ * publishable-key reads, docs/site-api.md). Pure: the listings come from the in-memory catalogue
+ * (services/site-catalogue.ts).
  */
 import { roundCoordinate } from './approximate-location.ts';
 import { compareDecimals } from './decimal.ts';
@@ -159,9 +160,9 @@ export function sortListings(
 }
 
 /**
- * Similar listings (interface §8: up to 3 by slug, 6 by id). The rule: live listings of the same
- * listing type (sale or rent; a listing without one matches others without one), never the listing
- * itself, ordered by
+ * Similar listings (up to 3 by slug, 6 by id, as the site API publishes). The rule: live listings
+ * of the same listing type (sale or rent; a listing without one matches others without one), never
+ * the listing itself, ordered by
  * 1. nearness in place: the more of the Place path they share (same town before same region before
  *    same country; no shared Place last);
  * 2. nearness in price: the smaller the difference to the listing's price (rent_price for a
@@ -202,7 +203,7 @@ export function similarListings(
   return nearest.map((s) => s.l);
 }
 
-/** A location of the site (interface §4.7): an Area, a Place or a property type with live listings. */
+/** A location of the site (/v1/site/locations): an Area, a Place or a property type with live listings. */
 export interface SiteLocation {
   kind: 'area' | 'place' | 'property_type';
   slug: string;
@@ -300,11 +301,11 @@ export function buildLocations(
 export type LocationPrecision = 'exact' | 'approximate' | 'hidden';
 
 /**
- * The one location-privacy rule of every site answer (issue 22 item 3): `exact` publishes the
- * address and coordinates as given; `approximate` the coordinates rounded to 2 decimals (about
- * 1 km) and no address (the street address locates the door; the listing's Place, shown beside it, names the
- * town); `hidden` neither. The site search (`q`) follows it too, so a hidden address cannot be
- * found by searching its words.
+ * The one location-privacy rule of every site answer, so that no answer shows more than another:
+ * `exact` publishes the address and coordinates as given; `approximate` the coordinates rounded to
+ * 2 decimals (about 1 km) and no address (the street address locates the door; the listing's Place,
+ * shown beside it, names the town); `hidden` neither. The site search (`q`) follows it too, so a
+ * hidden address cannot be found by searching its words.
  */
 export function publicLocation(l: {
   address?: string | undefined;

@@ -21,12 +21,12 @@ function prefixOf(address: ipaddr.IPv6, bits: number): string {
 }
 
 /**
- * The buckets a site visitor counts in (interface §8, per visitor IP address). IPv4 addresses count
- * one by one. An IPv6 visitor counts by its /64, since one home or phone holds a whole /64 and could
- * otherwise step through addresses to dodge the budget; and its /48 counts too, since a household
- * or office given a /56 (or a /48) holds 256 /64s or more, each with a visitor budget of its own,
- * enough together to spend the Tenant's whole site budget. IPv4-mapped IPv6 counts as the IPv4.
- * Undefined for a value that is not an address.
+ * The buckets a site visitor counts in (the site's budget per visitor IP address). IPv4 addresses
+ * count one by one. An IPv6 visitor counts by its /64, since one home or phone holds a whole /64
+ * and could otherwise step through addresses to dodge the budget; and its /48 counts too, since a
+ * household or office given a /56 (or a /48) holds 256 /64s or more, each with a visitor budget of
+ * its own, enough together to spend the Tenant's whole site budget. IPv4-mapped IPv6 counts as the
+ * IPv4. Undefined for a value that is not an address.
  */
 export function siteVisitor(address: string): SiteVisitor | undefined {
   if (!ipaddr.isValid(address)) return undefined;

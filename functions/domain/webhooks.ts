@@ -3,8 +3,8 @@ import { EVENT_TYPES, type EventType } from './events.ts';
 import type { Scope } from './scopes.ts';
 
 /**
- * Event types a webhook endpoint can subscribe to: the events catalogue (interface §6.2, one list in
- * ./events.ts). `ping` is sent by `POST /v1/webhooks/{endpoint_id}/test` and is never subscribed to.
+ * Event types a webhook endpoint can subscribe to: the events catalogue (one list, in ./events.ts).
+ * `ping` is sent by `POST /v1/webhooks/{endpoint_id}/test` and is never subscribed to.
  */
 export const SUBSCRIBABLE_EVENT_TYPES = EVENT_TYPES;
 
@@ -17,8 +17,8 @@ export function isSubscribableEventType(value: string): value is SubscribableEve
 }
 
 /**
- * The read scope that lets a key see events of this type (§4.5): subscribing needs it too, so that
- * `webhooks:manage` is never a way to read Leads without `leads:read`.
+ * The read scope that lets a key see events of this type on GET /v1/events: subscribing needs it
+ * too, so that `webhooks:manage` is never a way to read Leads without `leads:read`.
  */
 export function readScopeForEventType(type: SubscribableEventType): Scope {
   const kind = type.slice(0, type.indexOf('.'));
@@ -51,8 +51,8 @@ export function generateWebhookSecret(): string {
 }
 
 /**
- * The retry ladder (interface §6.3): the wait after the 1st, 2nd… failed automatic attempt. Eight
- * retries after the first attempt, about three days in all; the 9th failure gives up.
+ * The retry ladder, as the API publishes it: the wait after the 1st, 2nd… failed automatic attempt.
+ * Eight retries after the first attempt, about three days in all; the 9th failure gives up.
  */
 export const RETRY_LADDER_MS: readonly number[] = [
   60_000,

@@ -48,7 +48,7 @@ export async function issueApiKey(input: {
   return { record, secret };
 }
 
-/** Revokes a key and disables the webhook endpoints it subscribed (§5); says how many. */
+/** Revokes a key and disables the webhook endpoints it subscribed, as the API promises; says how many. */
 export async function revokeApiKeyById(
   tenantId: string,
   id: string,

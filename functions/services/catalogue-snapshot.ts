@@ -5,7 +5,7 @@ import type { ListingRecord } from '../data/listings.ts';
 import { catalogueStore } from '../kernel/ports/catalogue-store.ts';
 
 /**
- * The persisted catalogue of a Tenant (issue 25, point 1): its live listings as the site and lead
+ * The persisted catalogue of a Tenant (the catalogue snapshot): its live listings as the site and lead
  * matches read them, in one gzipped object per Tenant (`catalogue/<tenantId>.json.gz`), so a cold
  * function loads it with one S3 GET instead of reading the whole listing index. It carries the
  * watermark (the largest `updatedAt`) of the last change it holds: the loader then runs the usual

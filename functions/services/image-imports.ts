@@ -13,7 +13,7 @@ import { checkPublicUrl, privateUrlsAllowed } from '../kernel/net/public-address
 import { queue } from '../kernel/ports/queue.ts';
 
 /**
- * Photo import by URL (interface §3.5): the request is recorded as pending and its fetch queued;
+ * Photo import by URL (docs/photos.md): the request is recorded as pending and its fetch queued;
  * the worker (services/photo-processing.ts) fetches through the SSRF-safe connector, makes the
  * renditions and ends the import ready (with its gallery image) or failed (with a reason). A
  * confirmed upload is imported the same way, from the original the confirm kept.

@@ -42,7 +42,7 @@ import {
 } from './image-imports.ts';
 
 /**
- * A listing's gallery (interface §4.2): uploads minted and confirmed, photos reordered, the cover
+ * A listing's gallery (docs/photos.md): uploads minted and confirmed, photos reordered, the cover
  * moved, photos deleted. The gallery is kept on the listing, so each change is one conditional
  * write of the listing and emits `property.updated` with `images` (the stream derives it). A photo
  * joins the gallery once its renditions are made, by the photo import worker

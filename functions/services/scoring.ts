@@ -81,13 +81,13 @@ async function aiAllowed(tenant: TenantRecord): Promise<boolean> {
 }
 
 /**
- * (Re)scores a Lead: the provider's score, tier (§2.2 thresholds), buyer type, recommended action and
- * reasons are written on the Lead, in one transaction with the run's receipt (created only if
- * absent: the guard of the request) and its charge to the Tenant's AI spend. So a request is
- * written, and so emits `lead.scored`, once and is charged once, however often it is delivered
- * (issue 24, F4); a redelivery that finds the receipt neither calls the provider nor writes. A
- * Tenant with AI switched off, or at its AI Spend Ceiling, is scored by the local rules (no spend),
- * so every Lead still gets a score.
+ * (Re)scores a Lead: the provider's score, tier (domain/leads.ts `tierOf`), buyer type, recommended
+ * action and reasons are written on the Lead, in one transaction with the run's receipt (created
+ * only if absent: the guard of the request) and its charge to the Tenant's AI spend. So a request
+ * is written, and so emits `lead.scored`, once and is charged once, however often it is delivered;
+ * a redelivery that finds the receipt neither calls the provider nor writes. A Tenant with AI
+ * switched off, or at its AI Spend Ceiling, is scored by the local rules (no spend), so every Lead
+ * still gets a score.
  */
 export async function scoreLead(message: ScoreMessage): Promise<void> {
   const chargeId = `score#${message.leadId}#${message.requestedAt}`;

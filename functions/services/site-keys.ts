@@ -12,7 +12,7 @@ import { parseOrigins } from '../domain/origins.ts';
 import { NotFoundError } from '../kernel/errors.ts';
 import { AdminInputError } from './tenants.ts';
 
-/** The allowed origins of a `--origins` list; one bad origin refuses them all (issue 12). */
+/** The allowed origins of a `--origins` list; one bad origin refuses them all, so none is dropped unseen. */
 function originsOrFail(value: string): string[] {
   const parsed = parseOrigins(value);
   if (parsed.problems.length > 0) throw new AdminInputError(`--origins: ${parsed.problems.join('; ')}`);

@@ -48,7 +48,7 @@ function defaultDeps(): DeliveryDeps {
   return { ladder: webhookLadder(), send: (req) => sendWebhook(req), delayScale: config().RETRY_DELAY_SCALE };
 }
 
-/** The parts of a §6.1 envelope fan-out needs. */
+/** The parts of an event envelope fan-out needs. */
 export interface EnvelopeHead {
   id: string;
   type: string;
@@ -77,7 +77,7 @@ export async function fanOutEvent(
     if (standing === 'live') endpoints.push(endpoint);
     else await disableOfSubscriber(endpoint, standing);
   }
-  // Endpoint by endpoint side by side (issue 24, F10): each is its own item and message, so their order
+  // Endpoint by endpoint side by side: each is its own item and message, so their order
   // does not matter, and a Tenant with many endpoints costs one round of writes, not one per endpoint.
   // If one fails the record fails and is retried; the others find their delivery made and re-queue it.
   await Promise.all(
@@ -137,7 +137,7 @@ export type MessageResult =
 /**
  * Handles one queued message: makes the attempt it stands for (if it is still the one the delivery
  * waits for), logs it, and climbs the ladder on failure. The attempt is recorded BEFORE the next rung
- * is queued (issue 24, F9): a rung that cannot be queued, or a crash in between, leaves a recorded
+ * is queued: a rung that cannot be queued, or a crash in between, leaves a recorded
  * attempt and a pending delivery whose token nothing carries, which the sweeper
  * (`requeueOverdueDeliveries`) queues again once it is overdue. The other order re-ran the whole
  * message when queuing failed: the receiver was POSTed again, and the attempt never recorded.
@@ -292,8 +292,8 @@ async function disableOfSubscriber(
 }
 
 /**
- * How close together failures count as one (issue 24, F6). The interface disables an endpoint after
- * "20 failed attempts in a row"; a burst fans out up to 20 invocations × 10 messages to one endpoint,
+ * How close together failures count as one. The API documents that an endpoint is disabled after
+ * 20 failed attempts in a row; a burst fans out up to 20 invocations × 10 messages to one endpoint,
  * so a receiver down for ten seconds would fail 20 attempts at once and lose its 3-day ladder. So a
  * failure counts only if none was counted in the minute before it (the first rung of the ladder):
  * disabling takes 20 failures spread over at least 19 minutes with no success in between, whatever

@@ -253,7 +253,7 @@ export async function rotateEndpointSecret(tenantId: string, id: string, apiKeyI
   return secret;
 }
 
-/** Key revocation (§5): the endpoints the key subscribed are disabled. Returns how many. */
+/** Key revocation: the endpoints the key subscribed are disabled. Returns how many. */
 export async function disableEndpointsOfKey(tenantId: string, apiKeyId: string): Promise<number> {
   const endpoints = (await listLiveEndpoints(tenantId)).filter(
     (e) => e.createdByKeyId === apiKeyId && e.enabled,
@@ -265,7 +265,7 @@ export async function disableEndpointsOfKey(tenantId: string, apiKeyId: string):
   return endpoints.length;
 }
 
-/** §2.1: event times carry microseconds and a UTC offset. */
+/** Event times carry microseconds and a UTC offset, as the API documents them. */
 export function eventTimestamp(date = new Date()): string {
   return date.toISOString().replace('Z', '000+00:00');
 }
@@ -335,7 +335,7 @@ export async function sendTestPing(
 }
 
 /**
- * A send to a disabled endpoint is a refused state change: 422 with the reason (interface §7 keeps 409
+ * A send to a disabled endpoint is a refused state change: 422 with the reason (the API keeps 409
  * for an Idempotency-Key still running and a held internal_ref, which a client may retry).
  */
 function refuseDisabled(endpoint: WebhookEndpointRecord): void {

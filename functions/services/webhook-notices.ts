@@ -11,10 +11,11 @@ import { emailErrorName, emails, isPermanentEmailFailure } from '../kernel/ports
 const NOTIFIED_REASONS: readonly DisabledReason[] = ['failures', 'gone'];
 
 /**
- * The disable notice's outbox is the endpoint itself (issue 24, F7): the update that disabled it
- * reaches the stream consumer, which emails each Tenant Admin once (a receipt per Admin and
- * disabling). A send that fails for now fails the record after the others were tried, so the retry
- * emails only the Admins still without a receipt; one SES refuses for good is parked and counted.
+ * The disable notice's outbox is the endpoint itself, so no notice is lost between the disabling
+ * and the email: the update that disabled it reaches the stream consumer, which emails each Tenant
+ * Admin once (a receipt per Admin and disabling). A send that fails for now fails the record after
+ * the others were tried, so the retry emails only the Admins still without a receipt; one SES
+ * refuses for good is parked and counted.
  */
 export async function noticeEndpointDisabled(
   oldImage: Record<string, unknown> | undefined,

@@ -72,7 +72,7 @@ export interface SweepResult {
 }
 
 /**
- * The ladder's safety net (issue 24, F1′): finds pending deliveries whose automatic attempt is overdue
+ * The ladder's safety net: finds pending deliveries whose automatic attempt is overdue
  * by more than `OVERDUE_AFTER_MS` (a schedule that never fired, a rung that could not be queued after
  * its attempt was recorded, a queue message lost) and queues each again at once. The delivery is first
  * handed to the new message (a new `scheduleToken`), so the lost one, should it still come, is stale:

@@ -39,7 +39,7 @@ function decode(record: DynamoDBRecord, entity: string | undefined): TableChange
  * is retried with everything after it, so every processor is safe to run again on the same change.
  */
 const processors: ChangeProcessor[] = [
-  // The events log (interface §6): every change of a public resource, as the events it emits.
+  // The events log (docs/events-and-webhooks.md): every change of a public resource, as its events.
   recordEvents,
   // Reactions (functions/streams/reactions): what follows from a write, off the request path.
   // The Owner's email about a new Inquiry or an assignment by the rule (once per notice).
@@ -61,8 +61,8 @@ const processors: ChangeProcessor[] = [
  * (functions/workers.ts: reportBatchItemFailures and bisectBatchOnError on): Lambda checkpoints
  * before the lowest reported record and retries from it *with every record after it*, whatever the
  * handler lists, and after `retryAttempts` discards that whole retried batch to the on-failure
- * destination. So a record that can never succeed would take the records after it down with it
- * (issue 24, F2). Hence:
+ * destination. So a record that can never succeed would take the records after it down with it.
+ * Hence:
  * - a failure after the batch's first record is reported (it and everything after it): the
  *   records before it are checkpointed, and the retry starts at the failed record;
  * - a failure of the batch's first record in a batch of several throws: Lambda splits the batch in

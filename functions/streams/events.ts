@@ -141,7 +141,7 @@ async function tenantSlug(tenantId: string): Promise<string | undefined> {
   return tenant?.slug;
 }
 
-/** The envelopes (§6.1) a table change emits, as event-log items. */
+/** The event envelopes a table change emits, as event-log items. */
 export async function eventsOf(change: TableChange): Promise<EventRecord[]> {
   if (!isEventSource(change.entity)) return [];
   const pending = await pendingEvents(change);

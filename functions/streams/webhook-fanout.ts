@@ -4,7 +4,7 @@ import type { TableChange } from './table-change.ts';
 
 /**
  * The stream consumer's webhook processor:
- * - a new event (entity `event`, its §6.1 envelope as JSON in `envelope`) fans out to the
+ * - a new event (entity `event`, its envelope as JSON in `envelope`) fans out to the
  *   Tenant's subscribed endpoints;
  * - a delivery whose `sendRequestId` changed (redeliver, test) is queued: the API only writes the
  *   request, so a send cannot be lost between the write and the queue;

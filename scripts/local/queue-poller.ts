@@ -83,7 +83,7 @@ export interface DeliverOptions {
 
 /**
  * Delivers the messages that are due, in the SQS event shape the Lambda worker expects, as SQS and
- * its event source do (issue 24, L3):
+ * its event source do:
  * - a message is received by writing a copy hidden for the visibility timeout, with its receive
  *   counted, and deleting the visible one conditionally: two pollers never deliver it twice, and a
  *   process stopped mid-handler loses nothing (the copy shows again, one receive more);
@@ -214,7 +214,8 @@ export async function deliverDue(
 
 /**
  * Polls a local queue until stopped (the local stack's stand-in for the SQS event source): up to the
- * row's `maxConcurrency` batches at once (issue 24, L4), each of the row's batch size.
+ * row's `maxConcurrency` batches at once, as the event source's maximum concurrency caps them, each
+ * of the row's batch size.
  */
 export function startQueuePoller(options: {
   queue: LocalQueueName;

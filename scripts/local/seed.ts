@@ -46,11 +46,11 @@ export async function seedDemo(): Promise<DemoSeed> {
   if (existing) {
     // A data directory from before GET /v1/agents: its Agents gain the index that lists them.
     await reindexAgents(existing.tenantId);
-    // A data directory from before archived Leads had their own list keys (issue 26): re-filed.
+    // A data directory from before archived Leads had their own list keys: re-filed.
     let after: string | undefined;
     do after = (await rekeyLeads(existing.tenantId, { after })).resumeAfter;
     while (after);
-    // A data directory from before archived listings had their own list (issue 26): re-filed.
+    // A data directory from before archived listings had their own list: re-filed.
     await migrateListings(existing.tenantId);
     // A data directory from before publishable keys gets its site key now (shown on this start).
     const siteKey = await seedSiteKey(existing.tenantId);

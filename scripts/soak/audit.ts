@@ -1,5 +1,5 @@
 /**
- * The soak's audit (issue 24, point 4): rules that compare the driver's ledger with what was read
+ * The soak's audit: rules that compare the driver's ledger with what was read
  * back once the stack drained. Each rule is a pure function of the two and returns its figures and
  * its failures (a loss, a duplicate that must not be, a mismatch), so that a test can plant a loss in
  * either and see it named.
@@ -47,7 +47,10 @@ function observedOf(observation: Observation, tenant: TenantLedger): ObservedTen
   return observation.tenants[tenant.tenantId];
 }
 
-/** The event types of the interface (§6.2), written out here so that the audit does not take them from the code it checks. */
+/**
+ * The event types the API documents, written out here so that the audit does not take them from the
+ * code it checks.
+ */
 export const INTERFACE_EVENT_TYPES = [
   'lead.created',
   'lead.updated',
@@ -405,7 +408,7 @@ export function goneReceiver(ledger: Ledger, observation: Observation): RuleResu
   };
 }
 
-/** The interface's retry ladder (§6.3): the waits after each failed attempt. */
+/** The retry ladder the API documents: the waits after each failed attempt. */
 export const INTERFACE_LADDER_MS = [1, 5, 30, 120, 360, 720, 1440, 1440].map((minutes) => minutes * 60_000);
 
 /**

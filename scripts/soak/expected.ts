@@ -1,8 +1,8 @@
 /**
- * What the interface says must follow a change the soak's driver made and saw answered (issue 34,
- * point 1): the events of §6.2 with their key fields, derived here from the driver's own view of
- * each resource (the answers it got), never from the system's event log or its event code. The
- * audit (audit.ts) counts these against what the stack holds once it settled.
+ * What the API documents must follow a change the soak's driver made and saw answered: the events
+ * of its event catalogue with their key fields, derived here from the driver's own view of each
+ * resource (the answers it got), never from the system's event log or its event code. The audit
+ * (audit.ts) counts these against what the stack holds once it settled.
  */
 import type { TenantLedger } from './ledger.ts';
 
@@ -10,8 +10,9 @@ import type { TenantLedger } from './ledger.ts';
 export type View = Record<string, unknown>;
 
 /**
- * The Lead fields a driver's change can move (interface §6.2: "contact or pipeline fields"). Score
- * fields are written by scoring (its own event, lead.scored); `updated_at` moves with any write.
+ * The Lead fields a driver's change can move (lead.updated is documented for "contact or pipeline
+ * fields"). Score fields are written by scoring (its own event, lead.scored); `updated_at` moves
+ * with any write.
  */
 export const LEAD_CHANGE_FIELDS = [
   'name',

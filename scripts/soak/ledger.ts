@@ -67,7 +67,7 @@ export interface TenantLedger {
   slug: string;
   /** Every event the driver's answered changes call for, in the order it saw them answered. */
   expectedEvents: ExpectedEvent[];
-  /** Scoring runs each Lead must get (one per Inquiry it made: interface §4, Lead Scoring). */
+  /** Scoring runs each Lead must get (one per Inquiry it made: an Inquiry has its Lead scored). */
   scoringRuns: Record<string, number>;
   /** Listings created with `ai_enrichment`, each to be enriched once. */
   enriched: string[];

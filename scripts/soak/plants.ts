@@ -1,5 +1,5 @@
 /**
- * Faults the soak can plant (issue 34, point 6): `npm run soak -- --plant NAME`. Each one breaks the
+ * Faults the soak can plant: `npm run soak -- --plant NAME`. Each one breaks the
  * stack the way a real bug would, in the part where that bug would live, so that the audit must
  * fail and name what was lost; `npm run test:slow` runs some of them and checks that they fail.
  *

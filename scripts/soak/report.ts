@@ -1,5 +1,5 @@
 /**
- * The soak's figures, written by the soak (issue 34, point 7): every run keeps its report as JSON
+ * The soak's figures, written by the soak: every run keeps its report as JSON
  * in its DATA_DIR (`soak-report.json`), and `--readme` adds a passing run's figures to
  * docs/soak-runs.json and writes the README's table from that file. No figure is copied by hand.
  */

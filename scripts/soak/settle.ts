@@ -1,5 +1,5 @@
 /**
- * The soak's settle barrier (issue 34, point 3): the audit judges only a system with nothing left to
+ * The soak's settle barrier: the audit judges only a system with nothing left to
  * do before the drain ends. Settled means:
  *
  * - the ai and images queues hold no message, visible or in flight; the webhooks queue none due

@@ -144,7 +144,7 @@ export async function runTenantTraffic(options: TrafficOptions, tenant: TrafficT
   /**
    * Listings the driver changes. A listing created with AI enrichment is left as created: its one
    * enrichment run then writes its one property.updated, with no driver change racing it (traffic
-   * shaped so that the ledger can tell what follows, issue 34 point 1).
+   * shaped so that the ledger can tell what follows).
    */
   const liveProperties = () =>
     Object.entries(ledger.properties).filter(([id, p]) => !p.archived && !ledger.enriched.includes(id));

@@ -80,7 +80,7 @@ export interface SiteAdmission {
 }
 
 /**
- * Admits a site request (interface §5, publishable key rules 1–7), in this order:
+ * Admits a site request (the publishable-key rules of docs/site-api.md), in this order:
  * 1. behind CloudFront, a request without the distribution's secret header → 403 (budgets count
  *    the viewer address CloudFront reports, so nothing may reach the API around it);
  * 2. a secret key (`svc_live_…`) in `key` → 400, and that key is marked exposed;

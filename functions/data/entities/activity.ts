@@ -3,7 +3,7 @@ import { ACTIVITY_KINDS } from '../../domain/activities.ts';
 import { asIs, entityConfig, lazyEntity, ownPartition, SERVICE, timestamps, updatedOrder } from './common.ts';
 
 /**
- * An Activity of a Lead: a task, call, visit, meeting or note (interface §2.3, §3.4). Dates are
+ * An Activity of a Lead: a task, call, visit, meeting or note (docs/activities.md). Dates are
  * stored as UTC ISO strings. Indexes:
  * - byId: the Activity's own partition (GET/PATCH /v1/activities/{activity_id});
  * - gsi1: every Activity of a Tenant by (updatedAt, id) (GET /v1/activities);

@@ -20,7 +20,7 @@ export const ApiKey = lazyEntity(
           scopes: { type: 'list', items: { type: 'string' }, required: true },
           /** Publishable keys only: the origins (domain/origins.ts) a page may call from. */
           origins: { type: 'list', items: { type: 'string' } },
-          /** When a secret key was seen in a publishable call's query string (interface §5 rule 7). */
+          /** When a secret key was seen in a publishable call's query string (400, and marked exposed). */
           exposedAt: { type: 'string' },
           /** The first characters of the secret, enough to recognise it in the console. */
           displayPrefix: { type: 'string', required: true },

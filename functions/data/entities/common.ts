@@ -57,7 +57,8 @@ export function ownPartition<const K extends string>(kind: K) {
 
 /**
  * A Tenant's items of one collection least recently updated first, by (updatedAt, id): the order of
- * every paged list (interface §4.4). `partition` follows the tenant id: `t#<tenantId>#<partition>`.
+ * every paged list, so a record changed while paging moves to the end. `partition` follows the
+ * tenant id: `t#<tenantId>#<partition>`.
  */
 export function updatedOrder<const I extends 'gsi1' | 'gsi2' | 'gsi3' | 'gsi4'>(index: I, partition: string) {
   return {
@@ -68,7 +69,7 @@ export function updatedOrder<const I extends 'gsi1' | 'gsi2' | 'gsi3' | 'gsi4'>(
 }
 
 /**
- * `updatedOrder` on gsi1 for a collection whose archived items live apart (issue 26): the partition
+ * `updatedOrder` on gsi1 for a collection whose archived items live apart: the partition
  * is the item's `listKey` (say `leads` / `archived-leads`), so a live list never reads archived ones.
  */
 export function updatedOrderByList() {

@@ -2,12 +2,12 @@ import { Entity } from 'electrodb';
 import { asIs, entityConfig, lazyEntity, ownPartition, SERVICE } from './common.ts';
 
 /**
- * One event of the events log (interface §6), written by the stream consumer and kept 30 days
+ * One event of the events log (docs/events-and-webhooks.md), written by the stream consumer and kept 30 days
  * (`ttl`; readers also filter by `createdAt`, since DynamoDB TTL deletes late).
  *
  * Contract with the webhook fan-out, which reads INSERTs of this entity from the stream: the
  * ElectroDB entity name is `event`, and the item carries `tenantId`, `id` (the event id), `type`,
- * `createdAt` (the envelope's `created_at`) and `envelope` (the JSON text of the whole §6.1
+ * `createdAt` (the envelope's `created_at`) and `envelope` (the JSON text of the whole event
  * envelope). Keep these names.
  *
  * Indexes:

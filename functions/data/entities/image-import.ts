@@ -3,12 +3,12 @@ import { IMPORT_FAILURE_REASONS, IMPORT_STATUSES } from '../../domain/images.ts'
 import { asIs, entityConfig, lazyEntity, SERVICE, timestamps } from './common.ts';
 
 /**
- * The import of one photo into one listing (interface §3.5): from a URL, or from a confirmed upload
- * (whose original the confirm kept under `originals/`). Its id is derived from the Tenant, the listing
- * and the URL or upload key (domain/images.ts `importIdFor`, `uploadImportIdFor`), so a repeat finds
- * it by key. It lives in the listing's partition, beside the listing (`sk` does not begin with
- * `property`, so the listing's reads never load it). `attempt` counts the fetches requested: a worker
- * holding a message of an older attempt stands down.
+ * The import of one photo into one listing (pending, then ready or failed; docs/photos.md): from a URL,
+ * or from a confirmed upload (whose original the confirm kept under `originals/`). Its id is derived
+ * from the Tenant, the listing and the URL or upload key (domain/images.ts `importIdFor`,
+ * `uploadImportIdFor`), so a repeat finds it by key. It lives in the listing's partition, beside the
+ * listing (`sk` does not begin with `property`, so the listing's reads never load it). `attempt` counts
+ * the fetches requested: a worker holding a message of an older attempt stands down.
  */
 export const ImageImport = lazyEntity(
   () =>

@@ -2,7 +2,7 @@ import { Entity } from 'electrodb';
 import { asIs, entityConfig, lazyEntity, SERVICE } from './common.ts';
 
 /**
- * A Lead's search criteria (interface §2.3 LeadCriteriaIn): one item in the Lead's partition
+ * A Lead's search criteria (LeadCriteriaIn): one item in the Lead's partition
  * (sort key `criteria`), replaced whole by each PUT. No item means never saved (updated_at null).
  * Decimals are normalised decimal strings; empty lists mean "not set".
  */

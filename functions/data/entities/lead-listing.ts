@@ -3,7 +3,7 @@ import { LEAD_LISTING_ROLES, LEAD_LISTING_SOURCES } from '../../domain/activitie
 import { asIs, entityConfig, lazyEntity, SERVICE, timestamps } from './common.ts';
 
 /**
- * A link between a Lead and a listing of the same Tenant (interface §2.3 LeadPropertyOut). It lives
+ * A link between a Lead and a listing of the same Tenant (LeadPropertyOut on the wire). It lives
  * in the Lead's partition (sort key `leadProperty#<propertyId>`), so a Lead's links are one Query
  * and a listing is linked to a Lead at most once. The stored names (entity `leadProperty`, the sort
  * key, `propertyId`) keep the public word: renaming them would orphan the items already written.

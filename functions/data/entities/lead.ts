@@ -18,7 +18,7 @@ export const LEAD_LISTS = ['leads', 'archived-leads'] as const;
 export type LeadList = (typeof LEAD_LISTS)[number];
 
 /**
- * A Lead: a contact in the agency's pipeline. Indexed for the list filters (interface §4.4) so a
+ * A Lead: a contact in the agency's pipeline. Indexed for the filters of GET /v1/leads so a
  * filtered page is a Query, never a read of the whole Tenant:
  * - gsi1: every Lead by (updatedAt, id);
  * - gsi2: by status; gsi3: by owner (an agent id or `unassigned`); gsi4: by score tier (`unscored`

@@ -4,7 +4,9 @@ import { asIs, entityConfig, lazyEntity, SERVICE } from './common.ts';
 /**
  * How many times a listing's detail page was viewed on the website. In the listing's partition
  * (sort key `views`, outside the `property…` range a listing read queries), a counter of its own so
- * a view never rewrites the listing (nor wakes the stream's listing processors).
+ * a view never rewrites the listing (nor wakes the stream's listing processors). The item also holds
+ * the current minute's visitor marks (`seen0`/`seen1`, written by data/listing-views.ts only), so
+ * one conditional update both marks and counts a view.
  */
 export const ListingViews = lazyEntity(
   () =>

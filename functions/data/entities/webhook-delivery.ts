@@ -12,7 +12,7 @@ import { asIs, entityConfig, lazyEntity, ownPartition, SERVICE, timestamps } fro
  * unrecorded POST). `sendRequestId` is an outbox for API-requested sends (redeliver, test): the stream consumer
  * queues a message for each new value, and `handledRequestId` records the last one sent.
  *
- * Bounded (issue 26 item 4): kept DELIVERY_RETENTION_DAYS (`ttl`), and it holds its last
+ * Bounded: kept DELIVERY_RETENTION_DAYS (`ttl`), and it holds its last
  * KEPT_ATTEMPTS attempts, each with at most KEPT_RESPONSE_BODY_BYTES of the receiver's answer, and
  * the count of every attempt made (`attemptCount`): manual redeliveries cannot grow it past DynamoDB's
  * 400 KB item limit (each kept attempt is ~4.3 KB at most, about 90 KB for all of them).

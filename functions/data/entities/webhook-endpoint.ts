@@ -23,7 +23,10 @@ export const WebhookEndpoint = lazyEntity(
           createdByKeyId: { type: 'string', readOnly: true },
           /** Failed attempts in a row across its deliveries; 20 disable the endpoint. */
           consecutiveFailures: { type: 'number', required: true, default: 0 },
-          /** When the last failure was counted: failures within a window of it count as one (issue 24, F6). */
+          /**
+           * When the last failure was counted: failures within a window of it (one receiver blip, a
+           * burst of deliveries failing together) count as one.
+           */
           failureCountedAt: { type: 'string' },
           disabledReason: { type: ['failures', 'gone', 'key_revoked', 'key_expired', 'manual'] as const },
           disabledAt: { type: 'string' },

@@ -1,6 +1,6 @@
 import type { RouteDefinition } from '../../api/route.ts';
 
-/** Rows of the route table (functions/routes.ts) for a listing's photos (interface §4.2). */
+/** Rows of the route table (functions/routes.ts) for a listing's photos (docs/photos.md). */
 export const propertyImageRoutes = [
   {
     operationId: 'importPropertyImage',

@@ -36,7 +36,7 @@ export function siteListingPresenter(
 /** How a similar-listings read finds the listing to compare with (by id or by slug). */
 export interface SimilarListingsLookup<P extends z.ZodMiniType> {
   params: P;
-  /** Interface §8: how many similar listings it answers at most. */
+  /** How many similar listings it answers at most (the published limit: 3 by slug, 6 by id). */
   limit: number;
   /** The 404's description: no live listing has the path. */
   notFound: string;
@@ -47,7 +47,7 @@ export interface SimilarListingsLookup<P extends z.ZodMiniType> {
 }
 
 /**
- * A similar-listings read (interface §8): the live listing the path names (404 without one), then
+ * A similar-listings read: the live listing the path names (404 without one), then
  * up to `limit` live listings like it, never itself. The by-id and by-slug reads differ only in the
  * lookup and the limit.
  */

@@ -9,10 +9,10 @@ import { SITE_PAGE_HEADERS, SITE_REQUEST_HEADERS } from '../../api/middleware/si
 export const PREFLIGHT_MAX_AGE_SECONDS = 7200;
 
 /**
- * CORS preflight (`OPTIONS`) of every site path (interface §5 rules 3–4): admitted like the request
- * it announces (`Access-Control-Request-Method`), so a disallowed origin gets 403 without CORS
- * headers, an unknown key 404; an allowed one gets 204 with the methods, headers and max age.
- * Preflights spend no budget: the browser sends one before the request the budget counts.
+ * CORS preflight (`OPTIONS`) of every site path (the origin rules of docs/site-api.md): admitted
+ * like the request it announces (`Access-Control-Request-Method`), so a disallowed origin gets 403
+ * without CORS headers, an unknown key 404; an allowed one gets 204 with the methods, headers and
+ * max age. Preflights spend no budget: the browser sends one before the request the budget counts.
  */
 export async function handler(event: HttpEvent, _context?: Context): Promise<HttpResponse> {
   const requestId = event.requestContext?.requestId || randomUUID();

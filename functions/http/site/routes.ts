@@ -1,7 +1,7 @@
 import type { RouteDefinition } from '../../api/route.ts';
 
 /**
- * Rows of the route table (functions/routes.ts) for the site API (interface §4.7, §4.8): called from
+ * Rows of the route table (functions/routes.ts) for the site API (docs/site-api.md): called from
  * web pages with a publishable key. Each path also answers CORS preflights (OPTIONS), by
  * functions/http/site/preflight.ts; CloudFront caches the GETs (lib/constructs/site-distribution.ts).
  */

@@ -1,7 +1,7 @@
 import { Webhook } from 'standardwebhooks';
 import type { Dispatcher } from 'undici';
 
-/** A receiver has this long to answer (interface §6.3). */
+/** A receiver has this long to answer (the published webhook response time); later is a failure. */
 export const WEBHOOK_TIMEOUT_MS = 10_000;
 /** How much of a receiver's answer is kept in the delivery log. */
 export const RESPONSE_BODY_LIMIT_BYTES = 4096;

@@ -51,7 +51,7 @@ export interface AwsLadderSettings {
   /** The role EventBridge Scheduler assumes to send to the queue (and can do nothing else). */
   schedulerRoleArn?: string | undefined;
   /**
-   * Where Scheduler puts a schedule's message it could not send after its retries (issue 24, F1′):
+   * Where Scheduler puts a schedule's message it could not send after its retries:
    * a rung that never fires is kept there and alarmed on, instead of leaving its delivery pending.
    */
   scheduleDeadLetterArn?: string | undefined;

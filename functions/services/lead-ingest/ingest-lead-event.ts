@@ -14,9 +14,10 @@ import { type ContactLeadResult, findOrCreateLead, type LeadRecordWith } from '.
 import { resolveListing, resolveNamedAgent } from './resolve.ts';
 
 /**
- * §2.3: a warning reports what could not be honoured. A named Agent that exists but does not own the
- * Lead after the event is one, with the reason: the Lead already had an Owner (the rule runs only for
- * an unowned Lead), the named Agent is inactive, or the listing's Agent came first (owner rule).
+ * An ingestion warning reports what could not be honoured without refusing the event. A named Agent
+ * that exists but does not own the Lead after the event is one, with the reason: the Lead already
+ * had an Owner (the rule runs only for an unowned Lead), the named Agent is inactive, or the
+ * listing's Agent came first (owner rule).
  */
 function namedAgentNotOwner(
   namedAgent: AgentRecord | undefined,

@@ -63,7 +63,7 @@ function assignmentNoticeOf(change: TableChange): PendingNotice | undefined {
  * An email SES refuses for good (sandbox, sending paused, rejected) is parked: logged as an error
  * with the notice's ids and SES's error code (never its subject or SES's message, which name the
  * Lead and the address) and counted (OwnerNoticesParked, which an operator alarms on), and the record
- * goes on; failing it would only retry it until the event source discards it (issue 24, F2).
+ * goes on; failing it would only retry it until the event source discards it.
  */
 export async function ownerNotification(change: TableChange): Promise<void> {
   const pending =

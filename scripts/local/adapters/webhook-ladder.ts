@@ -93,7 +93,7 @@ export interface LocalLadderOptions {
 }
 
 /**
- * The local stack's ladder, following the AWS rule (issue 24, L5; `usesScheduler`): a wait up to
+ * The local stack's ladder, following the AWS rule (`usesScheduler`): a wait up to
  * 15 minutes (× RETRY_DELAY_SCALE) is a message of the table-backed local queue, visible after the
  * delay (SQS `DelaySeconds`); a longer one is a one-time schedule, named after the message, that the
  * `LocalScheduler` sends to the queue when it falls due. Being in DynamoDB, both survive a restart of
