@@ -1,5 +1,3 @@
-import type { RouteDefinition } from './api/route.ts';
-import { registerRoutes } from './api/route-registry.ts';
 import { activityRoutes } from './http/activities/routes.ts';
 import { agentRoutes } from './http/agents/routes.ts';
 import { areaRoutes } from './http/areas/routes.ts';
@@ -13,6 +11,8 @@ import { propertyRoutes } from './http/properties/routes.ts';
 import { propertyImageRoutes } from './http/property-images/routes.ts';
 import { siteRoutes } from './http/site/routes.ts';
 import { webhookRoutes } from './http/webhooks/routes.ts';
+import type { RouteDefinition } from './pipeline/route.ts';
+import { registerRoutes } from './pipeline/route-registry.ts';
 
 /**
  * THE route table. Every HTTP operation is one row: CDK builds one API route and one function per

@@ -2,9 +2,9 @@
  * THE worker table: every function that is not an HTTP route is one row, as every route is one row
  * of functions/routes.ts. CDK builds one function per row with its trigger, table access and `uses`
  * (lib/stacks/async-stack.ts), the local stack runs each row's handler on its local trigger
- * (scripts/local/start.ts), the bench bundles each row (scripts/bench/bundles.ts), and the tests name
- * each worker's recorded AWS operations by its `entry` (test/infra/permissions.test.ts). A new worker
- * is a new row (and, for a new queue, the queue in the async stack).
+ * (scripts/local/start.ts), the bench bundles each row (scripts/bench/sections/cold-start.ts), and
+ * the tests name each worker's recorded AWS operations by its `entry` (test/infra/permissions.test.ts).
+ * A new worker is a new row (and, for a new queue, the queue in the async stack).
  */
 
 /**

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { App, type Environment, Fn, Token } from 'aws-cdk-lib';
 import { BUNDLING_STACKS } from 'aws-cdk-lib/cx-api';
 import * as z from 'zod';
-import type { RouteDefinition } from '../functions/api/route.ts';
+import type { RouteDefinition } from '../functions/pipeline/route.ts';
 import { routes as routeTable } from '../functions/routes.ts';
 import { emailDomain, parseBedrockModelId, REGION_NAME, repoRoot } from './constructs/service-function.ts';
 import { ApiStack } from './stacks/api-stack.ts';

@@ -1,8 +1,8 @@
 import { cpSync, existsSync, readFileSync } from 'node:fs';
 import { isAbsolute, join, relative, resolve } from 'node:path';
 import { type BuildOptions, type BuildResult, buildSync, type Metafile } from 'esbuild';
-import type { RouteDefinition } from '../functions/api/route.ts';
 import { awsPortModules } from '../functions/kernel/ports/aws-bindings.ts';
+import type { RouteDefinition } from '../functions/pipeline/route.ts';
 import { type WorkerDefinition, workers } from '../functions/workers.ts';
 
 /** The repository root: every entry is resolved from it. */
@@ -50,7 +50,7 @@ export const bundlingDefaults = {
 export const HANDLER_FILE = 'index.mjs';
 
 /** The route registry the generated entry of an HTTP function fills (see {@link lambdaEntrySource}). */
-const ROUTE_REGISTRY = 'functions/api/route-registry.ts';
+const ROUTE_REGISTRY = 'functions/pipeline/route-registry.ts';
 
 /** The ports, each with a `bindAwsAdapter` the generated entry imports (see {@link awsBindingLines}). */
 const PORTS = 'functions/kernel/ports';

@@ -8,30 +8,61 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import * as z from 'zod/mini';
-import { documentedResponses, type HeaderSpec } from '../functions/api/answers.ts';
-import { type Operation, shapeOf } from '../functions/api/operation.ts';
-import { PUBLISHABLE } from '../functions/api/route.ts';
-import { ErrorOut, InternalErrorOut, ValidationErrorOut } from '../functions/contract/errors.ts';
+import type * as z from 'zod/mini';
 import { describeRequirement } from '../functions/domain/scopes.ts';
+import { documentedResponses, type HeaderSpec } from '../functions/pipeline/answers.ts';
+import { type Operation, shapeOf } from '../functions/pipeline/operation.ts';
+import { PUBLISHABLE, type RouteDefinition } from '../functions/pipeline/route.ts';
 import { routes } from '../functions/routes.ts';
 import { type WorkerDefinition, workers } from '../functions/workers.ts';
 import { parseCommandLine } from './command-line.ts';
+import { ComponentSet, componentRef } from './openapi-components.ts';
+import { EVENT_EXAMPLES, OPERATION_EXAMPLES } from './openapi-examples.ts';
 import { webhooksDocument } from './openapi-webhooks.ts';
 import { referencePageHtml } from './reference-page.ts';
 
 process.env.LOG_LEVEL ??= 'SILENT';
 const root = resolve(import.meta.dirname, '..');
 
-function schema(s: z.ZodMiniType | undefined, io: 'input' | 'output'): Record<string, unknown> | undefined {
-  if (!s) return undefined;
-  const json = z.toJSONSchema(s, { io, unrepresentable: 'any' }) as Record<string, unknown>;
-  delete json.$schema;
-  return json;
+type JsonSchema = Record<string, unknown>;
+
+/** What each tag groups, shown above its operations (a new tag needs its line here). */
+const TAG_DESCRIPTIONS: Record<string, string> = {
+  Places: 'The Place catalogue: the place_code values a listing accepts',
+  Listings: 'Listings (Properties): create, edit, archive and read them, and upsert by your own reference',
+  'Listing photos': "A listing's gallery: import by URL, upload and confirm, order, set the cover, remove",
+  Areas: "The Tenant's Areas (regions, zones, neighbourhoods, communities) that group Places and listings",
+  Leads:
+    'Leads: add, ingest from an integration, read, edit, archive; their criteria, matches and linked listings',
+  Activities: "A Lead's tasks, calls, visits, meetings and notes",
+  Agents: "The Tenant's Agents (Lead Owners)",
+  Events: 'The event log of the last 30 days (catch-up for webhooks), in the webhook envelope',
+  Webhooks:
+    'Webhook endpoints: subscribe, enable, read the delivery log, redeliver, recover, test, rotate the secret',
+  Site: "The website's reads and writes, with a publishable key (svc_pk_…) and the page's origin",
+  'Webhook events': 'What the service POSTs to a subscribed endpoint, one entry per event type',
+};
+
+/** What an operation's description says beyond its summary: who may call it, and how a write is retried. */
+function operationDescription(route: RouteDefinition): string {
+  const who =
+    route.scope === PUBLISHABLE
+      ? 'Called with a publishable key (query `key`) and the page origin (query `origin`).'
+      : `Needs an API key with the scope ${describeRequirement(route.scope)}.`;
+  const retry =
+    route.method === 'GET'
+      ? ''
+      : ' A retry with the same Idempotency-Key and request gets the first answer again; with another request 422; while the first still runs 409.';
+  return `${route.summary}. ${who}${retry}`;
 }
 
-function queryParameters(s: z.ZodMiniType | undefined) {
-  const json = schema(s, 'input') as
+/** The media type of a body: its schema, and the example the operation or event shows. */
+function media(schema: JsonSchema, example: unknown): Record<string, unknown> {
+  return { 'application/json': { schema, ...(example === undefined ? {} : { example }) } };
+}
+
+function queryParameters(components: ComponentSet, s: z.ZodMiniType | undefined) {
+  const json = (s ? components.convert(s, 'input') : undefined) as
     | { properties?: Record<string, unknown>; required?: string[] }
     | undefined;
   return Object.entries(json?.properties ?? {}).map(([name, property]) => ({
@@ -42,22 +73,16 @@ function queryParameters(s: z.ZodMiniType | undefined) {
   }));
 }
 
-/** The error bodies every operation shares, documented once under components.schemas. */
-const sharedSchemas = {
-  Error: ErrorOut,
-  ValidationError: ValidationErrorOut,
-  InternalError: InternalErrorOut,
-};
-const sharedByJson = new Map(
-  Object.entries(sharedSchemas).map(([name, s]) => [
-    JSON.stringify(schema(s, 'output')),
-    { $ref: `#/components/schemas/${name}` },
-  ]),
-);
-
-function bodySchema(s: z.ZodMiniType): Record<string, unknown> {
-  const json = schema(s, 'output') as Record<string, unknown>;
-  return sharedByJson.get(JSON.stringify(json)) ?? json;
+/**
+ * An answer's body: a `$ref` to its component. A body the name table misses but that has a
+ * component's exact shape (the same schema written twice) refers to that component too.
+ */
+function bodySchema(components: ComponentSet, s: z.ZodMiniType): JsonSchema {
+  const json = components.convert(s, 'output');
+  if (json.$ref) return json;
+  const text = JSON.stringify(json);
+  const same = Object.entries(components.schemas).find(([, c]) => JSON.stringify(c) === text);
+  return same ? { $ref: componentRef(same[0]) } : json;
 }
 
 /** Response headers, each documented once under components.headers (one entry per name and requiredness). */
@@ -70,12 +95,15 @@ function headerRef(name: string, header: HeaderSpec): { $ref: string } {
 }
 
 /** The operation's answers: the pipeline's (from its route row) merged with the handler's own. */
-function responsesOf(operation: Operation): Record<string, unknown> {
+function responsesOf(components: ComponentSet, operation: Operation): Record<string, unknown> {
   const merged = documentedResponses(operation.steps, shapeOf(operation), operation.spec.responses);
+  const examples = OPERATION_EXAMPLES[operation.route.operationId]?.responses;
   return Object.fromEntries(
     Object.entries(merged).map(([status, r]) => {
       const bodies = [
-        ...new Map(r.schemas.map((s) => bodySchema(s)).map((b) => [JSON.stringify(b), b])).values(),
+        ...new Map(
+          r.schemas.map((s) => bodySchema(components, s)).map((b) => [JSON.stringify(b), b]),
+        ).values(),
       ];
       const headers = Object.entries(r.headers).sort(([a], [b]) => a.localeCompare(b));
       return [
@@ -89,9 +117,10 @@ function responsesOf(operation: Operation): Record<string, unknown> {
             : {}),
           ...(bodies.length
             ? {
-                content: {
-                  'application/json': { schema: bodies.length === 1 ? bodies[0] : { anyOf: bodies } },
-                },
+                content: media(
+                  (bodies.length === 1 ? bodies[0] : { anyOf: bodies }) as JsonSchema,
+                  examples?.[status],
+                ),
               }
             : {}),
         },
@@ -106,6 +135,15 @@ const KEY_IDEMPOTENCY = `Scoped to the API key. ${IDEMPOTENCY_RULES}`;
 const SITE_IDEMPOTENCY = `Scoped to the publishable key and the visitor (one visitor's key never blocks or replays another's request): send a fresh random value (a UUID) per form submission and the same one on its re-submissions. ${IDEMPOTENCY_RULES}`;
 
 export async function buildOpenApi(): Promise<Record<string, unknown>> {
+  const components = new ComponentSet();
+  // First: the events name their components and document the log's envelope as `Event`.
+  const webhooks = webhooksDocument(components);
+  for (const [type, example] of Object.entries(EVENT_EXAMPLES)) {
+    const body = (
+      webhooks[type] as { post: { requestBody: { content: Record<string, Record<string, unknown>> } } }
+    ).post.requestBody.content['application/json'] as Record<string, unknown>;
+    body.example = example;
+  }
   const paths: Record<string, Record<string, unknown>> = {};
   for (const route of routes) {
     const { operation } = (await import(
@@ -114,7 +152,9 @@ export async function buildOpenApi(): Promise<Record<string, unknown>> {
       operation: Operation;
     };
     const { spec } = operation;
-    const pathSchema = schema(spec.params, 'input') as { properties?: Record<string, unknown> } | undefined;
+    const pathSchema = (spec.params ? components.convert(spec.params, 'input') : undefined) as
+      | { properties?: Record<string, unknown> }
+      | undefined;
     const pathParams = [...route.path.matchAll(/\{(\w+)\}/g)].map((m) => ({
       name: m[1],
       in: 'path',
@@ -127,6 +167,7 @@ export async function buildOpenApi(): Promise<Record<string, unknown>> {
     (paths[route.path] as Record<string, unknown>)[route.method.toLowerCase()] = {
       operationId: route.operationId,
       summary: route.summary,
+      description: operationDescription(route),
       tags: [route.tag],
       security: [site ? { publishableKey: [] } : { apiKey: [] }],
       // One scope, or a list of which a key needs any one.
@@ -137,7 +178,7 @@ export async function buildOpenApi(): Promise<Record<string, unknown>> {
           : { 'x-required-scope-any-of': route.scope }),
       parameters: [
         ...pathParams,
-        ...queryParameters(spec.query),
+        ...queryParameters(components, spec.query),
         ...(writes
           ? [
               {
@@ -154,14 +195,21 @@ export async function buildOpenApi(): Promise<Record<string, unknown>> {
         ? {
             requestBody: {
               required: true,
-              content: { 'application/json': { schema: schema(spec.body, 'input') } },
+              content: media(
+                components.convert(spec.body, 'input'),
+                OPERATION_EXAMPLES[route.operationId]?.request,
+              ),
             },
           }
         : {}),
-      responses: responsesOf(operation),
+      responses: responsesOf(components, operation),
     };
   }
-  const events = webhooksDocument((s) => schema(s, 'output') as Record<string, unknown>);
+  const tags = [...new Set([...routes.map((r) => r.tag as string), 'Webhook events'])].map((name) => {
+    const description = TAG_DESCRIPTIONS[name];
+    if (!description) throw new Error(`Tag ${name} has no description in TAG_DESCRIPTIONS`);
+    return { name, description };
+  });
   return {
     openapi: '3.1.0',
     info: {
@@ -169,12 +217,15 @@ export async function buildOpenApi(): Promise<Record<string, unknown>> {
       version: '1',
       // No open-source licence: the API and its document are the operator's own.
       license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
+      // Who answers integrators: the operator of the deployment (the guides say how to reach them).
+      contact: { name: 'The operator of this deployment (see docs/getting-started.md)' },
       description:
         'Multi-tenant listings and leads for real-estate agencies. Every request acts inside the Tenant of its API key. ' +
         'RateLimit headers follow the IETF draft; X-RateLimit-Reset is seconds until the window resets (not a timestamp). ' +
         "A successful site GET (cacheable at the edge) carries no RateLimit or X-RateLimit-* headers: they describe one visitor's budget. " +
         'Cursors are opaque and signed: pass next_cursor unchanged with the same filters.',
     },
+    tags,
     servers: [{ url: '{base_url}', variables: { base_url: { default: 'http://127.0.0.1:3000' } } }],
     components: {
       securitySchemes: {
@@ -200,14 +251,11 @@ export async function buildOpenApi(): Promise<Record<string, unknown>> {
           .sort(([a], [b]) => a.localeCompare(b))
           .map(([id, h]) => [id, { description: h.description, required: h.required, schema: h.schema }]),
       ),
-      schemas: {
-        ...Object.fromEntries(Object.entries(sharedSchemas).map(([name, s]) => [name, schema(s, 'output')])),
-        ...events.schemas,
-      },
+      schemas: components.sorted(),
     },
     paths,
     // What the service POSTs to subscribed endpoints (interface §6), one entry per event type.
-    webhooks: events.webhooks,
+    webhooks,
   };
 }
 

@@ -240,17 +240,95 @@ function priceOf(listing) {
   return money(listing.price ?? listing.rent_price, listing.currency);
 }
 
-/** The cover photo's address, when the listing has photos. */
-function coverOf(listing) {
-  const images = Array.isArray(listing.images) ? listing.images : [];
-  const cover = images.find((image) => image.is_primary) ?? images[0];
-  return cover?.url ?? null;
+// ---------------------------------------------------------------------------------------------
+// Photos
+
+/**
+ * How wide each photo is drawn, for the `sizes` attribute: a browser picks its file from `srcset`
+ * before it lays the page out, so the page must say how wide the photo will be. These follow
+ * style.css: `main` is at most 1200 px wide with 24 px of padding a side (1152 px of content); the
+ * card grid has columns of at least 260 px with 20 px gaps (4 columns from 1148 px, 3 from 868 px, 2
+ * from 588 px), and a card's photo is its column less the card's 1 px border a side; the gallery has
+ * columns of at least 300 px with 8 px gaps (3 from 964 px, 2 from 656 px). Change them with the CSS.
+ * `columns` is how many photos the first row holds (loaded at once).
+ */
+const CARD_LAYOUT = [
+  { minWidth: 1200, columns: 4, width: '271px' }, // (1152 − 3 gaps of 20) / 4 − 2
+  { minWidth: 1148, columns: 4, width: 'calc((100vw - 116px) / 4)' },
+  { minWidth: 868, columns: 3, width: 'calc((100vw - 94px) / 3)' },
+  { minWidth: 588, columns: 2, width: 'calc((100vw - 72px) / 2)' },
+  { minWidth: 0, columns: 1, width: 'calc(100vw - 50px)' },
+];
+const GALLERY_LAYOUT = [
+  { minWidth: 1200, columns: 3, width: '379px' }, // (1152 − 2 gaps of 8) / 3
+  { minWidth: 964, columns: 3, width: 'calc((100vw - 64px) / 3)' },
+  { minWidth: 656, columns: 2, width: 'calc((100vw - 56px) / 2)' },
+  { minWidth: 0, columns: 1, width: 'calc(100vw - 48px)' },
+];
+
+function sizesOf(layout) {
+  return layout
+    .map((row) => (row.minWidth ? `(min-width: ${row.minWidth}px) ${row.width}` : row.width))
+    .join(', ');
 }
 
-function photo(url, alt, className) {
-  return url
-    ? h('img', { class: className, src: url, alt, loading: 'lazy' })
-    : h('div', { class: `${className} no-photo` }, t('listing.nophoto'));
+/** How many photos the first row of `layout` holds at this window's width. */
+function firstRowOf(layout) {
+  return layout.find((row) => matchMedia(`(min-width: ${row.minWidth}px)`).matches)?.columns ?? 1;
+}
+
+/**
+ * A photo the page can show: ready, with a file. The site API lists ready photos only; an image
+ * still processing (no url, no renditions yet) is left out here too rather than drawn broken.
+ */
+function shown(image) {
+  return Boolean(image?.url) && (image.status ?? 'ready') === 'ready';
+}
+
+/** The cover photo, when the listing has one to show. */
+function coverOf(listing) {
+  const images = (Array.isArray(listing.images) ? listing.images : []).filter(shown);
+  return images.find((image) => image.is_primary) ?? images[0] ?? null;
+}
+
+/** `srcset` from renditions of one type: `url 640w, …`. */
+function srcsetOf(renditions) {
+  return renditions.map((r) => `${r.url} ${r.width}w`).join(', ');
+}
+
+/** Modern formats, best first: each a <source> that a browser without it skips. */
+const MODERN_TYPES = ['image/avif', 'image/webp'];
+
+/**
+ * A photo from its renditions. A <picture>: one <source> per modern format (WebP) with its widths,
+ * then an <img> of the JPEG, which is the image's default `url`. Not a single srcset on the <img>:
+ * a browser picks from srcset by width alone, never by type, so a browser without WebP handed a WebP
+ * srcset would show nothing; it skips a <source type="image/webp"> instead and loads the JPEG.
+ * `width` and `height` are the JPEG's (every rendition has the photo's proportions): the browser
+ * reserves the box before any file arrives, so nothing moves when it does. Photos below the first
+ * row wait until they near the screen (`loading="lazy"`).
+ */
+function photo(image, alt, className, { sizes, eager = false } = {}) {
+  if (!shown(image)) return h('div', { class: `${className} no-photo` }, t('listing.nophoto'));
+  const renditions = Array.isArray(image.renditions) ? image.renditions : [];
+  const ofType = (type) => renditions.filter((r) => r.type === type);
+  const jpeg = ofType('image/jpeg');
+  const img = h('img', {
+    class: className,
+    src: image.url,
+    srcset: jpeg.length ? srcsetOf(jpeg) : null,
+    sizes: jpeg.length ? sizes : null,
+    width: image.width,
+    height: image.height,
+    alt,
+    loading: eager ? 'eager' : 'lazy',
+    decoding: 'async',
+  });
+  const sources = MODERN_TYPES.filter((type) => ofType(type).length).map((type) =>
+    h('source', { type, srcset: srcsetOf(ofType(type)), sizes }),
+  );
+  // A photo stored before renditions existed has none: its one file, as it is.
+  return sources.length ? h('picture', { class: 'photo' }, sources, img) : img;
 }
 
 function link(params, ...children) {
@@ -270,13 +348,14 @@ function bedrooms(listing) {
   return listing.bedrooms === 1 ? t('listing.bed') : t('listing.beds', { n: listing.bedrooms });
 }
 
-function card(listing) {
+/** A listing's card; `eager` for a card of the first row, on screen at once. */
+function card(listing, eager = false) {
   return h(
     'article',
     { class: 'card', 'data-slug': listing.slug },
     link(
       { listing: listing.slug },
-      photo(coverOf(listing), listing.title, 'card-photo'),
+      photo(coverOf(listing), listing.title, 'card-photo', { sizes: sizesOf(CARD_LAYOUT), eager }),
       listing.is_featured ? h('span', { class: 'badge' }, t('grid.featured')) : null,
       h('h3', {}, listing.title),
     ),
@@ -414,11 +493,17 @@ async function renderGrid(app) {
     filters.offset > 0 ? pageLink(filters, filters.offset - PAGE_SIZE, t('grid.prev'), 'prev') : null,
     to < page.total ? pageLink(filters, filters.offset + PAGE_SIZE, t('grid.next'), 'next') : null,
   );
+  // The first row of cards is on screen at once: loaded at once; the others lazily.
+  const firstRow = firstRowOf(CARD_LAYOUT);
   app.replaceChildren(
     form,
     pager,
     page.items.length
-      ? h('section', { class: 'grid', id: 'grid' }, page.items.map(card))
+      ? h(
+          'section',
+          { class: 'grid', id: 'grid' },
+          page.items.map((listing, i) => card(listing, i < firstRow)),
+        )
       : h('p', { class: 'empty', id: 'grid' }, t('grid.none')),
   );
 }
@@ -489,7 +574,9 @@ async function renderListing(app, slug) {
   const similar = await api(`/v1/site/properties/by-slug/${encodeURIComponent(listing.slug)}/similar`).catch(
     () => ({ items: [] }),
   );
-  const images = Array.isArray(listing.images) ? listing.images : [];
+  const images = (Array.isArray(listing.images) ? listing.images : []).filter(shown);
+  const gallerySizes = sizesOf(GALLERY_LAYOUT);
+  const galleryFirstRow = firstRowOf(GALLERY_LAYOUT);
   app.replaceChildren(
     h(
       'article',
@@ -499,7 +586,12 @@ async function renderListing(app, slug) {
         'div',
         { class: 'gallery' },
         images.length
-          ? images.map((image) => photo(image.url, listing.title, 'gallery-photo'))
+          ? images.map((image, i) =>
+              photo(image, listing.title, 'gallery-photo', {
+                sizes: gallerySizes,
+                eager: i < galleryFirstRow,
+              }),
+            )
           : photo(null, '', 'gallery-photo'),
       ),
       h('h1', {}, listing.title),
@@ -558,7 +650,11 @@ async function renderListing(app, slug) {
             'section',
             { class: 'similar' },
             h('h2', {}, t('listing.similar')),
-            h('div', { class: 'grid' }, similar.items.map(card)),
+            h(
+              'div',
+              { class: 'grid' },
+              similar.items.map((listing) => card(listing)),
+            ),
           )
         : null,
     ),

@@ -1,6 +1,6 @@
 import * as z from 'zod/mini';
 
-/** The error bodies every operation may answer (the pipeline's answers, functions/api/answers.ts). */
+/** The error bodies every operation may answer (the pipeline's answers, functions/pipeline/answers.ts). */
 
 /** `{detail}`: every error answer but validation and 500. */
 export const ErrorOut = z.object({ detail: z.string() });

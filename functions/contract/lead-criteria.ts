@@ -55,7 +55,11 @@ export const LeadCriteriaIn = z
     listing_type: z.nullish(z.enum(['sale', 'rent'])),
     min_price: z
       .nullish(numberOrDecimal(Money))
-      .check(z.describe('A number of at least 0 or a decimal string ("250000.00"); needs currency')),
+      .check(
+        z.describe(
+          'A number of at least 0 (250000) or a decimal string ("250000", "249999.50"), answered as a decimal string at the scale sent; needs currency',
+        ),
+      ),
     max_price: z
       .nullish(numberOrDecimal(Money))
       .check(z.describe('A number of at least 0 or a decimal string; needs currency; at least min_price')),

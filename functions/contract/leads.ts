@@ -202,7 +202,7 @@ export function toLeadUpdateReceipt(id: string, sent: LeadUpdateInput): z.infer<
   return { id, ...presentFields(sent, ['status', 'notes', 'assigned_agent_id']) };
 }
 
-const IngestPersonIn = z
+export const IngestPersonIn = z
   .object({
     name: Name,
     email: z.nullish(EmailAddress),
@@ -273,12 +273,15 @@ export const LeadIngestIn = z
   );
 export type LeadIngestInput = z.infer<typeof LeadIngestIn>;
 
+/** Something an ingestion could not honour without refusing the event. */
+export const IngestWarningOut = z.object({ code: z.enum(INGEST_WARNING_CODES), detail: z.string() });
+
 export const LeadIngestOut = z.object({
   lead: LeadOut,
   inquiry_id: z.nullable(Uuid).check(z.describe('The Inquiry recorded for an inquiry or registration')),
   activity_id: z.nullable(Uuid).check(z.describe('The Activity (kind note) recorded for a note')),
   warnings: z
-    .array(z.object({ code: z.enum(INGEST_WARNING_CODES), detail: z.string() }))
+    .array(IngestWarningOut)
     .check(
       z.describe(
         "What could not be honoured without refusing the event. agent_unmatched: the named Agent is unknown, or it does not own the Lead (the Lead already had an Owner, the Agent is inactive, or the listing's Agent came first); detail says which",

@@ -119,6 +119,8 @@ export const OffsetDateTime = z.pipe(
       'Must be an ISO 8601 date-time with a UTC offset (Z or +00:00)',
     ),
     z.refine((v) => !Number.isNaN(Date.parse(v)), 'Not a valid date-time'),
+    // What a client should send: an RFC 3339 date-time (the API also takes one without seconds).
+    z.meta({ format: 'date-time' }),
   ),
   z.transform((v) => new Date(v).toISOString()),
 );
@@ -139,11 +141,24 @@ export const PageQuery = z.object({
   updated_since: z.optional(OffsetDateTime),
 });
 
-export function pageOf<T extends z.ZodMiniType>(item: T) {
+function newPage<T extends z.ZodMiniType>(item: T) {
   return z.object({ data: z.array(item), next_cursor: z.nullable(z.string()) });
 }
 
-/** The error bodies are the pipeline's (api/answers.ts): one schema object each, one component. */
+/** One page schema per item schema, whoever asks: the OpenAPI document names each page once. */
+const pages = new WeakMap<z.ZodMiniType, z.ZodMiniType>();
+
+/** A cursor page of `item`: `{data, next_cursor}`, next_cursor null on the last page. */
+export function pageOf<T extends z.ZodMiniType>(item: T): ReturnType<typeof newPage<T>> {
+  let page = pages.get(item);
+  if (!page) {
+    page = newPage(item);
+    pages.set(item, page);
+  }
+  return page as ReturnType<typeof newPage<T>>;
+}
+
+/** The error bodies are the pipeline's (pipeline/answers.ts): one schema object each, one component. */
 export { ErrorOut, ValidationErrorOut } from './errors.ts';
 
 /**

@@ -163,10 +163,12 @@ export const SiteListingBySlugOut = z.extend(SiteListingOut, {
   canonical_slug: z.string(),
 });
 
-export const SiteListingByIdOut = z.union([
-  z.extend(SiteListingOut, { available: z.literal(true) }),
-  z.object({ id: Uuid, available: z.literal(false) }),
-]);
+/** The by-id read of a listing on the market: the listing, available. */
+export const SiteListingAvailableOut = z.extend(SiteListingOut, { available: z.literal(true) });
+/** The by-id read of a listing off the market: its id alone. */
+export const SiteListingUnavailableOut = z.object({ id: Uuid, available: z.literal(false) });
+
+export const SiteListingByIdOut = z.union([SiteListingAvailableOut, SiteListingUnavailableOut]);
 
 /** Storage record → the site's listing, in `language`. */
 export function toSiteListingOut(

@@ -34,8 +34,11 @@ export const EndpointPatchIn = z.object({
     .check(z.describe('true also resets the failure count')),
 });
 
+/** An id the service makes (randomUUID): the document says it is a UUID. */
+const ServiceUuid = z.string().check(z.meta({ format: 'uuid' }));
+
 export const EndpointOut = z.object({
-  id: z.string(),
+  id: ServiceUuid,
   url: z.string(),
   events: z.array(z.string()),
   enabled: z.boolean(),
@@ -74,7 +77,7 @@ export function toEndpointOut(e: WebhookEndpointRecord): z.infer<typeof Endpoint
 export const AttemptOut = z.object({
   number: z.number().check(z.describe('From 1, every attempt of this delivery')),
   trigger: z.enum(['auto', 'manual', 'test']),
-  at: z.string(),
+  at: z.string().check(z.meta({ format: 'date-time' })),
   status_code: z.nullable(z.number()).check(z.describe('null when no answer came (timeout, refused)')),
   duration_ms: z.number(),
   error: z.nullable(z.string()),
@@ -82,8 +85,8 @@ export const AttemptOut = z.object({
 });
 
 export const DeliveryOut = z.object({
-  id: z.string(),
-  event_id: z.string().check(z.describe('The webhook-id header of every attempt')),
+  id: ServiceUuid,
+  event_id: ServiceUuid.check(z.describe('The webhook-id header of every attempt')),
   event_type: z.string(),
   status: z.enum(['pending', 'succeeded', 'failed']),
   attempts: z

@@ -1,8 +1,12 @@
 import type { EntityItem } from 'electrodb';
 import type { AreaVia } from '../domain/areas.ts';
+import { ConflictError } from '../kernel/errors.ts';
 import { itemsOfKeys, untilProcessed } from './batch.ts';
 import { Area } from './entities/area.ts';
 import { AreaMembership } from './entities/area-membership.ts';
+import { Listing } from './entities/listing.ts';
+import { isConditionalFailure } from './errors.ts';
+import { getListingWithAreas, type ListingRecord } from './listings.ts';
 
 export type AreaRecord = EntityItem<typeof Area>;
 export type AreaMembershipRecord = EntityItem<typeof AreaMembership>;
@@ -61,6 +65,51 @@ export async function membersOfArea(tenantId: string, areaId: string): Promise<A
 
 type AreaLabel = Pick<AreaRecord, 'id' | 'kind' | 'name'>;
 
+/** Concurrent rewrites of one listing's copy that may each lose the race before one gives up. */
+const COPY_ATTEMPTS = 5;
+
+/**
+ * Rewrites the listing's copy of its memberships (entities/listing.ts `areaMemberships`) from a
+ * strongly consistent read of the listing and its memberships, only over the copy version that read
+ * saw: a writer whose read predates another's membership change loses the race and reads again, so
+ * the last copy written holds every membership written before it. A listing that no longer exists
+ * has nothing to copy to. Called after every membership write below, and by `listing migrate`.
+ */
+export async function copyAreasToListing(tenantId: string, propertyId: string): Promise<void> {
+  for (let attempt = 0; attempt < COPY_ATTEMPTS; attempt++) {
+    const found = await getListingWithAreas(tenantId, propertyId, { consistent: true });
+    if (!found) return;
+    const version = found.property.areaMembershipsVersion;
+    const copy = found.areas.map(({ areaId, areaKind, areaName, via, updatedAt }) => ({
+      areaId,
+      areaKind,
+      areaName,
+      via,
+      updatedAt,
+    }));
+    try {
+      await Listing.patch({ tenantId, id: propertyId })
+        .set({ areaMemberships: copy, areaMembershipsVersion: (version ?? 0) + 1 })
+        .where(({ areaMembershipsVersion }, { eq, notExists }) =>
+          version === undefined ? notExists(areaMembershipsVersion) : eq(areaMembershipsVersion, version),
+        )
+        .go({ response: 'none' });
+      return;
+    } catch (error) {
+      if (!isConditionalFailure(error)) throw error;
+    }
+  }
+  throw new ConflictError(`The Areas of listing ${propertyId} are being changed concurrently; retry`);
+}
+
+/**
+ * A listing's memberships as its copy holds them, or undefined for a listing stored before the copy
+ * existed (its memberships are then read: {@link membershipsOfListing}).
+ */
+export function copiedMemberships(listing: ListingRecord): AreaMembershipRecord[] | undefined {
+  return listing.areaMemberships?.map((m) => ({ ...m, tenantId: listing.tenantId, propertyId: listing.id }));
+}
+
 export async function setMembership(
   tenantId: string,
   propertyId: string,
@@ -76,6 +125,7 @@ export async function setMembership(
     via,
     updatedAt: new Date().toISOString(),
   }).go();
+  await copyAreasToListing(tenantId, propertyId);
 }
 
 export async function removeMemberships(
@@ -83,12 +133,14 @@ export async function removeMemberships(
   propertyId: string,
   areaIds: string[],
 ): Promise<void> {
+  if (areaIds.length === 0) return;
   await untilProcessed('removeMemberships', areaIds, async (pending) => {
     const { unprocessed } = await AreaMembership.delete(
       pending.map((areaId) => ({ tenantId, propertyId, areaId })),
     ).go();
     return unprocessed.map((k) => k.areaId);
   });
+  await copyAreasToListing(tenantId, propertyId);
 }
 
 export async function addRuleMemberships(
@@ -96,6 +148,7 @@ export async function addRuleMemberships(
   propertyId: string,
   areas: AreaLabel[],
 ): Promise<void> {
+  if (areas.length === 0) return;
   const updatedAt = new Date().toISOString();
   await untilProcessed('addRuleMemberships', areas, async (pending) => {
     const { unprocessed } = await AreaMembership.put(
@@ -111,4 +164,5 @@ export async function addRuleMemberships(
     ).go();
     return itemsOfKeys(pending, unprocessed, (a, k) => a.id === k.areaId);
   });
+  await copyAreasToListing(tenantId, propertyId);
 }

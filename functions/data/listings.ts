@@ -2,7 +2,6 @@ import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { createConversions, type EntityItem } from 'electrodb';
 import type { ListingTexts } from '../domain/listing-text.ts';
 import { NotFoundError } from '../kernel/errors.ts';
-import type { AreaMembershipRecord } from './areas.ts';
 import { type BoundedPage, comparePositions, mergeBounded, stoppedAtOf } from './bounded-read.ts';
 import { dynamo, tableName } from './client.ts';
 import { AreaMembership } from './entities/area-membership.ts';
@@ -12,6 +11,9 @@ import { UniqueClaim } from './entities/unique-claim.ts';
 import { SDK_ERRORS } from './errors.ts';
 import { listingWrites } from './service.ts';
 import { failedCondition, writeTransaction } from './transactions.ts';
+
+/** A listing's Area membership (the same record functions/data/areas.ts names; defined here so the two modules do not import each other). */
+type AreaMembershipRecord = EntityItem<typeof AreaMembership>;
 
 export type ListingRecord = EntityItem<typeof Listing>;
 

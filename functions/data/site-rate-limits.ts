@@ -1,4 +1,4 @@
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { createConversions } from 'electrodb';
 import { dynamo, tableName } from './client.ts';
 import { SiteRateWindow } from './entities/site-rate-window.ts';
@@ -147,6 +147,45 @@ function refusalsOf(windowStart: number): Map<string, number> {
   return refusals.counts;
 }
 
+/** A site request as its budgets see it: who sent it, in which window, against which quotas. */
+export interface SiteRequest {
+  tenantId: string;
+  visitor: string;
+  /** The visitor's network bucket (an IPv6 /48), budgeted when given. */
+  network?: string | undefined;
+  windowStart: number;
+  windowSeconds: number;
+  quotas: { visitor: number; network: number; site: number };
+}
+
+/** The refusal memory's entries of a request's budgets. */
+function refusalKeys(input: SiteRequest) {
+  const { tenantId, network, quotas } = input;
+  return {
+    site: `${tenantId}|site|${quotas.site}`,
+    visitor: `${tenantId}|visitor#${input.visitor}|${quotas.visitor}`,
+    network: network ? `${tenantId}|network#${network}|${quotas.network}` : undefined,
+  };
+}
+
+/** The request's counts when this container already saw one of its budgets spent this window. */
+function spentFromMemory(input: SiteRequest): SiteWindowCounts | undefined {
+  const known = refusalsOf(input.windowStart);
+  const keys = refusalKeys(input);
+  const siteSpent = known.get(keys.site);
+  const visitorSpent = known.get(keys.visitor);
+  const networkSpent = keys.network ? known.get(keys.network) : undefined;
+  if (siteSpent === undefined && visitorSpent === undefined && networkSpent === undefined) return undefined;
+  // The counters not spent were not counted: reported unused (a spent one is the tightest budget,
+  // the one the headers describe).
+  return {
+    siteCount: siteSpent ?? 0,
+    visitorCount: visitorSpent ?? 0,
+    networkCount: input.network ? (networkSpent ?? 0) : undefined,
+    admitted: false,
+  };
+}
+
 /**
  * Counts one site request against the visitor's budget, its network's (an IPv6 visitor's /48) and
  * the Tenant's site budget: conditional UpdateItems sent together, one round trip of waiting, each
@@ -157,33 +196,12 @@ function refusalsOf(windowStart: number): Map<string, number> {
  * network's neighbours out, nor one network (a household stepping through the /64s of its /56) the
  * site.
  */
-export async function countSiteRequest(input: {
-  tenantId: string;
-  visitor: string;
-  /** The visitor's network bucket (an IPv6 /48), budgeted when given. */
-  network?: string | undefined;
-  windowStart: number;
-  windowSeconds: number;
-  quotas: { visitor: number; network: number; site: number };
-}): Promise<SiteWindowCounts> {
+export async function countSiteRequest(input: SiteRequest): Promise<SiteWindowCounts> {
   const { tenantId, windowStart, windowSeconds, network } = input;
+  const fromMemory = spentFromMemory(input);
+  if (fromMemory) return fromMemory;
   const known = refusalsOf(windowStart);
-  const siteRefusal = `${tenantId}|site|${input.quotas.site}`;
-  const visitorRefusal = `${tenantId}|visitor#${input.visitor}|${input.quotas.visitor}`;
-  const networkRefusal = network ? `${tenantId}|network#${network}|${input.quotas.network}` : undefined;
-  const siteSpent = known.get(siteRefusal);
-  const visitorSpent = known.get(visitorRefusal);
-  const networkSpent = networkRefusal ? known.get(networkRefusal) : undefined;
-  if (siteSpent !== undefined || visitorSpent !== undefined || networkSpent !== undefined) {
-    // The counters not spent were not counted: reported unused (a spent one is the tightest budget,
-    // the one the headers describe).
-    return {
-      siteCount: siteSpent ?? 0,
-      visitorCount: visitorSpent ?? 0,
-      networkCount: network ? (networkSpent ?? 0) : undefined,
-      admitted: false,
-    };
-  }
+  const { site: siteRefusal, visitor: visitorRefusal, network: networkRefusal } = refusalKeys(input);
   const networkBucket = network ? `network#${network}` : undefined;
   const [site, visitor, net] = await Promise.all([
     add(tenantId, windowStart, windowSeconds, 'site', [{ name: 'count', quota: input.quotas.site }]),
@@ -214,6 +232,66 @@ export async function countSiteRequest(input: {
   if (!site.admitted) known.set(siteRefusal, counts.siteCount);
   if (!visitor.admitted) known.set(visitorRefusal, counts.visitorCount);
   if (net && !net.admitted && networkRefusal) known.set(networkRefusal, counts.networkCount ?? 0);
+  return counts;
+}
+
+/**
+ * Reads a site request's budgets without spending them, for a request whose own write is its limit
+ * (the view count: one conditional update per view, a repeat refused by it; counting it too would
+ * cost two writes more than the view). A budget this container saw spent refuses it from memory;
+ * otherwise one eventually consistent BatchGetItem reads the window items (half a read unit each,
+ * found or not). Admitted while every budget has room; each reads as its count, and a spent one as
+ * its count plus this request, as a refused count reads (so the verdict carries Retry-After). A read
+ * throttled past the SDK's retries is a flood, answered as the budgets spent, as a count's is.
+ */
+export async function peekSiteRequest(input: SiteRequest): Promise<SiteWindowCounts> {
+  const fromMemory = spentFromMemory(input);
+  if (fromMemory) return fromMemory;
+  const { tenantId, windowStart, network, quotas } = input;
+  const buckets = ['site', `visitor#${input.visitor}`, ...(network ? [`network#${network}`] : [])];
+  const spent: SiteWindowCounts = {
+    siteCount: quotas.site + 1,
+    visitorCount: quotas.visitor + 1,
+    networkCount: network ? quotas.network + 1 : undefined,
+    admitted: false,
+  };
+  let items: Record<string, unknown>[];
+  try {
+    const table = tableName();
+    const { Responses, UnprocessedKeys } = await dynamo().send(
+      new BatchGetCommand({
+        RequestItems: {
+          [table]: {
+            Keys: buckets.map((bucket) => windowKey({ tenantId, windowStart, bucket })),
+            ProjectionExpression: '#bucket, #count',
+            ExpressionAttributeNames: { '#bucket': 'bucket', '#count': 'count' },
+          },
+        },
+      }),
+    );
+    if ((UnprocessedKeys?.[table]?.Keys?.length ?? 0) > 0) return spent;
+    items = Responses?.[table] ?? [];
+  } catch (error) {
+    if (isThrottled(error)) return spent;
+    throw error;
+  }
+  const stored = (bucket: string) => Number(items.find((i) => i.bucket === bucket)?.count ?? 0);
+  const site = stored('site');
+  const visitor = stored(`visitor#${input.visitor}`);
+  const net = network ? stored(`network#${network}`) : 0;
+  const read = (count: number, quota: number) => (count < quota ? count : count + 1);
+  const counts = {
+    siteCount: read(site, quotas.site),
+    visitorCount: read(visitor, quotas.visitor),
+    networkCount: network ? read(net, quotas.network) : undefined,
+    admitted: site < quotas.site && visitor < quotas.visitor && (!network || net < quotas.network),
+  };
+  // Spent: the rest of the window is refused from memory, as after a refused count.
+  const known = refusalsOf(windowStart);
+  const keys = refusalKeys(input);
+  if (site >= quotas.site) known.set(keys.site, counts.siteCount);
+  if (visitor >= quotas.visitor) known.set(keys.visitor, counts.visitorCount);
+  if (keys.network && net >= quotas.network) known.set(keys.network, counts.networkCount ?? 0);
   return counts;
 }
 

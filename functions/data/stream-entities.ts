@@ -13,9 +13,8 @@
 export const STREAM_IGNORED_ENTITIES = [
   'rateLimitWindow',
   'siteRateWindow',
-  // Website view counters and their once-a-minute marks.
+  // Website view counters (with the minute's visitor marks on them).
   'listingViews',
-  'listingViewMark',
   'idempotencyRecord',
   'uniqueClaim',
   'leadSearchToken',
@@ -66,7 +65,7 @@ const ignored: ReadonlySet<string> = new Set(STREAM_IGNORED_ENTITIES);
  * The principal DynamoDB names on the stream record of a delete it made itself: a TTL expiry (an
  * event after its 30 days, a delivery after its retention). No processor reads those: an expiry is
  * housekeeping, never a change the service made, and an event's expiry alone is millions of records
- * a month for a large Tenant (issue 26 item 4).
+ * a month for a large Tenant.
  */
 export const TTL_DELETE_PRINCIPAL = 'dynamodb.amazonaws.com';
 

@@ -52,7 +52,7 @@ export function countMetric(name: BusinessMetric, value = 1): void {
 
 /**
  * Publishes what this invocation counted (one EMF line) and clears it. Called once per invocation by
- * the request pipeline (functions/api/operation.ts) and by `withMetrics` for workers. Nothing is
+ * the request pipeline (functions/pipeline/operation.ts) and by `withMetrics` for workers. Nothing is
  * written when nothing was counted.
  */
 export function flushMetrics(): void {

@@ -2,7 +2,12 @@ import { randomUUID } from 'node:crypto';
 import type { PropertyCreateInput, PropertyUpdateInput } from '../contract/properties.ts';
 import { findAgentByEmail, getAgent } from '../data/agents.ts';
 import { spentThisMonthUsd } from '../data/ai-spend.ts';
-import { type AreaMembershipRecord, membershipsOfListing } from '../data/areas.ts';
+import {
+  type AreaMembershipRecord,
+  copiedMemberships,
+  copyAreasToListing,
+  membershipsOfListing,
+} from '../data/areas.ts';
 import {
   applyListingChange,
   findListingClaim,
@@ -191,6 +196,8 @@ export async function createListing(
       updatedAt: now,
       // As insertListing files it, so the record answered is the one stored.
       listKey: listingListOf(draft.set),
+      // A new listing is in no Area yet: its copy of its memberships starts empty (data/areas.ts).
+      areaMemberships: [],
     } as ListingRecord;
     const outcome = await insertListing(record);
     if (outcome === 'ref_taken') throw refTaken(record.internalRef);
@@ -343,8 +350,10 @@ export interface ListListingsInput {
  * A page of listings, least recently updated first, each with its Areas as the single read shows them
  * (one listing, one shape). The read is bounded (data/listings.ts queryListings): a page may be
  * shorter than `limit`, with a cursor to go on, when listings archived before the re-filing are
- * skipped or include_archived merges two lists. The memberships live in each listing's own partition, so the page's are
- * read with one Query per listing, all at once (one round trip's wait, not one per listing).
+ * skipped or include_archived merges two lists. Each listing item carries a copy of its Area
+ * memberships (data/areas.ts `copyAreasToListing`), so the page is one Query whatever its size; only
+ * a listing stored before the copy existed has its memberships read (one Query each, at once) until
+ * `listing migrate` writes its copy.
  */
 export async function listListings<O>(
   tenantId: string,
@@ -361,15 +370,19 @@ export async function listListings<O>(
     ...(q.updated_since ? { since: q.updated_since } : {}),
   });
   const onPage = page.items.slice(0, q.limit);
-  const memberships = await Promise.all(onPage.map((p) => membershipsOfListing(tenantId, p.id)));
-  const areasOf = new Map(onPage.map((p, i) => [p.id, memberships[i] ?? []]));
-  return pageByBounded(page, q.limit, scope, 'updatedAt', (p) => present(p, areasOf.get(p.id) ?? []));
+  const uncopied = onPage.filter((p) => copiedMemberships(p) === undefined);
+  const read = await Promise.all(uncopied.map((p) => membershipsOfListing(tenantId, p.id)));
+  const areasOf = new Map(uncopied.map((p, i) => [p.id, read[i] ?? []]));
+  return pageByBounded(page, q.limit, scope, 'updatedAt', (p) =>
+    present(p, copiedMemberships(p) ?? areasOf.get(p.id) ?? []),
+  );
 }
 
 /**
  * `listing migrate`: lays out every listing of a Tenant stored before the item bounds (texts apart,
  * price history capped) or the archived list (an archived listing moved out of the live list;
- * data/listings.ts). Rerunnable: a listing already within them is only read.
+ * data/listings.ts), and writes the copy of its Areas a listing stored before the copy lacks.
+ * Rerunnable: a listing already within them is only read.
  */
 export async function migrateListings(
   tenantId: string,
@@ -378,7 +391,10 @@ export async function migrateListings(
   const listings = await queryAllListings(tenantId);
   let migrated = 0;
   for (const [index, listing] of listings.entries()) {
-    if (await migrateListingLayout(listing)) migrated++;
+    const laidOut = await migrateListingLayout(listing);
+    const uncopied = copiedMemberships(listing) === undefined;
+    if (uncopied) await copyAreasToListing(tenantId, listing.id);
+    if (laidOut || uncopied) migrated++;
     progress(index + 1, listings.length);
   }
   return { examined: listings.length, migrated };

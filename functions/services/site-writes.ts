@@ -129,13 +129,16 @@ export async function takeSiteInquiry(input: {
 
 const VIEW_WINDOW_SECONDS = 60;
 
-/** POST /v1/site/properties/{slug}/view: counts once per visitor and minute; unknown slug → 404. */
-export async function countSiteView(tenantId: string, slug: string, visitor: string): Promise<void> {
+/**
+ * POST /v1/site/properties/{slug}/view: counts once per visitor and minute (one conditional update
+ * of the listing's counter, data/listing-views.ts); unknown slug → 404. Whether it counted.
+ */
+export async function countSiteView(tenantId: string, slug: string, visitor: string): Promise<boolean> {
   const { listing } = await siteListingBySlug(tenantId, slug).catch((error: unknown) => {
     if (error instanceof NotFoundError) throw new NotFoundError('No live listing with this slug');
     throw error;
   });
-  await countListingView({
+  return countListingView({
     tenantId,
     propertyId: listing.id,
     visitor,

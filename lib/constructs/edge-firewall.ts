@@ -44,7 +44,7 @@ export interface EdgeFirewallProps {
  * addresses of its /64 or its /56 is not slowed here. Aggregating by ASN instead would lump a whole
  * provider's customers together, every Tenant's visitors included. The prefix budgets are the API's:
  * `ip-minute` per /64 and `network-minute` per /48 (functions/domain/visitor.ts,
- * functions/api/middleware/site-rate-limit.ts), refused from memory once spent, before the Tenant's
+ * functions/pipeline/middleware/site-rate-limit.ts), refused from memory once spent, before the Tenant's
  * `site-minute`.
  */
 export class EdgeFirewall extends Construct {

@@ -17,7 +17,7 @@ import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { NagSuppressions } from 'cdk-nag';
 import { Construct } from 'constructs';
 import * as z from 'zod';
-import type { RouteDefinition } from '../../functions/api/route.ts';
+import type { RouteDefinition } from '../../functions/pipeline/route.ts';
 import type { TableAction } from '../../functions/workers.ts';
 import { bundleFunctionSync, type FunctionEntry, HANDLER_FILE } from '../bundling.ts';
 

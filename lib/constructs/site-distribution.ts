@@ -26,11 +26,11 @@ import { Bucket } from 'aws-cdk-lib/aws-s3';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import { NagSuppressions } from 'cdk-nag';
 import { Construct } from 'constructs';
-import { SITE_REQUEST_HEADERS } from '../../functions/api/middleware/site-headers.ts';
+import { SITE_REQUEST_HEADERS } from '../../functions/pipeline/middleware/site-headers.ts';
 import { regionalPolicyName } from './cloudfront-policy-name.ts';
 import { GALLERY_KEY_PREFIX } from './photo-distribution.ts';
 
-/** The header the distribution adds to every request it sends to the API (functions/api/middleware/site-access.ts). */
+/** The header the distribution adds to every request it sends to the API (functions/pipeline/middleware/site-access.ts). */
 export const ORIGIN_VERIFY_HEADER = 'X-Origin-Verify';
 
 /** Gallery photos on the site's own host: `/media/<tenant>/<listing>/<photo>` is `images/<tenant>/<listing>/<photo>`. */

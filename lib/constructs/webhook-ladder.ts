@@ -1,9 +1,10 @@
 import { ArnFormat, Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
 import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { ScheduleGroup } from 'aws-cdk-lib/aws-scheduler';
-import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
+import type { Queue } from 'aws-cdk-lib/aws-sqs';
 import { NagSuppressions } from 'cdk-nag';
 import { Construct } from 'constructs';
+import { deadLetterQueue, workQueue } from './queues.ts';
 import type { ServiceFunction } from './service-function.ts';
 
 export interface WebhookLadderProps {
@@ -15,8 +16,8 @@ export interface WebhookLadderProps {
 }
 
 /**
- * The webhook delivery ladder (interface §6.3): the delivery queue with its dead-letter queue, and
- * the EventBridge Scheduler group and role for retries more than 15 minutes out. The delivery worker
+ * The webhook retry ladder (docs/events-and-webhooks.md): the delivery queue with its dead-letter
+ * queue, and the EventBridge Scheduler group and role for retries more than 15 minutes out. The delivery worker
  * is a row of the worker table (functions/workers.ts); the async stack feeds it from `queue` and
  * binds what its row `uses` with `bindSender` and `bindScheduler`.
  *
@@ -31,8 +32,8 @@ export class WebhookLadder extends Construct {
   /** Messages the worker failed on 5 times (a bug or an outage, not a failing receiver). */
   readonly deadLetterQueue: Queue;
   /**
-   * Schedule messages Scheduler could not send to the queue after its retries (issue 24, F1′): a rung
-   * that never fired. Alarmed on; its messages are delivery messages, redriven to `queue` as they are.
+   * Schedule messages Scheduler could not send to the queue after its retries: a rung that never
+   * fired. Alarmed on; its messages are delivery messages, redriven to `queue` as they are.
    */
   readonly scheduleDeadLetterQueue: Queue;
   /** Runs of the overdue-delivery sweeper that failed EventBridge's retries (its schedule's DLQ). */
@@ -45,55 +46,26 @@ export class WebhookLadder extends Construct {
     super(scope, id);
     const stack = Stack.of(this);
 
-    this.deadLetterQueue = new Queue(this, 'DeadLetterQueue', {
-      encryption: QueueEncryption.SQS_MANAGED,
-      enforceSSL: true,
-      retentionPeriod: Duration.days(14),
-    });
-    NagSuppressions.addResourceSuppressions(this.deadLetterQueue, [
+    const delivery = workQueue(
+      this,
+      { queue: 'Queue', deadLetterQueue: 'DeadLetterQueue' },
       {
-        id: 'Serverless-SQSRedrivePolicy',
-        reason:
-          'This queue is a dead-letter queue: its messages are deliveries that failed five receives, kept for ' +
-          'inspection and redrive, never consumed by a function, so there is no receive count to exceed.',
+        workerTimeout: props.workerTimeout,
+        messages: 'deliveries',
+        // Longer than the last rung of the ladder that SQS itself holds (15 minutes), with room to spare.
+        retentionPeriod: Duration.days(4),
       },
-    ]);
-    this.queue = new Queue(this, 'Queue', {
-      encryption: QueueEncryption.SQS_MANAGED,
-      enforceSSL: true,
-      // Six times the worker's timeout (AWS's advice for Lambda consumers).
-      visibilityTimeout: Duration.seconds(props.workerTimeout.toSeconds() * 6),
-      // Longer than the last rung of the ladder that SQS itself holds (15 minutes), with room to spare.
-      retentionPeriod: Duration.days(4),
-      deadLetterQueue: { queue: this.deadLetterQueue, maxReceiveCount: 5 },
+    );
+    this.queue = delivery.queue;
+    this.deadLetterQueue = delivery.deadLetterQueue;
+    this.scheduleDeadLetterQueue = deadLetterQueue(this, 'ScheduleDeadLetterQueue', {
+      holds: 'delivery messages of rungs that never fired',
+      destinationOf: "the ladder's Scheduler schedules",
     });
-
-    this.scheduleDeadLetterQueue = new Queue(this, 'ScheduleDeadLetterQueue', {
-      encryption: QueueEncryption.SQS_MANAGED,
-      enforceSSL: true,
-      retentionPeriod: Duration.days(14),
+    this.sweeperDeadLetterQueue = deadLetterQueue(this, 'SweeperDeadLetterQueue', {
+      holds: 'runs of the overdue-delivery sweeper that failed every retry',
+      destinationOf: "the overdue-delivery sweeper's EventBridge target",
     });
-    this.sweeperDeadLetterQueue = new Queue(this, 'SweeperDeadLetterQueue', {
-      encryption: QueueEncryption.SQS_MANAGED,
-      enforceSSL: true,
-      retentionPeriod: Duration.days(14),
-    });
-    for (const [queue, of] of [
-      [this.scheduleDeadLetterQueue, "the ladder's Scheduler schedules"],
-      [this.sweeperDeadLetterQueue, "the overdue-delivery sweeper's EventBridge target"],
-    ] as const) {
-      NagSuppressions.addResourceSuppressions(queue, [
-        {
-          id: 'Serverless-SQSRedrivePolicy',
-          reason:
-            'This queue is a dead-letter queue, never consumed by a function; its depth alarms instead.',
-        },
-        {
-          id: 'AwsSolutions-SQS3',
-          reason: `This queue is itself a dead-letter destination (of ${of}); cdk-nag only recognises SQS redrive policies as DLQ use.`,
-        },
-      ]);
-    }
 
     this.scheduleGroup = new ScheduleGroup(this, 'ScheduleGroup', { removalPolicy: RemovalPolicy.DESTROY });
 

@@ -14,7 +14,7 @@ import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { ITopic } from 'aws-cdk-lib/aws-sns';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
-import { isPublishable, type RouteDefinition, routeKeyPaths } from '../../functions/api/route.ts';
+import { isPublishable, type RouteDefinition, routeKeyPaths } from '../../functions/pipeline/route.ts';
 import { ServiceAlarms } from '../constructs/alarms.ts';
 import { emailDomain } from '../constructs/service-function.ts';
 import { RouteGroupStack, type SiteSecrets } from './route-group-stack.ts';

@@ -9,7 +9,7 @@ import { Architecture, FilterCriteria, StartingPosition } from 'aws-cdk-lib/aws-
 import { DynamoEventSource, SqsDlq, SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
-import { type IQueue, Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
+import type { IQueue, Queue } from 'aws-cdk-lib/aws-sqs';
 import { NagSuppressions } from 'cdk-nag';
 import type { Construct } from 'constructs';
 import { STREAM_IGNORED_ENTITIES } from '../../functions/data/stream-entities.ts';
@@ -25,6 +25,7 @@ import { AlarmTopic, ServiceAlarms } from '../constructs/alarms.ts';
 import { bindCatalogueStore } from '../constructs/catalogue-store-access.ts';
 import { ImageImportPipeline } from '../constructs/image-import.ts';
 import { bindPhotoStore } from '../constructs/photo-store-access.ts';
+import { deadLetterQueue, workQueue } from '../constructs/queues.ts';
 import { METRICS_NAMESPACE, repoRoot, ServiceFunction } from '../constructs/service-function.ts';
 import { WebhookLadder } from '../constructs/webhook-ladder.ts';
 
@@ -147,11 +148,6 @@ export function streamFilterPatterns(): Record<string, unknown>[] {
   ];
 }
 
-/** Cdk-nag's reason for the dead-letter queues' own lack of a redrive policy. */
-const DLQ_HAS_NO_DLQ =
-  'This queue is a dead-letter queue: its messages are failures kept for inspection and redrive, ' +
-  'never consumed by a function, so there is no receive count to exceed. Its depth alarms instead.';
-
 /**
  * The asynchronous side: one function per row of the worker table (functions/workers.ts), each fed
  * by its trigger (the table's stream, a queue, a schedule), granted its row's table access and what
@@ -192,29 +188,20 @@ export class AsyncStack extends Stack {
 
     // Receives the description of a batch (shard, sequence numbers) that failed every retry or grew too
     // old, so that it can be read again from the stream while the stream still holds it (24 h).
-    this.streamDeadLetterQueue = this.#deadLetterQueue(
-      'StreamDeadLetterQueue',
-      'the on-failure destination of the stream consumer',
-    );
+    this.streamDeadLetterQueue = deadLetterQueue(this, 'StreamDeadLetterQueue', {
+      holds: 'descriptions of stream batches that failed every retry',
+      destinationOf: "the stream consumer's event source mapping, on failure",
+    });
 
     // AI messages that failed in an unexpected way five times (the worker's own retry ladder re-sends
     // provider failures as new messages, so these are bugs or outages), kept for inspection and redrive.
-    this.aiDeadLetterQueue = new Queue(this, 'AiDeadLetterQueue', {
-      encryption: QueueEncryption.SQS_MANAGED,
-      enforceSSL: true,
-      retentionPeriod: Duration.days(14),
-    });
-    NagSuppressions.addResourceSuppressions(this.aiDeadLetterQueue, [
-      { id: 'Serverless-SQSRedrivePolicy', reason: DLQ_HAS_NO_DLQ },
-    ]);
-    this.aiQueue = new Queue(this, 'AiQueue', {
-      encryption: QueueEncryption.SQS_MANAGED,
-      enforceSSL: true,
-      // AWS's advice for Lambda consumers: six times the function timeout, so that a message is not
-      // handed out again while a throttled or retried invocation still holds it.
-      visibilityTimeout: Duration.seconds(consumerTimeoutSeconds('ai') * 6),
-      deadLetterQueue: { queue: this.aiDeadLetterQueue, maxReceiveCount: 5 },
-    });
+    const ai = workQueue(
+      this,
+      { queue: 'AiQueue', deadLetterQueue: 'AiDeadLetterQueue' },
+      { workerTimeout: Duration.seconds(consumerTimeoutSeconds('ai')), messages: 'AI messages' },
+    );
+    this.aiQueue = ai.queue;
+    this.aiDeadLetterQueue = ai.deadLetterQueue;
 
     this.webhookLadder = new WebhookLadder(this, 'WebhookLadder', {
       workerTimeout: Duration.seconds(consumerTimeoutSeconds('webhooks')),
@@ -222,17 +209,18 @@ export class AsyncStack extends Stack {
 
     // A scheduled run that EventBridge could not deliver, or that failed Lambda's two asynchronous
     // retries, lands here; redrive it by invoking the function again (the job is idempotent).
-    this.aiResumeDeadLetterQueue = this.#deadLetterQueue(
-      'AiResumeDeadLetterQueue',
-      "of the daily job's EventBridge target and of the function's asynchronous invocations",
-    );
+    this.aiResumeDeadLetterQueue = deadLetterQueue(this, 'AiResumeDeadLetterQueue', {
+      holds: "the daily job's runs that failed every retry",
+      destinationOf: "the daily job's EventBridge target and the function's asynchronous invocations",
+    });
 
     // A run of the catalogue rebuilder that failed its retries. Nothing to redrive: the markers of the
     // Tenants it did not rebuild stay, and the next minute's run takes them; the alarm says it keeps failing.
-    this.catalogueRebuildDeadLetterQueue = this.#deadLetterQueue(
-      'CatalogueRebuildDeadLetterQueue',
-      "of the catalogue rebuilder's EventBridge target and of the function's asynchronous invocations",
-    );
+    this.catalogueRebuildDeadLetterQueue = deadLetterQueue(this, 'CatalogueRebuildDeadLetterQueue', {
+      holds: "the catalogue rebuilder's runs that failed every retry",
+      destinationOf:
+        "the catalogue rebuilder's EventBridge target and the function's asynchronous invocations",
+    });
 
     this.imageImport = new ImageImportPipeline(this, 'ImageImportQueues', {
       workerTimeout: Duration.seconds(consumerTimeoutSeconds('images')),
@@ -494,26 +482,6 @@ export class AsyncStack extends Stack {
       default:
         throw new Error(`Worker ${row.name} has an unknown trigger ${String(trigger satisfies never)}`);
     }
-  }
-
-  /**
-   * A dead-letter queue (SQS-managed encryption, TLS only, kept 14 days); `destinationOf` says for
-   * cdk-nag what it is the destination of (it only recognises SQS redrive policies as DLQ use).
-   */
-  #deadLetterQueue(id: string, destinationOf: string): Queue {
-    const queue = new Queue(this, id, {
-      encryption: QueueEncryption.SQS_MANAGED,
-      enforceSSL: true,
-      retentionPeriod: Duration.days(14),
-    });
-    NagSuppressions.addResourceSuppressions(queue, [
-      { id: 'Serverless-SQSRedrivePolicy', reason: DLQ_HAS_NO_DLQ },
-      {
-        id: 'AwsSolutions-SQS3',
-        reason: `This queue is itself a dead-letter destination: ${destinationOf}. cdk-nag only recognises SQS redrive policies as DLQ use.`,
-      },
-    ]);
-    return queue;
   }
 
   /** Where a scheduled worker's failed runs land (EventBridge delivery and the function's own retries). */

@@ -8,8 +8,8 @@ import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { NagSuppressions } from 'cdk-nag';
 import type { Construct } from 'constructs';
-import { isPublishable, isWrite, type RouteDefinition } from '../../functions/api/route.ts';
 import { tableDefinition } from '../../functions/data/table.ts';
+import { isPublishable, isWrite, type RouteDefinition } from '../../functions/pipeline/route.ts';
 import { bindCatalogueStore } from '../constructs/catalogue-store-access.ts';
 import { bindPhotoStore } from '../constructs/photo-store-access.ts';
 import {
@@ -44,7 +44,7 @@ export interface RouteGroupStackProps extends NestedStackProps {
   readonly routes: readonly RouteDefinition[];
   /**
    * The route key path of every row of the API, by operationId (`routeKeyPaths` of
-   * functions/api/route.ts, over the whole table: sibling routes share variable names across groups).
+   * functions/pipeline/route.ts, over the whole table: sibling routes share variable names across groups).
    */
   readonly routeKeyPaths: ReadonlyMap<string, string>;
   /** The AI queue, bound to the routes whose row `uses` 'aiQueue'. */

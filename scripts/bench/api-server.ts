@@ -1,11 +1,12 @@
 /**
- * Child process of the load phase: the local API server (scripts/local/server.ts) alone in its own
- * process, so that autocannon's CPU use in the parent does not share the server's event loop, as
- * it would not in production. The parent passes the environment; the URL goes back on stdout.
+ * The load section's service: the local API server (scripts/local/server.ts) alone in a process of
+ * its own, so that autocannon in the bench does not share its event loop. Input: its environment
+ * (set before any functions/ module is imported); answer: its URL.
  */
-const { serveAsBenchChild } = await import('./child-cpu.ts');
+import { answer, childInput } from './child.ts';
+
+Object.assign(process.env, await childInput<Record<string, string>>());
 (await import('../local/adapters/index.ts')).bindLocalAdapters();
 const { startApiServer } = await import('../local/server.ts');
-const { server, url } = await startApiServer({ port: 0, host: '127.0.0.1' });
-process.stdout.write(`${JSON.stringify({ url })}\n`);
-serveAsBenchChild(server);
+const { url } = await startApiServer({ port: 0, host: '127.0.0.1' });
+answer({ url }, false);

@@ -1,17 +1,7 @@
-/** Small order statistics: the bench reports medians (robust to one noisy neighbour) and tails. */
-
-export interface Summary {
-  count: number;
-  min: number;
-  median: number;
-  p90: number;
-  p99: number;
-  max: number;
-}
+/** Order statistics and the table printer: the bench reports medians (robust to one noisy neighbour) and tails. */
 
 /** Nearest-rank percentile of an ascending array (p in 0..100). */
 export function percentile(sorted: readonly number[], p: number): number {
-  if (sorted.length === 0) return Number.NaN;
   const rank = Math.min(sorted.length, Math.max(1, Math.ceil((p / 100) * sorted.length)));
   return sorted[rank - 1] ?? Number.NaN;
 }
@@ -19,65 +9,46 @@ export function percentile(sorted: readonly number[], p: number): number {
 /** Median with the usual midpoint for an even count. */
 export function median(values: readonly number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
-  if (sorted.length === 0) return Number.NaN;
   const mid = Math.floor(sorted.length / 2);
   const upper = sorted[mid] ?? Number.NaN;
   return sorted.length % 2 === 1 ? upper : ((sorted[mid - 1] ?? upper) + upper) / 2;
 }
 
+export interface Summary {
+  count: number;
+  median: number;
+  p90: number;
+  p99: number;
+  max: number;
+}
+
 export function summarize(values: readonly number[]): Summary {
-  const sorted = [...values].sort((a, b) => a - b);
+  const s = [...values].sort((a, b) => a - b);
   return {
-    count: sorted.length,
-    min: sorted[0] ?? Number.NaN,
-    median: median(sorted),
-    p90: percentile(sorted, 90),
-    p99: percentile(sorted, 99),
-    max: sorted.at(-1) ?? Number.NaN,
+    count: s.length,
+    median: median(s),
+    p90: percentile(s, 90),
+    p99: percentile(s, 99),
+    max: s.at(-1) ?? NaN,
   };
 }
 
 /** Rounds for display and JSON alike, so the table and the file show the same figures. */
-export function round(value: number, digits = 1): number {
-  const f = 10 ** digits;
-  return Math.round(value * f) / f;
-}
+export const round = (value: number, digits = 1) => Math.round(value * 10 ** digits) / 10 ** digits;
 
 /** `value / base`, or NaN when either is not a positive measurement (never a silent Infinity). */
-export function ratio(value: number, base: number): number {
-  if (!Number.isFinite(value) || !Number.isFinite(base) || base <= 0 || value < 0) return Number.NaN;
-  return value / base;
-}
+export const ratio = (value: number, base: number) =>
+  Number.isFinite(value) && Number.isFinite(base) && base > 0 && value >= 0 ? value / base : Number.NaN;
 
-/** Whether a ratio meets its ceiling; an unmeasured ratio (NaN) does not. */
-export function withinRatio(value: number, ceiling: number): boolean {
-  return Number.isFinite(value) && value <= ceiling;
-}
+/** `1.5` → `1.5`, NaN → `-`. */
+export const fixed = (n: number, digits = 1) => (Number.isFinite(n) ? n.toFixed(digits) : '-');
+/** `1.07×`, or `-` for a ratio that could not be measured. */
+export const times = (n: number) => (Number.isFinite(n) ? `${n.toFixed(2)}×` : '-');
+/** A target's verdict; an unmeasured figure (NaN) fails. */
+export const mark = (ok: boolean) => (ok ? 'pass' : 'FAIL');
 
-/** The bench's sections, in the order they run. */
-export const SECTIONS = [
-  'cold-start',
-  'costs',
-  'load',
-  'leads',
-  'events',
-  'photos',
-  'site',
-  'tenants',
-  'cost',
-] as const;
-export type Section = (typeof SECTIONS)[number];
-
-/** `--only cold-start,costs` → those sections; no value → all. Unknown names are refused. */
-export function parseSections(only: string | undefined): Set<Section> {
-  if (only === undefined || only.trim() === '') return new Set(SECTIONS);
-  const names = only
-    .split(',')
-    .map((n) => n.trim())
-    .filter(Boolean);
-  const unknown = names.filter((n) => !(SECTIONS as readonly string[]).includes(n));
-  if (unknown.length || names.length === 0) {
-    throw new Error(`--only takes ${SECTIONS.join(', ')} (comma-separated); got "${only}"`);
-  }
-  return new Set(names as Section[]);
+/** A markdown table: the first column left-aligned, the others right-aligned. */
+export function table(header: readonly string[], rows: readonly (readonly (string | number)[])[]): string[] {
+  const line = (cells: readonly (string | number)[]) => `| ${cells.join(' | ')} |`;
+  return [line(header), line(header.map((_, i) => (i ? '---:' : '---'))), ...rows.map(line)];
 }

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Context } from 'aws-lambda';
-import type { HttpEvent } from '../../functions/api/http.ts';
-import type { RouteDefinition } from '../../functions/api/route.ts';
+import type { HttpEvent } from '../../functions/pipeline/http.ts';
+import type { RouteDefinition } from '../../functions/pipeline/route.ts';
 
 export interface HttpEventParts {
   route: RouteDefinition;

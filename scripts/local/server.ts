@@ -2,15 +2,15 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Context } from 'aws-lambda';
-import { decodePathSegment, type HttpEvent, type HttpResponse } from '../../functions/api/http.ts';
-import { MAX_BODY_BYTES } from '../../functions/api/middleware/validate-input.ts';
+import { runAsFunction } from '../../functions/kernel/aws-operations.ts';
+import { decodePathSegment, type HttpEvent, type HttpResponse } from '../../functions/pipeline/http.ts';
+import { MAX_BODY_BYTES } from '../../functions/pipeline/middleware/validate-input.ts';
 import {
   isPublishable,
   NO_ROUTE_BODY,
   type RouteDefinition,
   routeKeyPaths,
-} from '../../functions/api/route.ts';
-import { runAsFunction } from '../../functions/kernel/aws-operations.ts';
+} from '../../functions/pipeline/route.ts';
 import { routes } from '../../functions/routes.ts';
 import { httpEvent, lambdaContext } from './lambda-events.ts';
 

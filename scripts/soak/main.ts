@@ -152,7 +152,7 @@ Object.assign(process.env, {
   SITE_RATE_LIMIT_INQUIRY_PER_MINUTE: unbounded,
   DATA_DIR: dataDir,
   DYNAMODB_FAULTS_SEED: process.env.DYNAMODB_FAULTS_SEED ?? String(seed),
-  // The parts share their writes' history (test/support/dynamodb-faults.ts), so that a write made by
+  // The parts share their writes' history (scripts/local/dynamodb-faults.ts), so that a write made by
   // one process may be read stale by another: the API's by the stream consumer, the consumer's by
   // the delivery worker, as on AWS.
   DYNAMODB_FAULTS_SHARED_DIR: join(dataDir, 'dynamodb-faults'),
@@ -169,9 +169,7 @@ Object.assign(process.env, {
   LOCAL_SCHEDULER_TARGET_FAILURE_RATE: process.env.LOCAL_SCHEDULER_TARGET_FAILURE_RATE ?? '0.1',
   ...(values.plant ? { SOAK_PLANT: values.plant } : {}),
 });
-const { describeDynamoFaults, dynamoFaultSettingsFromEnv } = await import(
-  '../../test/support/dynamodb-faults.ts'
-);
+const { describeDynamoFaults, dynamoFaultSettingsFromEnv } = await import('../local/dynamodb-faults.ts');
 const faultRates = [
   `${describeDynamoFaults(dynamoFaultSettingsFromEnv())} (the api, ai and images parts: DYNAMODB_FAULTS_PAST_RETRIES_RATE=0 DYNAMODB_FAULTS_AMBIGUOUS_RATE=0)`,
   `Scheduler stand-in: LOCAL_SCHEDULER_DUPLICATE_RATE=${process.env.LOCAL_SCHEDULER_DUPLICATE_RATE} LOCAL_SCHEDULER_TARGET_FAILURE_RATE=${process.env.LOCAL_SCHEDULER_TARGET_FAILURE_RATE}`,

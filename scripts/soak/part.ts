@@ -5,7 +5,7 @@
  *   node scripts/soak/part.ts api|stream|webhooks|ai|images
  *
  * The driver passes the local stack's environment (table, endpoints, RETRY_DELAY_SCALE, the DynamoDB
- * fault settings). Every part runs with the DynamoDB faults of test/support/dynamodb-faults.ts on its
+ * fault settings). Every part runs with the DynamoDB faults of scripts/local/dynamodb-faults.ts on its
  * shared client: stale non-consistent reads, cancelled transactions, throttled attempts.
  *
  * SOAK_PLANT (scripts/soak/plants.ts) is read here and by the local Scheduler stand-in, never by
@@ -20,7 +20,7 @@ import {
   consistentReader,
   dynamoFaultSettingsFromEnv,
   streamSeed,
-} from '../../test/support/dynamodb-faults.ts';
+} from '../local/dynamodb-faults.ts';
 import { PART_READY, plantedLoss, SOAK_PARTS, type SoakPart } from './parts.ts';
 import { plantAiAcks, plantEmailDrop, plantEventWrites, plantedFault, plantWebhookTwice } from './plants.ts';
 

@@ -274,13 +274,15 @@ describe.skipIf(!chromium)('the example website in Chromium', () => {
       { timeout: 30_000 },
     );
     await shot(page, '6b-photos');
-    // Assess: real images, decoded at the size they were drawn
-    const sizes = await page.$$eval('.gallery img', (images) =>
-      images.map((i) => [
-        (i as unknown as { naturalWidth: number }).naturalWidth,
-        (i as unknown as { naturalHeight: number }).naturalHeight,
-      ]),
-    );
+    // Assess: real images, decoded at the size they were drawn. Each file shown is decoded on its
+    // own: an image picked from a srcset reports its size scaled to the width `sizes` gave it.
+    const decodeEachFile = `Promise.all([...document.querySelectorAll('.gallery img')].map(async (shown) => {
+      const file = new Image();
+      file.src = shown.currentSrc;
+      await file.decode();
+      return [file.naturalWidth, file.naturalHeight];
+    }))`;
+    const sizes = (await page.evaluate(decodeEachFile)) as number[][];
     expect(sizes).toEqual([
       [PHOTO_WIDTH, PHOTO_HEIGHT],
       [PHOTO_WIDTH, PHOTO_HEIGHT],

@@ -19,7 +19,7 @@ import { createListing } from '../../functions/services/listings.ts';
 import { renderStoredPhotos } from '../../functions/services/photo-processing.ts';
 import { parseArgs } from '../../scripts/admin/args.ts';
 import { commands } from '../../scripts/admin/commands.ts';
-import { cameraJpeg, exifTags } from '../support/camera-photos.ts';
+import { cameraJpeg, exifTags } from '../../scripts/local/camera-photos.ts';
 import { runAdminCli } from '../support/cli.ts';
 import { createTestTenant } from '../support/factories.ts';
 

@@ -13,10 +13,11 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { Agent as HttpAgent, fetch as undiciFetch } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { isPublishable, isWrite, type RouteDefinition } from '../../functions/api/route.ts';
 import { TURNSTILE_DUMMY_TOKEN } from '../../functions/kernel/ports/turnstile.ts';
+import { isPublishable, isWrite, type RouteDefinition } from '../../functions/pipeline/route.ts';
 import { routes } from '../../functions/routes.ts';
 import { issueSiteKey } from '../../functions/services/site-keys.ts';
+import { pngFile } from '../../scripts/local/image-files.ts';
 import { afterIndexLag } from '../support/eventually.ts';
 import {
   createTestPlaces,
@@ -33,7 +34,6 @@ import {
   type TenantObjects,
 } from '../support/fuzz-fixtures.ts';
 import { startTestApi, type TestApi } from '../support/http.ts';
-import { pngFile } from '../support/image-files.ts';
 
 const document = JSON.parse(readFileSync(resolve(import.meta.dirname, '../../docs/openapi.json'), 'utf8'));
 const operations = new Map(operationsFrom(document).map((op) => [op.operationId, op]));

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fingerprintOf } from '../../functions/api/middleware/idempotency.ts';
 import { dynamo, tableName } from '../../functions/data/client.ts';
+import { fingerprintOf } from '../../functions/pipeline/middleware/idempotency.ts';
 import { afterIndexLag } from '../support/eventually.ts';
 import { createTestTenant, type TestTenant, unique } from '../support/factories.ts';
 import { startTestApi, type TestApi } from '../support/http.ts';

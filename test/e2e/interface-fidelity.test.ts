@@ -10,7 +10,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Agent } from '../../functions/data/entities/agent.ts';
 import { getDelivery } from '../../functions/data/webhooks.ts';
 import { TURNSTILE_DUMMY_TOKEN } from '../../functions/kernel/ports/turnstile.ts';
-import type { DeliveryMessage } from '../../functions/kernel/ports/webhook-ladder.ts';
 import { createArea } from '../../functions/services/areas.ts';
 import { issueSiteKey } from '../../functions/services/site-keys.ts';
 import { fanOutEvent, processDeliveryMessage } from '../../functions/services/webhook-deliveries.ts';
@@ -25,6 +24,7 @@ import {
 } from '../support/factories.ts';
 import { startTestApi, type TestApi } from '../support/http.ts';
 import { startTestStreamConsumer } from '../support/stream.ts';
+import { receiver, TestLadder } from '../support/webhook-fixtures.ts';
 
 const document = JSON.parse(readFileSync(resolve(import.meta.dirname, '../../docs/openapi.json'), 'utf8'));
 
@@ -330,16 +330,15 @@ describe('row 11: recover the failed deliveries of an endpoint', () => {
   it('deliveries that fell due while disabled are queued again by POST …/recover (202 with a count)', async () => {
     // Prepare: an event fanned out to the endpoint, falling due while the endpoint is disabled.
     const endpoint = await newEndpoint(['property.updated']);
-    const queued: DeliveryMessage[] = [];
-    const ladder = { enqueue: async (m: DeliveryMessage) => void queued.push(m) };
+    const ladder = new TestLadder();
     const envelope = { id: randomUUID(), type: 'property.updated', version: 1, data: {} };
     await fanOutEvent(tenant.tenantId, JSON.stringify(envelope), { ladder });
-    const message = queued.find((m) => m.endpointId === endpoint.id);
+    const message = ladder.queued.map((q) => q.message).find((m) => m.endpointId === endpoint.id);
     if (!message) throw new Error('no delivery fanned out to the endpoint');
     await api.call('PATCH', `/v1/webhooks/${endpoint.id}`, { body: { enabled: false } });
     const outcome = await processDeliveryMessage(message, {
       ladder,
-      send: async () => ({ statusCode: 200, durationMs: 1, error: null, responseBody: null }),
+      send: receiver(200).send,
       delayScale: 1,
     });
     expect(outcome).toBe('endpoint_disabled');

@@ -9,7 +9,7 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { isPublishable, type RouteDefinition } from '../../functions/api/route.ts';
+import { isPublishable, type RouteDefinition } from '../../functions/pipeline/route.ts';
 import { routes as allRoutes } from '../../functions/routes.ts';
 import { createUnthrottledTenants, restoreBudgets, type TestTenant } from '../support/factories.ts';
 import { operationsFrom } from '../support/fuzz.ts';

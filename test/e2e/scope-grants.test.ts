@@ -6,8 +6,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { secretScope } from '../../functions/api/route.ts';
 import { type Scope, scopesOf } from '../../functions/domain/scopes.ts';
+import { secretScope } from '../../functions/pipeline/route.ts';
 import { routes } from '../../functions/routes.ts';
 import { createTestTenant, type TestTenant } from '../support/factories.ts';
 import { startTestApi, type TestApi } from '../support/http.ts';

@@ -511,7 +511,7 @@ describe('budgets (§8)', { timeout: 150_000 }, () => {
     // An uncached answer (404, no-store): a cacheable 200 carries no per-visitor budget headers.
     const first = await site('GET', '/v1/site/properties/by-slug/no-such-home', { key });
     expect(first.status).toBe(404);
-    expect(first.headers.get('ratelimit-policy')).toBe('ip-minute;q=120;w=60, site-minute;q=3000;w=60');
+    expect(first.headers.get('ratelimit-policy')).toBe('ip-minute;q=120;w=60, site-minute;q=12000;w=60');
     expect(first.headers.get('ratelimit')).toMatch(/^ip-minute;r=119;t=\d+$/);
     const statuses: number[] = [];
     for (let batch = 0; batch < 120 / 8; batch++) {
@@ -537,7 +537,7 @@ describe('budgets (§8)', { timeout: 150_000 }, () => {
     const first = await site('POST', '/v1/site/leads', { key, body });
     expect(first.status, first.text).toBe(201);
     expect(first.headers.get('ratelimit-policy')).toBe(
-      'ip-minute;q=120;w=60, site-minute;q=3000;w=60, inquiry-minute;q=5;w=60',
+      'ip-minute;q=120;w=60, site-minute;q=12000;w=60, inquiry-minute;q=5;w=60',
     );
     for (let i = 0; i < 4; i++)
       expect((await site('POST', '/v1/site/leads', { key, body })).status).toBe(201);

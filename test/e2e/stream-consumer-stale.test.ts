@@ -6,7 +6,7 @@
  * carry the resources as they are.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { withDynamoFaults } from '../support/dynamodb-faults.ts';
+import { withDynamoFaults } from '../../scripts/local/dynamodb-faults.ts';
 import { eventually } from '../support/eventually.ts';
 import { createTestTenant, type TestTenant } from '../support/factories.ts';
 import { startTestApi, type TestApi } from '../support/http.ts';

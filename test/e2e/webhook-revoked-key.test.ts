@@ -5,9 +5,9 @@
  * endpoints of live subscribers (a console endpoint here, which has no key and is unaffected).
  */
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { clearAuthCache } from '../../functions/api/middleware/authenticate.ts';
 import { getEndpoint, queryDeliveries } from '../../functions/data/webhooks.ts';
 import { resetConfig } from '../../functions/kernel/config.ts';
+import { clearAuthCache } from '../../functions/pipeline/middleware/authenticate.ts';
 import { revokeApiKeyById } from '../../functions/services/api-keys.ts';
 import { createEndpoint } from '../../functions/services/webhook-endpoints.ts';
 import { createTestTenant, type TestTenant } from '../support/factories.ts';

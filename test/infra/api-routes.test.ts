@@ -4,7 +4,7 @@
  */
 import { Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { isPublishable, type RouteDefinition, routeKeyPaths } from '../../functions/api/route.ts';
+import { isPublishable, type RouteDefinition, routeKeyPaths } from '../../functions/pipeline/route.ts';
 import { routes } from '../../functions/routes.ts';
 import type { ServiceApp } from '../../lib/app.ts';
 import { ROUTE_THROTTLE } from '../../lib/stacks/api-stack.ts';

@@ -347,6 +347,28 @@ describe('the daily AI resume job', () => {
   });
 });
 
+describe('the queues (lib/constructs/queues.ts)', () => {
+  it('keep the logical ids of the stages deployed: a new id would replace a queue and lose its messages', () => {
+    // Act
+    const ids = Object.keys(template.findResources('AWS::SQS::Queue')).sort();
+
+    // Assess
+    expect(ids).toEqual([
+      'AiDeadLetterQueue58F1D9AE',
+      'AiQueue264DCB43',
+      'AiResumeDeadLetterQueue8A69D39E',
+      'CatalogueRebuildDeadLetterQueue61B3849D',
+      'ImageImportQueuesImportDeadLetterQueue385BE1D5',
+      'ImageImportQueuesImportQueue6F4748F2',
+      'StreamDeadLetterQueueDA607735',
+      'WebhookLadderDeadLetterQueue82828E72',
+      'WebhookLadderQueue0F613B30',
+      'WebhookLadderScheduleDeadLetterQueue2B9243CB',
+      'WebhookLadderSweeperDeadLetterQueueCB3FA252',
+    ]);
+  });
+});
+
 describe('the AI queue', () => {
   it('is encrypted, SSL-only, and redrives to a dead-letter queue after 5 receives', () => {
     // Prepare

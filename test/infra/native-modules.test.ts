@@ -9,7 +9,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { RouteDefinition } from '../../functions/api/route.ts';
+import type { RouteDefinition } from '../../functions/pipeline/route.ts';
 import { routes } from '../../functions/routes.ts';
 import { workers } from '../../functions/workers.ts';
 import { architectureOf, copyNativeModules, esbuildOptions, nativeModulesOf } from '../../lib/bundling.ts';

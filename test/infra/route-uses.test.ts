@@ -3,7 +3,7 @@ import { Template } from 'aws-cdk-lib/assertions';
 import type { CfnFunction } from 'aws-cdk-lib/aws-lambda';
 import type { CfnQueue } from 'aws-cdk-lib/aws-sqs';
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { RouteDefinition } from '../../functions/api/route.ts';
+import type { RouteDefinition } from '../../functions/pipeline/route.ts';
 import { routes } from '../../functions/routes.ts';
 import { buildApp, type ServiceApp } from '../../lib/app.ts';
 import { DEPLOY_CONTEXT, sharedTestApp } from './deploy-context.ts';

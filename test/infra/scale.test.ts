@@ -1,7 +1,7 @@
 import { Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
-import type { RouteDefinition } from '../../functions/api/route.ts';
+import type { RouteDefinition } from '../../functions/pipeline/route.ts';
 import { routes } from '../../functions/routes.ts';
 import { buildApp } from '../../lib/app.ts';
 import { MAX_ROUTES_PER_GROUP } from '../../lib/stacks/api-stack.ts';

@@ -1,7 +1,7 @@
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { SITE_REQUEST_HEADERS } from '../../functions/api/middleware/site-headers.ts';
-import { isPublishable } from '../../functions/api/route.ts';
+import { SITE_REQUEST_HEADERS } from '../../functions/pipeline/middleware/site-headers.ts';
+import { isPublishable } from '../../functions/pipeline/route.ts';
 import { routes } from '../../functions/routes.ts';
 import { buildApp, type ServiceApp } from '../../lib/app.ts';
 import { MEDIA_REWRITE_CODE, NOT_FOUND_CODE } from '../../lib/constructs/site-distribution.ts';

@@ -15,12 +15,12 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { build } from 'esbuild';
 import { describe, expect, it } from 'vitest';
-import type { RouteDefinition, RouteUse } from '../../functions/api/route.ts';
 import { AWS_PORTS_BY_USE, type AwsUse } from '../../functions/kernel/ports/aws-bindings.ts';
+import type { RouteDefinition, RouteUse } from '../../functions/pipeline/route.ts';
 import { routes } from '../../functions/routes.ts';
 import { type WorkerUse, workers } from '../../functions/workers.ts';
 import { type FunctionEntry, lambdaEntrySource } from '../../lib/bundling.ts';
-import { exportsHandler } from '../../scripts/bench/bundles.ts';
+import { exportsHandler } from '../../scripts/bench/sections/cold-start.ts';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const PORTS = 'functions/kernel/ports';

@@ -2,7 +2,7 @@ import { Template } from 'aws-cdk-lib/assertions';
 import type { CfnFunction } from 'aws-cdk-lib/aws-lambda';
 import type { CfnQueue } from 'aws-cdk-lib/aws-sqs';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { operationParameters, routeKeyPaths } from '../../functions/api/route.ts';
+import { operationParameters, routeKeyPaths } from '../../functions/pipeline/route.ts';
 import { routes } from '../../functions/routes.ts';
 import type { ServiceApp } from '../../lib/app.ts';
 import type { ServiceFunction } from '../../lib/constructs/service-function.ts';

@@ -13,7 +13,7 @@ import { addActivity } from '../../functions/services/activities.ts';
 import type { Caller } from '../../functions/services/caller.ts';
 import { createListing, editListing, writerOf } from '../../functions/services/listings.ts';
 import { createTenantFromAdmin } from '../../functions/services/tenants.ts';
-import { withDynamoFaults } from '../support/dynamodb-faults.ts';
+import { withDynamoFaults } from '../../scripts/local/dynamodb-faults.ts';
 import { createTestLead, createTestPlaces, unique } from '../support/factories.ts';
 
 /** Every eventually consistent read answers as of a minute ago: anything written since is unseen. */

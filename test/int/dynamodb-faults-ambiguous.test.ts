@@ -1,12 +1,16 @@
 /**
- * Ambiguous commits (test/support/dynamodb-faults.ts): a write lands and its answer is lost. The
+ * Ambiguous commits (scripts/local/dynamodb-faults.ts): a write lands and its answer is lost. The
  * Lead a client creates with an Idempotency-Key must exist exactly once whatever became of the
  * answer: the SDK sending the transaction again below its retries (the claims of the first landing
  * refuse it), or the caller getting the error and the client retrying the request with its key.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findLeadClaim } from '../../functions/data/leads.ts';
-import { type AmbiguityLevel, injectedDynamoFaults, withDynamoFaults } from '../support/dynamodb-faults.ts';
+import {
+  type AmbiguityLevel,
+  injectedDynamoFaults,
+  withDynamoFaults,
+} from '../../scripts/local/dynamodb-faults.ts';
 import { afterIndexLag } from '../support/eventually.ts';
 import { createTestTenant, type TestTenant, unique } from '../support/factories.ts';
 import { startTestApi, type TestApi } from '../support/http.ts';

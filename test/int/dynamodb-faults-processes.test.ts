@@ -1,5 +1,5 @@
 /**
- * Stale reads across processes (test/support/dynamodb-faults.ts, `DYNAMODB_FAULTS_SHARED_DIR`): a
+ * Stale reads across processes (scripts/local/dynamodb-faults.ts, `DYNAMODB_FAULTS_SHARED_DIR`): a
  * write made by one process (the API) is read stale by another (the stream consumer), as DynamoDB's
  * replicas and indexes lag a write whoever made it.
  */
@@ -18,10 +18,12 @@ import {
   consistentReader,
   dynamoFaultSettingsFromEnv,
   SHARED_DIR_ENV,
-} from '../support/dynamodb-faults.ts';
+} from '../../scripts/local/dynamodb-faults.ts';
 
 const run = promisify(execFile);
-const FAULTS_MODULE = pathToFileURL(resolve(import.meta.dirname, '../support/dynamodb-faults.ts')).href;
+const FAULTS_MODULE = pathToFileURL(
+  resolve(import.meta.dirname, '../../scripts/local/dynamodb-faults.ts'),
+).href;
 
 /**
  * The other process: puts one item through a client with the faults of its environment (no stale

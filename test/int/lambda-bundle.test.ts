@@ -4,7 +4,7 @@ import { join, relative, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { build, type Metafile } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { HttpEvent, HttpResponse, LambdaContext } from '../../functions/api/http.ts';
+import type { HttpEvent, HttpResponse, LambdaContext } from '../../functions/pipeline/http.ts';
 import { type OperationId, routeFor } from '../../functions/routes.ts';
 import { esbuildOptions, HANDLER_FILE, staticClosure } from '../../lib/bundling.ts';
 import { httpEvent, lambdaContext } from '../../scripts/local/lambda-events.ts';
@@ -32,7 +32,7 @@ const bundles = new Map<Bundled, Bundle>();
 
 /**
  * Bundles `entry` exactly as deployed (lib/bundling.ts: the generated entry that registers the
- * function's own route row, code splitting), as scripts/bench/bundles.ts does.
+ * function's own route row, code splitting), as scripts/bench/sections/cold-start.ts does.
  */
 async function bundle(name: Bundled, entry: string): Promise<Bundle> {
   const dir = join(outDir, name);

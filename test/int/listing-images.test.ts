@@ -28,8 +28,8 @@ import {
   LOCAL_S3_CREDENTIALS,
   localPhotoStore,
 } from '../../scripts/local/adapters/local-photo-store.ts';
+import { pngFile } from '../../scripts/local/image-files.ts';
 import { createTestTenant } from '../support/factories.ts';
-import { pngFile } from '../support/image-files.ts';
 import { strictS3Put } from '../support/strict-s3.ts';
 
 /**

@@ -6,7 +6,7 @@ import { createArea } from '../../functions/services/areas.ts';
 import { importListings } from '../../functions/services/listing-import.ts';
 import { editListing, type ListingWriter } from '../../functions/services/listings.ts';
 import { createTenantFromAdmin } from '../../functions/services/tenants.ts';
-import { withDynamoFaults } from '../support/dynamodb-faults.ts';
+import { withDynamoFaults } from '../../scripts/local/dynamodb-faults.ts';
 import { createTestAgent, createTestPlaces, unique } from '../support/factories.ts';
 
 let placeCode: string;

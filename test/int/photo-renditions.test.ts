@@ -31,8 +31,6 @@ import { handler as photoWorker } from '../../functions/workers/image-import.ts'
 import { bindLocalAdapters } from '../../scripts/local/adapters/index.ts';
 import { LOCAL_PHOTO_BUCKET, LOCAL_S3_CREDENTIALS } from '../../scripts/local/adapters/local-photo-store.ts';
 import { LocalQueue } from '../../scripts/local/adapters/local-queue.ts';
-import { deliverDue } from '../../scripts/local/queue-poller.ts';
-import { asFunction, WORKER_ENTRIES } from '../support/aws-operations.ts';
 import {
   animatedGif,
   cameraJpeg,
@@ -42,7 +40,9 @@ import {
   png16,
   smallJpeg,
   truncatedJpeg,
-} from '../support/camera-photos.ts';
+} from '../../scripts/local/camera-photos.ts';
+import { deliverDue } from '../../scripts/local/queue-poller.ts';
+import { asFunction, WORKER_ENTRIES } from '../support/aws-operations.ts';
 import { createTestTenant } from '../support/factories.ts';
 import { strictS3Put } from '../support/strict-s3.ts';
 

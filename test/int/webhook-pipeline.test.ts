@@ -3,21 +3,20 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ReactionReceipt } from '../../functions/data/entities/reaction-receipt.ts';
 import { countEndpointFailure, getDelivery, getEndpoint } from '../../functions/data/webhooks.ts';
 import { type Email, setEmails } from '../../functions/kernel/ports/email.ts';
-import type { DeliveryMessage, WebhookLadderPort } from '../../functions/kernel/ports/webhook-ladder.ts';
+import type { WebhookLadderPort } from '../../functions/kernel/ports/webhook-ladder.ts';
 import { createAgent } from '../../functions/services/agents.ts';
 import {
   FAILURE_COUNT_WINDOW_MS,
   fanOutEvent,
   processDeliveryMessage,
 } from '../../functions/services/webhook-deliveries.ts';
-import { createEndpoint } from '../../functions/services/webhook-endpoints.ts';
 import { webhookFanout } from '../../functions/streams/webhook-fanout.ts';
 import { bindLocalAdapters } from '../../scripts/local/adapters/index.ts';
 import { createTestTenant, type TestTenant, unique } from '../support/factories.ts';
-import { answer, TestLadder } from '../support/webhook-fixtures.ts';
+import { answer, receiver, WebhookFixture } from '../support/webhook-fixtures.ts';
 
 /**
- * Issue 24's webhook findings (F6–F9), each against the real delivery code on DynamoDB Local; the
+ * The webhook pipeline's failure rules, each against the real delivery code on DynamoDB Local; the
  * receiver and the ladder are stand-ins so that a test can make them fail at a chosen moment.
  */
 
@@ -31,43 +30,15 @@ beforeAll(async () => {
 });
 afterAll(() => bindLocalAdapters());
 
-function envelope(type: string) {
-  const id = randomUUID();
-  return JSON.stringify({
-    id,
-    type,
-    version: 1,
-    created_at: '2026-01-01T00:00:00.000000+00:00',
-    tenant: { slug: tenant.slug },
-    data: { id: 'x' },
-  });
-}
-
-async function endpointFor(eventType: string) {
-  return createEndpoint({
-    tenantId: tenant.tenantId,
-    url: 'http://127.0.0.1:9/hook',
-    events: [eventType],
-    via: 'console',
-  });
-}
-
-describe('F9: the attempt is recorded before the next rung is queued', () => {
+describe('the attempt is recorded before the next rung is queued', () => {
   it('a rung that cannot be queued leaves the attempt recorded, and the message run again does not POST again', async () => {
     // Prepare: one delivery queued; the receiver fails; then the queue goes down.
-    const ladder = new TestLadder();
-    await endpointFor('lead.updated');
-    await fanOutEvent(tenant.tenantId, envelope('lead.updated'), { ladder });
-    const message = ladder.queued[0]?.message as DeliveryMessage;
-    let posts = 0;
-    const deps = {
-      ladder,
-      send: async () => {
-        posts++;
-        return answer(500);
-      },
-      delayScale: 1,
-    };
+    const webhooks = new WebhookFixture(tenant);
+    const { ladder } = webhooks;
+    await webhooks.subscribe('lead.updated');
+    const { message } = await webhooks.publish('lead.updated');
+    const receiving = receiver(500);
+    const deps = { ladder, send: receiving.send, delayScale: 1 };
     ladder.failing = true;
 
     // Act: the message is handled, then handled again (SQS's redelivery if the first run had failed).
@@ -75,7 +46,7 @@ describe('F9: the attempt is recorded before the next rung is queued', () => {
     const again = await processDeliveryMessage(message, deps).catch(() => 'threw');
 
     // Assess: one POST, recorded; the delivery stays pending with its next attempt due (the sweeper's cue).
-    expect(posts).toBe(1);
+    expect(receiving.posts()).toBe(1);
     expect(again).toBe('stale');
     const delivery = await getDelivery(tenant.tenantId, message.deliveryId);
     expect(delivery?.attempts.map((a) => a.statusCode)).toEqual([500]);
@@ -84,13 +55,13 @@ describe('F9: the attempt is recorded before the next rung is queued', () => {
   });
 });
 
-describe('F8: a success resets the failure count whatever was read before', () => {
+describe('a success resets the failure count whatever was read before', () => {
   it('a failure counted while the successful POST was in flight is reset by the success', async () => {
     // Prepare: an endpoint with no failures, read as such by the worker before it POSTs.
-    const ladder = new TestLadder();
-    const endpoint = await endpointFor('lead.archived');
-    await fanOutEvent(tenant.tenantId, envelope('lead.archived'), { ladder });
-    const message = ladder.queued[0]?.message as DeliveryMessage;
+    const webhooks = new WebhookFixture(tenant);
+    const { ladder } = webhooks;
+    const endpoint = await webhooks.subscribe('lead.archived');
+    const { message } = await webhooks.publish('lead.archived');
 
     // Act: another delivery's failure is counted during this one's POST, which succeeds.
     const result = await processDeliveryMessage(message, {
@@ -108,13 +79,13 @@ describe('F8: a success resets the failure count whatever was read before', () =
   });
 });
 
-describe('F6: one receiver blip does not disable the endpoint', () => {
+describe('one receiver blip does not disable the endpoint', () => {
   it('20 deliveries failing at the same moment count as one failure; the endpoint stays enabled', async () => {
     // Prepare: 20 events fanned out to one endpoint.
-    const ladder = new TestLadder();
-    const endpoint = await endpointFor('lead.status_changed');
-    for (let i = 0; i < 20; i++)
-      await fanOutEvent(tenant.tenantId, envelope('lead.status_changed'), { ladder });
+    const webhooks = new WebhookFixture(tenant);
+    const { ladder } = webhooks;
+    const endpoint = await webhooks.subscribe('lead.status_changed');
+    for (let i = 0; i < 20; i++) await webhooks.publish('lead.status_changed');
     expect(ladder.queued).toHaveLength(20);
 
     // Act: all 20 are attempted side by side while the receiver is down.
@@ -130,7 +101,7 @@ describe('F6: one receiver blip does not disable the endpoint', () => {
 
   it('failures a window apart count one by one up to 20; one inside the last window does not count', async () => {
     // Prepare: an endpoint, and a clock that moves a window forward per failure.
-    const endpoint = await endpointFor('lead.created');
+    const endpoint = await new WebhookFixture(tenant).subscribe('lead.created');
     const start = Date.now();
 
     // Act: 20 failures counted a window and a second apart, and one more inside the last window.
@@ -148,7 +119,7 @@ describe('F6: one receiver blip does not disable the endpoint', () => {
   });
 });
 
-describe('F7: the disable notice goes through an outbox, once per Admin', () => {
+describe('the disable notice goes through an outbox, once per Admin', () => {
   it('an Admin whose email fails does not stop the others; the retry emails only that Admin', async () => {
     // Prepare: three Admins (and one Agent who is not); the second Admin's first email fails.
     const admins = await Promise.all(
@@ -212,14 +183,15 @@ describe('F7: the disable notice goes through an outbox, once per Admin', () => 
 
   it('the delivery worker disabling an endpoint (410) sends nothing itself: the change is the outbox', async () => {
     // Prepare
-    const ladder = new TestLadder();
-    const endpoint = await endpointFor('inquiry.created');
-    await fanOutEvent(tenant.tenantId, envelope('inquiry.created'), { ladder });
+    const webhooks = new WebhookFixture(tenant);
+    const { ladder } = webhooks;
+    const endpoint = await webhooks.subscribe('inquiry.created');
+    const { message } = await webhooks.publish('inquiry.created');
     const sent: Email[] = [];
     setEmails({ send: async (email) => void sent.push(email) });
 
     // Act
-    const result = await processDeliveryMessage(ladder.queued[0]?.message as DeliveryMessage, {
+    const result = await processDeliveryMessage(message, {
       ladder,
       send: async () => answer(410),
       delayScale: 0,
@@ -235,19 +207,13 @@ describe('F7: the disable notice goes through an outbox, once per Admin', () => 
   });
 });
 
-describe('F10: fan-out to many endpoints is one round, not one per endpoint', () => {
+describe('fan-out to many endpoints is one round, not one per endpoint', () => {
   it('queues the deliveries of all endpoints side by side', async () => {
     // Prepare: 8 endpoints on one type; a ladder that holds each enqueue until all 8 are in flight
     // (or, when they come one by one, until a generous wait has passed) and records the most at once.
     const own = await createTestTenant();
-    for (let i = 0; i < 8; i++) {
-      await createEndpoint({
-        tenantId: own.tenantId,
-        url: `http://127.0.0.1:9/many-${i}`,
-        events: ['activity.completed'],
-        via: 'console',
-      });
-    }
+    const webhooks = new WebhookFixture(own);
+    for (let i = 0; i < 8; i++) await webhooks.subscribe('activity.completed');
     let inFlight = 0;
     let most = 0;
     let release: () => void = () => undefined;
@@ -265,7 +231,7 @@ describe('F10: fan-out to many endpoints is one round, not one per endpoint', ()
     };
 
     // Act
-    const count = await fanOutEvent(own.tenantId, envelope('activity.completed'), { ladder });
+    const count = await fanOutEvent(own.tenantId, webhooks.envelope('activity.completed').json, { ladder });
 
     // Assess
     expect(count).toBe(8);

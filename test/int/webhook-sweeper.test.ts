@@ -1,21 +1,19 @@
-import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WebhookDelivery } from '../../functions/data/entities/webhook-delivery.ts';
 import { getDelivery } from '../../functions/data/webhooks.ts';
 import { type DeliveryMessage, setWebhookLadder } from '../../functions/kernel/ports/webhook-ladder.ts';
-import { fanOutEvent, processDeliveryMessage } from '../../functions/services/webhook-deliveries.ts';
-import { createEndpoint } from '../../functions/services/webhook-endpoints.ts';
+import { processDeliveryMessage } from '../../functions/services/webhook-deliveries.ts';
 import { OVERDUE_AFTER_MS, requeueOverdueDeliveries } from '../../functions/services/webhook-sweeper.ts';
 import { handler as sweeperHandler } from '../../functions/workers/webhook-sweeper.ts';
 import { bindLocalAdapters } from '../../scripts/local/adapters/index.ts';
 import { asFunction, WORKER_ENTRIES } from '../support/aws-operations.ts';
 import { afterIndexLag } from '../support/eventually.ts';
 import { createTestTenant, type TestTenant } from '../support/factories.ts';
-import { answer, TestLadder } from '../support/webhook-fixtures.ts';
+import { answer, receiver, TestLadder, WebhookFixture } from '../support/webhook-fixtures.ts';
 
 /**
- * Issue 24, F1′: a delivery whose ladder rung was lost (a schedule that never fired, a rung that could
- * not be queued) is found by the sweeper and queued again, on DynamoDB Local with the real delivery code.
+ * A delivery whose ladder rung was lost (a schedule that never fired, a rung that could not be queued)
+ * is found by the sweeper and queued again, on DynamoDB Local with the real delivery code.
  */
 
 process.env.LOCAL_ALLOW_PRIVATE_URLS = '1';
@@ -34,41 +32,17 @@ afterAll(() => bindLocalAdapters());
  */
 const ours = () => [tenant.tenantId];
 
-function envelope(type: string): string {
-  const id = randomUUID();
-  return JSON.stringify({
-    id,
-    type,
-    version: 1,
-    created_at: '2026-01-01T00:00:00.000000+00:00',
-    tenant: { slug: tenant.slug },
-    data: { id: 'x' },
-  });
-}
-
 // A sweep reads every Tenant of the shared test table (thousands by the end of a full run) and
 // their endpoints: slow on a loaded machine, so a test gets more than the default 30 s.
 describe('the overdue-delivery sweeper', { timeout: 120_000 }, () => {
   it('queues again a delivery whose rung was lost, once, and the old message is then stale', async () => {
     // Prepare: a first attempt fails and its rung (due in 5 minutes) cannot be queued.
-    const ladder = new TestLadder();
-    await createEndpoint({
-      tenantId: tenant.tenantId,
-      url: 'http://127.0.0.1:9/sweep',
-      events: ['property.price_changed'],
-      via: 'console',
-    });
-    await fanOutEvent(tenant.tenantId, envelope('property.price_changed'), { ladder });
-    const first = ladder.queued[0]?.message as DeliveryMessage;
-    let posts = 0;
-    const deps = {
-      ladder,
-      send: async () => {
-        posts++;
-        return posts === 1 ? answer(500) : answer(200);
-      },
-      delayScale: 5,
-    };
+    const webhooks = new WebhookFixture(tenant);
+    const { ladder } = webhooks;
+    await webhooks.subscribe('property.price_changed');
+    const { message: first } = await webhooks.publish('property.price_changed');
+    const receiving = receiver(500, 200);
+    const deps = { ladder, send: receiving.send, delayScale: 5 };
     ladder.failing = true;
     expect(await processDeliveryMessage(first, deps)).toBe('retry_scheduled');
     ladder.failing = false;
@@ -95,21 +69,16 @@ describe('the overdue-delivery sweeper', { timeout: 120_000 }, () => {
     expect(await processDeliveryMessage(swept[0]?.message as DeliveryMessage, deps)).toBe('delivered');
     const lateOriginal = { ...first, token: lost?.scheduleToken as string };
     expect(await processDeliveryMessage(lateOriginal, deps)).toBe('stale');
-    expect(posts).toBe(2);
+    expect(receiving.posts()).toBe(2);
     expect((await getDelivery(tenant.tenantId, first.deliveryId))?.status).toBe('succeeded');
   });
 
   it('queues again a new delivery whose first message never arrived (due at its creation)', async () => {
     // Prepare: fan-out creates the delivery, but its first message is lost.
-    const ladder = new TestLadder();
-    await createEndpoint({
-      tenantId: tenant.tenantId,
-      url: 'http://127.0.0.1:9/first',
-      events: ['property.went_live'],
-      via: 'console',
-    });
-    await fanOutEvent(tenant.tenantId, envelope('property.went_live'), { ladder });
-    const lostMessage = ladder.queued[0]?.message as DeliveryMessage;
+    const webhooks = new WebhookFixture(tenant);
+    const { ladder } = webhooks;
+    await webhooks.subscribe('property.went_live');
+    const { message: lostMessage } = await webhooks.publish('property.went_live');
     ladder.queued.length = 0;
 
     // Act
@@ -124,15 +93,10 @@ describe('the overdue-delivery sweeper', { timeout: 120_000 }, () => {
   it('backs off a delivery it already queued again: a backed-up queue is not a lost message, and an attempt resets it', async () => {
     // Prepare: a delivery whose first message waits behind a long queue (the soak's livelock: every
     // sweep replaced the token, so each queued message was stale when the worker reached it).
-    const ladder = new TestLadder();
-    await createEndpoint({
-      tenantId: tenant.tenantId,
-      url: 'http://127.0.0.1:9/backlog',
-      events: ['property.updated'],
-      via: 'console',
-    });
-    await fanOutEvent(tenant.tenantId, envelope('property.updated'), { ladder });
-    const deliveryId = ladder.queued[0]?.message.deliveryId as string;
+    const webhooks = new WebhookFixture(tenant);
+    const { ladder } = webhooks;
+    await webhooks.subscribe('property.updated');
+    const { deliveryId } = (await webhooks.publish('property.updated')).message;
     const window = OVERDUE_AFTER_MS;
     const firstSweep = Date.now() + window + 60_000;
     const queuedFor = () => ladder.queued.filter((q) => q.message.deliveryId === deliveryId);
@@ -163,15 +127,9 @@ describe('the overdue-delivery sweeper', { timeout: 120_000 }, () => {
 
   it('runs as its function: the scheduled handler queues the overdue delivery on the bound ladder', async () => {
     // Prepare: a delivery whose first message was lost 20 minutes ago.
-    const ladder = new TestLadder();
-    await createEndpoint({
-      tenantId: tenant.tenantId,
-      url: 'http://127.0.0.1:9/handler',
-      events: ['property.archived'],
-      via: 'console',
-    });
-    await fanOutEvent(tenant.tenantId, envelope('property.archived'), { ladder });
-    const deliveryId = ladder.queued[0]?.message.deliveryId as string;
+    const webhooks = new WebhookFixture(tenant);
+    await webhooks.subscribe('property.archived');
+    const { deliveryId } = (await webhooks.publish('property.archived')).message;
     await WebhookDelivery.patch({ tenantId: tenant.tenantId, id: deliveryId })
       .set({ nextAttemptAt: new Date(Date.now() - 20 * 60_000).toISOString() })
       .go();

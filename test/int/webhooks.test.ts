@@ -9,40 +9,20 @@ import { ApiKey } from '../../functions/data/entities/api-key.ts';
 import { WebhookDelivery } from '../../functions/data/entities/webhook-delivery.ts';
 import { getDelivery, getEndpoint, type WebhookDeliveryRecord } from '../../functions/data/webhooks.ts';
 import { UnauthorizedError } from '../../functions/kernel/errors.ts';
-import type { WebhookResponse } from '../../functions/kernel/net/webhook-sender.ts';
-import type { DeliveryMessage, WebhookLadderPort } from '../../functions/kernel/ports/webhook-ladder.ts';
+import type { DeliveryMessage } from '../../functions/kernel/ports/webhook-ladder.ts';
 import { revokeApiKeyById } from '../../functions/services/api-keys.ts';
 import {
   type DeliveryDeps,
   fanOutEvent,
   processDeliveryMessage,
 } from '../../functions/services/webhook-deliveries.ts';
-import { createEndpoint } from '../../functions/services/webhook-endpoints.ts';
 import { webhookFanout } from '../../functions/streams/webhook-fanout.ts';
 import { handler as deliveryWorkerHandler } from '../../functions/workers/webhook-delivery.ts';
 import { asFunction, WORKER_ENTRIES } from '../support/aws-operations.ts';
 import { createTestTenant, type TestTenant } from '../support/factories.ts';
+import { receiver, WebhookFixture } from '../support/webhook-fixtures.ts';
 
 process.env.LOCAL_ALLOW_PRIVATE_URLS = '1';
-
-/** The ladder as a list: what was queued, with its delay. */
-class RecordingLadder implements WebhookLadderPort {
-  readonly queued: { message: DeliveryMessage; delayMs: number }[] = [];
-  async enqueue(message: DeliveryMessage, delayMs: number) {
-    this.queued.push({ message, delayMs });
-  }
-}
-
-function answers(...statuses: (number | null)[]): DeliveryDeps['send'] {
-  return async () => {
-    const status = statuses.length > 1 ? statuses.shift() : statuses[0];
-    const response: WebhookResponse =
-      status === null || status === undefined
-        ? { statusCode: null, error: 'ECONNREFUSED: connect ECONNREFUSED', durationMs: 3, responseBody: null }
-        : { statusCode: status, error: null, durationMs: 5, responseBody: `status ${status}` };
-    return response;
-  };
-}
 
 let tenant: TestTenant;
 
@@ -50,37 +30,13 @@ beforeAll(async () => {
   tenant = await createTestTenant();
 });
 
-function envelope(type: string) {
-  const id = randomUUID();
-  return {
-    id,
-    json: JSON.stringify({
-      id,
-      type,
-      version: 1,
-      created_at: '2026-01-01T00:00:00.000000+00:00',
-      tenant: { slug: tenant.slug },
-      data: { id: 'x' },
-    }),
-  };
-}
-
 describe('fan-out from the stream', () => {
   it('creates one delivery per enabled endpoint subscribed to the type, queues it, and ignores a replay', async () => {
-    const ladder = new RecordingLadder();
-    const subscribed = await createEndpoint({
-      tenantId: tenant.tenantId,
-      url: 'http://127.0.0.1:9/a',
-      events: ['lead.created'],
-      via: 'console',
-    });
-    await createEndpoint({
-      tenantId: tenant.tenantId,
-      url: 'http://127.0.0.1:9/b',
-      events: ['property.created'],
-      via: 'console',
-    });
-    const event = envelope('lead.created');
+    const webhooks = new WebhookFixture(tenant);
+    const { ladder } = webhooks;
+    const subscribed = await webhooks.subscribe('lead.created');
+    await webhooks.subscribe('property.created');
+    const event = webhooks.envelope('lead.created');
 
     expect(await fanOutEvent(tenant.tenantId, event.json, { ladder })).toBe(1);
     expect(ladder.queued).toHaveLength(1);
@@ -100,16 +56,12 @@ describe('fan-out from the stream', () => {
   });
 
   it('is reached through the consumer processor with a hand-built table change', async () => {
-    const ladder = new RecordingLadder();
+    const webhooks = new WebhookFixture(tenant);
+    const { ladder } = webhooks;
     const { setWebhookLadder } = await import('../../functions/kernel/ports/webhook-ladder.ts');
     setWebhookLadder(ladder);
-    const endpoint = await createEndpoint({
-      tenantId: tenant.tenantId,
-      url: 'http://127.0.0.1:9/c',
-      events: ['inquiry.created'],
-      via: 'console',
-    });
-    const event = envelope('inquiry.created');
+    const endpoint = await webhooks.subscribe('inquiry.created');
+    const event = webhooks.envelope('inquiry.created');
     await webhookFanout({
       eventId: 'stream-record-1',
       kind: 'INSERT',
@@ -131,17 +83,11 @@ describe('fan-out from the stream', () => {
 
 describe('processing a delivery message', () => {
   it('climbs the ladder on failures, drops stale and duplicate messages, and settles on success', async () => {
-    const ladder = new RecordingLadder();
-    const endpoint = await createEndpoint({
-      tenantId: tenant.tenantId,
-      url: 'http://127.0.0.1:9/d',
-      events: ['lead.updated'],
-      via: 'console',
-    });
-    const event = envelope('lead.updated');
-    await fanOutEvent(tenant.tenantId, event.json, { ladder });
-    const first = ladder.queued[0]?.message as DeliveryMessage;
-    const deps = { ladder, send: answers(500, null, 200), delayScale: 0 };
+    const webhooks = new WebhookFixture(tenant);
+    const { ladder } = webhooks;
+    const endpoint = await webhooks.subscribe('lead.updated');
+    const { message: first } = await webhooks.publish('lead.updated');
+    const deps = { ladder, send: receiver(500, null, 200).send, delayScale: 0 };
 
     expect(await processDeliveryMessage(first, deps)).toBe('retry_scheduled');
     expect(ladder.queued[1]?.delayMs).toBe(0); // 60 s × scale 0
@@ -166,15 +112,11 @@ describe('processing a delivery message', () => {
   });
 
   it('queues the real ladder delays, and gives up after the 9th attempt', async () => {
-    const ladder = new RecordingLadder();
-    await createEndpoint({
-      tenantId: tenant.tenantId,
-      url: 'http://127.0.0.1:9/e',
-      events: ['lead.archived'],
-      via: 'console',
-    });
-    await fanOutEvent(tenant.tenantId, envelope('lead.archived').json, { ladder });
-    const deps = { ladder, send: answers(500), delayScale: 1 };
+    const webhooks = new WebhookFixture(tenant);
+    const { ladder } = webhooks;
+    await webhooks.subscribe('lead.archived');
+    await webhooks.publish('lead.archived');
+    const deps = { ladder, send: receiver(500).send, delayScale: 1 };
     const results = [];
     for (let i = 0; i < 9; i++) {
       const message = ladder.queued.at(-1)?.message as DeliveryMessage;
@@ -192,38 +134,26 @@ describe('processing a delivery message', () => {
   });
 
   it('marks a delivery failed, without sending, when it falls due on a disabled endpoint', async () => {
-    const ladder = new RecordingLadder();
+    const webhooks = new WebhookFixture(tenant);
+    const { ladder } = webhooks;
     const apiKey = await tenant.newKey(['webhooks:manage', 'leads:read']);
-    const endpoint = await createEndpoint({
-      tenantId: tenant.tenantId,
-      url: 'http://127.0.0.1:9/f',
-      events: ['lead.assigned'],
-      via: 'api',
-      apiKey: { id: apiKey.id },
-    });
-    await fanOutEvent(tenant.tenantId, envelope('lead.assigned').json, { ladder });
-    // Revoking the key that subscribed it disables the endpoint (§5).
+    const endpoint = await webhooks.subscribe('lead.assigned', { apiKeyId: apiKey.id });
+    const { message } = await webhooks.publish('lead.assigned');
+    // Revoking the key that subscribed it disables the endpoint.
     const revoked = await revokeApiKeyById(tenant.tenantId, apiKey.id);
     expect(revoked.webhooksDisabled).toBe(1);
     expect((await getEndpoint(tenant.tenantId, endpoint.id))?.disabledReason).toBe('key_revoked');
-    let sent = 0;
-    const result = await processDeliveryMessage(ladder.queued[0]?.message as DeliveryMessage, {
-      ladder,
-      send: async () => {
-        sent++;
-        return { statusCode: 200, error: null, durationMs: 1, responseBody: '' };
-      },
-      delayScale: 1,
-    });
+    const receiving = receiver(200);
+    const result = await processDeliveryMessage(message, { ladder, send: receiving.send, delayScale: 1 });
     expect(result).toBe('endpoint_disabled');
-    expect(sent).toBe(0);
-    const delivery = await getDelivery(tenant.tenantId, ladder.queued[0]?.message.deliveryId as string);
+    expect(receiving.posts()).toBe(0);
+    const delivery = await getDelivery(tenant.tenantId, message.deliveryId);
     expect(delivery?.status).toBe('failed');
     expect(delivery?.attempts).toEqual([]);
   });
 });
 
-describe('a delivery record is bounded (issue 26 item 4)', () => {
+describe('a delivery record is bounded', () => {
   /** A receiver that answers 200 with a 10 KB body, in multi-byte characters (3 bytes each). */
   const verbose: DeliveryDeps['send'] = async () => ({
     statusCode: 200,
@@ -240,17 +170,11 @@ describe('a delivery record is bounded (issue 26 item 4)', () => {
   it('keeps the last 20 attempts with the count of all, 4 KB of answer each, and expires 90 days after creation', async () => {
     // Prepare
     const own = await createTestTenant();
-    const ladder = new RecordingLadder();
-    await createEndpoint({
-      tenantId: own.tenantId,
-      url: 'http://127.0.0.1:9/bounded',
-      events: ['lead.scored'],
-      via: 'console',
-    });
+    const webhooks = new WebhookFixture(own);
+    await webhooks.subscribe('lead.scored');
     const createdAt = Math.floor(Date.now() / 1000);
-    await fanOutEvent(own.tenantId, envelope('lead.scored').json, { ladder });
-    const first = ladder.queued[0]?.message as DeliveryMessage;
-    const deps = { ladder, send: verbose, delayScale: 0 };
+    const { message: first } = await webhooks.publish('lead.scored');
+    const deps = { ladder: webhooks.ladder, send: verbose, delayScale: 0 };
     // Act: 25 redeliveries by hand.
     for (let n = 1; n <= 25; n++)
       expect(await processDeliveryMessage(redeliver(first, n), deps)).toBe('delivered');
@@ -274,16 +198,10 @@ describe('a delivery record is bounded (issue 26 item 4)', () => {
   it('records an automatic attempt and a redelivery made at the same time, numbered 1 and 2', async () => {
     // Prepare
     const own = await createTestTenant();
-    const ladder = new RecordingLadder();
-    await createEndpoint({
-      tenantId: own.tenantId,
-      url: 'http://127.0.0.1:9/both',
-      events: ['lead.status_changed'],
-      via: 'console',
-    });
-    await fanOutEvent(own.tenantId, envelope('lead.status_changed').json, { ladder });
-    const first = ladder.queued[0]?.message as DeliveryMessage;
-    const deps = { ladder, send: answers(200), delayScale: 0 };
+    const webhooks = new WebhookFixture(own);
+    await webhooks.subscribe('lead.status_changed');
+    const { message: first } = await webhooks.publish('lead.status_changed');
+    const deps = { ladder: webhooks.ladder, send: receiver(200).send, delayScale: 0 };
     // Act
     const results = await Promise.all([
       processDeliveryMessage(first, deps),
@@ -315,26 +233,16 @@ describe('the subscribing key governs its endpoints', () => {
   it('fan-out skips the endpoint of an expired key and disables it (key_expired); a console endpoint still gets the event', async () => {
     // Prepare
     const own = await createTestTenant();
-    const ladder = new RecordingLadder();
+    const webhooks = new WebhookFixture(own);
+    const { ladder } = webhooks;
     const apiKey = await own.newKey(['webhooks:manage', 'leads:read'], {
       expiresAt: new Date(Date.now() + 3_600_000).toISOString(),
     });
-    const ofKey = await createEndpoint({
-      tenantId: own.tenantId,
-      url: 'http://127.0.0.1:9/key',
-      events: ['lead.created'],
-      via: 'api',
-      apiKey: { id: apiKey.id },
-    });
-    const consoleEndpoint = await createEndpoint({
-      tenantId: own.tenantId,
-      url: 'http://127.0.0.1:9/console',
-      events: ['lead.created'],
-      via: 'console',
-    });
+    const ofKey = await webhooks.subscribe('lead.created', { apiKeyId: apiKey.id });
+    const consoleEndpoint = await webhooks.subscribe('lead.created');
     await expire(own.tenantId, apiKey.id);
     // Act
-    const fannedOut = await fanOutEvent(own.tenantId, envelope('lead.created').json, { ladder });
+    const { count: fannedOut } = await webhooks.publish('lead.created');
     // Assess
     expect(fannedOut).toBe(1);
     expect(ladder.queued.map((q) => q.message.endpointId)).toEqual([consoleEndpoint.id]);
@@ -347,32 +255,23 @@ describe('the subscribing key governs its endpoints', () => {
   it('a retry queued before the key expired is not sent: the delivery fails and the endpoint is disabled', async () => {
     // Prepare
     const own = await createTestTenant();
-    const ladder = new RecordingLadder();
+    const webhooks = new WebhookFixture(own);
     const apiKey = await own.newKey(['webhooks:manage', 'leads:read'], {
       expiresAt: new Date(Date.now() + 3_600_000).toISOString(),
     });
-    const endpoint = await createEndpoint({
-      tenantId: own.tenantId,
-      url: 'http://127.0.0.1:9/retry',
-      events: ['lead.created'],
-      via: 'api',
-      apiKey: { id: apiKey.id },
-    });
-    await fanOutEvent(own.tenantId, envelope('lead.created').json, { ladder });
+    const endpoint = await webhooks.subscribe('lead.created', { apiKeyId: apiKey.id });
+    const { message } = await webhooks.publish('lead.created');
     await expire(own.tenantId, apiKey.id);
-    let sent = 0;
+    const receiving = receiver(200);
     // Act
-    const result = await processDeliveryMessage(ladder.queued[0]?.message as DeliveryMessage, {
-      ladder,
-      send: async () => {
-        sent++;
-        return { statusCode: 200, error: null, durationMs: 1, responseBody: '' };
-      },
+    const result = await processDeliveryMessage(message, {
+      ladder: webhooks.ladder,
+      send: receiving.send,
       delayScale: 1,
     });
     // Assess
     expect(result).toBe('endpoint_disabled');
-    expect(sent).toBe(0);
+    expect(receiving.posts()).toBe(0);
     expect((await getEndpoint(own.tenantId, endpoint.id))?.disabledReason).toBe('key_expired');
   });
 
@@ -382,13 +281,7 @@ describe('the subscribing key governs its endpoints', () => {
     const apiKey = await own.newKey(['webhooks:manage', 'leads:read']);
     await revokeApiKeyById(own.tenantId, apiKey.id);
     // Act
-    const attempt = createEndpoint({
-      tenantId: own.tenantId,
-      url: 'http://127.0.0.1:9/late',
-      events: ['lead.created'],
-      via: 'api',
-      apiKey: { id: apiKey.id },
-    });
+    const attempt = new WebhookFixture(own).subscribe('lead.created', { apiKeyId: apiKey.id });
     // Assess
     await expect(attempt).rejects.toBeInstanceOf(UnauthorizedError);
   });
@@ -406,16 +299,9 @@ describe('the delivery worker', () => {
     await new Promise<void>((done) => receiver.listen(0, '127.0.0.1', done));
     const { port } = receiver.address() as AddressInfo;
     try {
-      await createEndpoint({
-        tenantId: tenant.tenantId,
-        url: `http://127.0.0.1:${port}/hook`,
-        events: ['activity.completed'],
-        via: 'console',
-      });
-      const ladder = new RecordingLadder();
-      const event = envelope('activity.completed');
-      await fanOutEvent(tenant.tenantId, event.json, { ladder });
-      const message = ladder.queued[0]?.message as DeliveryMessage;
+      const webhooks = new WebhookFixture(tenant);
+      await webhooks.subscribe('activity.completed', { url: `http://127.0.0.1:${port}/hook` });
+      const { event, message } = await webhooks.publish('activity.completed');
       const worker = asFunction(WORKER_ENTRIES.webhookDelivery, deliveryWorkerHandler);
       const sqsEvent = {
         Records: [{ messageId: 'm-1', body: JSON.stringify(message) }],

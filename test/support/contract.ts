@@ -22,8 +22,10 @@ interface ResponseObject {
   content?: Record<string, MediaType>;
 }
 interface OpenApiDocument {
-  paths: Record<string, Record<string, { responses: Record<string, ResponseObject> }>>;
+  paths: Record<string, Record<string, { operationId?: string; responses: Record<string, ResponseObject> }>>;
   components?: { headers?: Record<string, HeaderObject> };
+  /** What the service POSTs to subscribers, one entry per event type (OpenAPI 3.1 `webhooks`). */
+  webhooks?: Record<string, { post?: { requestBody?: { content?: Record<string, MediaType> } } }>;
 }
 
 const DOCUMENT_ID = 'openapi.json';
@@ -185,11 +187,46 @@ export function responseProblems(
   if (body === undefined) return [...problems, `${where}: the documented JSON body is missing`];
   const validate = validatorAt(contract, [...statusPointer, 'content', 'application/json', 'schema']);
   if (!validate(body)) {
+    const operationId = contract.document.paths[template]?.[verb]?.operationId;
     for (const error of validate.errors ?? []) {
-      problems.push(`${where}: body${error.instancePath} ${error.message} (${error.schemaPath})`);
+      problems.push(
+        `${where}${operationId ? ` (${operationId})` : ''}: body${error.instancePath} ${error.message} (${error.schemaPath})`,
+      );
     }
   }
   return problems;
+}
+
+/**
+ * The problems of one event (a webhook delivery's parsed body, or an item of GET /v1/events) against
+ * the schema the document gives its type, `webhooks[type]`'s request body: what an integrator's
+ * validator checks a delivery against. Empty when it conforms; each problem names the type, the
+ * event id and the JSON path.
+ */
+export function eventProblems(event: unknown, contract: Contract = theDocument()): string[] {
+  const { type, id } = (event ?? {}) as { type?: unknown; id?: unknown };
+  const where = `event ${String(type)} ${String(id)}`;
+  if (
+    typeof type !== 'string' ||
+    !contract.document.webhooks?.[type]?.post?.requestBody?.content?.['application/json']
+  ) {
+    return [`${where}: the document has no webhooks entry for this type`];
+  }
+  const validate = validatorAt(contract, [
+    'webhooks',
+    type,
+    'post',
+    'requestBody',
+    'content',
+    'application/json',
+    'schema',
+  ]);
+  if (validate(event)) return [];
+  const problems = (validate.errors ?? []).map((error) => {
+    const property = (error.params as { additionalProperty?: string }).additionalProperty;
+    return `${where} (webhooks.${type}): ${error.instancePath || '/'} ${error.message}${property ? ` (${property})` : ''} (${error.schemaPath})`;
+  });
+  return [...new Set(problems)];
 }
 
 /** {@link responseProblems}, thrown as one error listing them all; returns quietly when the answer conforms. */

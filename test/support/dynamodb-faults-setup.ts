@@ -11,9 +11,9 @@ import {
   dynamoFaultSettingsFromEnv,
   NO_DYNAMO_FAULTS,
   streamSeed,
-} from './dynamodb-faults.ts';
+} from '../../scripts/local/dynamodb-faults.ts';
 
-// The int and e2e files run on a DynamoDB Local made as strict as DynamoDB (test/support/dynamodb-faults.ts):
+// The int and e2e files run on a DynamoDB Local made as strict as DynamoDB (scripts/local/dynamodb-faults.ts):
 // stale non-consistent reads, transactions cancelled for a conflict, throttled attempts. The shared
 // client is the one the services, the workers and the in-process HTTP server all use. In beforeAll,
 // like the operation recording, so that creating the client does not read the configuration early.

@@ -1,4 +1,4 @@
-import { dynamoFaultSettingsFromEnv, settleDynamoWrites } from './dynamodb-faults.ts';
+import { dynamoFaultSettingsFromEnv, settleDynamoWrites } from '../../scripts/local/dynamodb-faults.ts';
 
 /**
  * Reads until `done` holds, for what is eventually consistent on AWS: a list or search served by a

@@ -7,11 +7,11 @@ import fc from 'fast-check';
 import { Agent, fetch as undiciFetch } from 'undici';
 import { runImport } from '../../functions/services/photo-processing.ts';
 import { LOCAL_S3_CREDENTIALS } from '../../scripts/local/adapters/local-photo-store.ts';
+import { pngFile } from '../../scripts/local/image-files.ts';
 import { asFunction, WORKER_ENTRIES } from './aws-operations.ts';
 import { createTestAgent } from './factories.ts';
 import { arbitraryFor, type JsonSchema } from './fuzz-schema.ts';
 import type { TestApi } from './http.ts';
-import { pngFile } from './image-files.ts';
 import { startTestStreamConsumer } from './stream.ts';
 import { strictS3Put } from './strict-s3.ts';
 

@@ -70,7 +70,24 @@ type OpenApiDocument = {
       }
     >
   >;
+  components?: { schemas?: Record<string, JsonSchema> };
 };
+
+/**
+ * `schema` with every `$ref` to a component replaced by the component itself (the document names its
+ * bodies: `{"$ref": "#/components/schemas/LeadIngestIn"}`), so that values are drawn from the shape.
+ */
+function inlined(document: OpenApiDocument, schema: unknown): unknown {
+  if (Array.isArray(schema)) return schema.map((s) => inlined(document, s));
+  if (schema === null || typeof schema !== 'object') return schema;
+  const { $ref, ...rest } = schema as { $ref?: unknown };
+  const own = Object.fromEntries(Object.entries(rest).map(([k, v]) => [k, inlined(document, v)]));
+  if (typeof $ref !== 'string') return own;
+  const name = $ref.replace('#/components/schemas/', '');
+  const component = document.components?.schemas?.[name];
+  if (!component) throw new Error(`The document references a missing schema ${$ref}`);
+  return { ...(inlined(document, component) as object), ...own };
+}
 
 /** Every operation of the document, in document order. */
 export function operationsFrom(document: OpenApiDocument): FuzzOperation[] {
@@ -78,7 +95,8 @@ export function operationsFrom(document: OpenApiDocument): FuzzOperation[] {
   for (const [path, byMethod] of Object.entries(document.paths)) {
     for (const [method, op] of Object.entries(byMethod)) {
       const parameters = op.parameters ?? [];
-      const body = op.requestBody?.content?.['application/json']?.schema;
+      const reference = op.requestBody?.content?.['application/json']?.schema;
+      const body = reference ? (inlined(document, reference) as JsonSchema) : undefined;
       operations.push({
         operationId: op.operationId,
         method: method.toUpperCase(),

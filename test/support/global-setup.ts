@@ -5,8 +5,8 @@ import S3rver from 's3rver';
 import type { TestProject } from 'vitest/node';
 import { LOCAL_PHOTO_BUCKET, LOCAL_S3_CORS } from '../../scripts/local/adapters/local-photo-store.ts';
 import { ensureTable, startDynamoLocal } from '../../scripts/local/dynamo-local.ts';
+import { describeDynamoFaults, dynamoFaultSettingsFromEnv } from '../../scripts/local/dynamodb-faults.ts';
 import { clearAwsOperations } from './aws-operations.ts';
-import { describeDynamoFaults, dynamoFaultSettingsFromEnv } from './dynamodb-faults.ts';
 
 declare module 'vitest' {
   export interface ProvidedContext {

@@ -24,13 +24,13 @@ import type { CfnFunction } from 'aws-cdk-lib/aws-lambda';
 import type { Queue } from 'aws-cdk-lib/aws-sqs';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RouteDefinition, RouteUse } from '../../functions/api/route.ts';
 import {
   type AwsOperation,
   authorizedOperations,
   runAsFunction,
 } from '../../functions/kernel/aws-operations.ts';
 import { awsLadderFromEnvironment } from '../../functions/kernel/ports/webhook-ladder.ts';
+import type { RouteDefinition, RouteUse } from '../../functions/pipeline/route.ts';
 import { routes } from '../../functions/routes.ts';
 import { type WorkerUse, workers } from '../../functions/workers.ts';
 import { buildApp } from '../../lib/app.ts';

@@ -1,9 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import { LocalQueueMessage } from '../../functions/data/entities/local-queue-message.ts';
+import type { WebhookEndpointRecord } from '../../functions/data/webhooks.ts';
 import type { WebhookResponse } from '../../functions/kernel/net/webhook-sender.ts';
 import type { DeliveryMessage, WebhookLadderPort } from '../../functions/kernel/ports/webhook-ladder.ts';
+import { type DeliveryDeps, fanOutEvent } from '../../functions/services/webhook-deliveries.ts';
+import { createEndpoint } from '../../functions/services/webhook-endpoints.ts';
 
-/** The retry ladder as a list; `failing` makes every enqueue throw (SQS or Scheduler down). */
+/**
+ * The retry ladder as a list of what was queued, with its delay; `failing` makes every enqueue throw
+ * (SQS or Scheduler down). The one stand-in for the ladder the webhook tests use.
+ */
 export class TestLadder implements WebhookLadderPort {
   readonly queued: { message: DeliveryMessage; delayMs: number }[] = [];
   failing = false;
@@ -13,9 +19,80 @@ export class TestLadder implements WebhookLadderPort {
   }
 }
 
-/** A receiver's answer with `status`, as the sender reports it. */
-export function answer(status: number): WebhookResponse {
-  return { statusCode: status, error: null, durationMs: 5, responseBody: `status ${status}` };
+/** A receiver's answer with `status`, as the sender reports it; `null`: nothing listens (connection refused). */
+export function answer(status: number | null): WebhookResponse {
+  return status === null
+    ? { statusCode: null, error: 'ECONNREFUSED: connect ECONNREFUSED', durationMs: 3, responseBody: null }
+    : { statusCode: status, error: null, durationMs: 5, responseBody: `status ${status}` };
+}
+
+/**
+ * A receiver stand-in for a delivery's `send`: it answers `statuses` in turn, the last one from then
+ * on (`null`: connection refused), and counts the POSTs it was sent.
+ */
+export function receiver(...statuses: (number | null)[]): {
+  send: DeliveryDeps['send'];
+  posts: () => number;
+} {
+  let posts = 0;
+  return {
+    send: async () => answer(statuses[Math.min(posts++, statuses.length - 1)] ?? null),
+    posts: () => posts,
+  };
+}
+
+/**
+ * A Tenant's webhooks in an int test, on DynamoDB Local through the real services: endpoints it
+ * subscribes (on 127.0.0.1's discard port, where nothing listens: a test's `send` answers instead, and
+ * the file sets LOCAL_ALLOW_PRIVATE_URLS), and events fanned out to them onto `ladder`.
+ */
+export class WebhookFixture {
+  readonly ladder = new TestLadder();
+  readonly #tenant: { tenantId: string; slug: string };
+
+  constructor(tenant: { tenantId: string; slug: string }) {
+    this.#tenant = tenant;
+  }
+
+  /** An endpoint subscribed to `type`: from the console, or by the API key `apiKeyId` (which then governs it). */
+  subscribe(type: string, options: { url?: string; apiKeyId?: string } = {}): Promise<WebhookEndpointRecord> {
+    return createEndpoint({
+      tenantId: this.#tenant.tenantId,
+      url: options.url ?? 'http://127.0.0.1:9/hook',
+      events: [type],
+      ...(options.apiKeyId ? { via: 'api', apiKey: { id: options.apiKeyId } } : { via: 'console' }),
+    });
+  }
+
+  /** A new event of `type` as the stream consumer reads it from the table: its id and its envelope. */
+  envelope(type: string): { id: string; json: string } {
+    const id = randomUUID();
+    const json = JSON.stringify({
+      id,
+      type,
+      version: 1,
+      created_at: '2026-01-01T00:00:00.000000+00:00',
+      tenant: { slug: this.#tenant.slug },
+      data: { id: 'x' },
+    });
+    return { id, json };
+  }
+
+  /**
+   * Fans a new event of `type` out as the stream consumer does: the event, how many endpoints it
+   * went to, and the first message it queued. Nothing queued is an error here: a test of a fan-out
+   * that reaches no endpoint calls fanOutEvent itself.
+   */
+  async publish(
+    type: string,
+  ): Promise<{ event: { id: string; json: string }; count: number; message: DeliveryMessage }> {
+    const event = this.envelope(type);
+    const before = this.ladder.queued.length;
+    const count = await fanOutEvent(this.#tenant.tenantId, event.json, { ladder: this.ladder });
+    const message = this.ladder.queued[before]?.message;
+    if (!message) throw new Error(`The fan-out of ${type} queued nothing`);
+    return { event, count, message };
+  }
 }
 
 /** A ladder message carrying `token`, of a delivery of its own. */

@@ -2,7 +2,7 @@ import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import * as z from 'zod/mini';
-import type { Operation } from '../../functions/api/operation.ts';
+import type { Operation } from '../../functions/pipeline/operation.ts';
 import { routeFor } from '../../functions/routes.ts';
 import { locs, pathOf, SUCCESS_BODIES, type TypedOperation } from '../support/api-client.ts';
 

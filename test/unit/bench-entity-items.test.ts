@@ -4,8 +4,8 @@ import { LeadSearchToken } from '../../functions/data/entities/lead-search-token
 import { UniqueClaim } from '../../functions/data/entities/unique-claim.ts';
 import { tokensOf } from '../../functions/data/lead-search.ts';
 import { leadClaimOf, withDerivedKeys } from '../../functions/data/leads.ts';
-import { itemBuilder } from '../../scripts/bench/entity-items.ts';
-import { leadAt } from '../../scripts/bench/lead-data.ts';
+import { itemBuilder } from '../../scripts/bench/bulk.ts';
+import { leadAt } from '../../scripts/bench/data.ts';
 
 type LeadRecord = ReturnType<typeof withDerivedKeys>;
 

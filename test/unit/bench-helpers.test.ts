@@ -1,43 +1,45 @@
+import { spawnSync } from 'node:child_process';
 import { BedrockRuntimeClient, ConverseCommand } from '@aws-sdk/client-bedrock-runtime';
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { SESv2Client, SendEmailCommand } from '@aws-sdk/client-sesv2';
 import { DeleteQueueCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
-import type { Metafile } from 'esbuild';
 import { describe, expect, it } from 'vitest';
 import { normalizePhone, tierOf } from '../../functions/domain/leads.ts';
 import { ScoreOutput } from '../../functions/domain/scoring.ts';
 import { routes } from '../../functions/routes.ts';
+import { workers } from '../../functions/workers.ts';
 import { awsEndpointEnv, responderQueueUrl, startAwsResponder } from '../../scripts/bench/aws-responder.ts';
-import { camelName, composition, exportsHandler, handlerEntries } from '../../scripts/bench/bundles.ts';
-import { fallbackRequest, servicesCalled } from '../../scripts/bench/cold-start.ts';
+import { asciiWord, leadAt, RARE_SURNAMES, uuidOf } from '../../scripts/bench/data.ts';
 import { costOf, indexWrites } from '../../scripts/bench/dynamo-costs.ts';
-import { operationOf, unitsOf, withConsumedCapacity } from '../../scripts/bench/dynamo-recorder.ts';
+import { unitsOf, withConsumedCapacity } from '../../scripts/bench/dynamo-recorder.ts';
+import { pathOf } from '../../scripts/bench/sections/cold-fixture.ts';
 import {
-  asciiWord,
-  describePopulation,
-  itemSize,
-  leadAt,
-  RARE_SURNAMES,
-  uuidOf,
-} from '../../scripts/bench/lead-data.ts';
-import {
-  coldStartSection,
-  formatLoad,
-  formatRatio,
-  mark,
-  renderColdStart,
+  COLD_START_TARGET,
+  coldRow,
+  coldStart,
+  exportsHandler,
+  handlerEntries,
+  servicesCalled,
   successful,
-  TARGETS,
-} from '../../scripts/bench/report.ts';
-import {
-  median,
-  parseSections,
-  percentile,
-  ratio,
-  SECTIONS,
-  summarize,
-  withinRatio,
-} from '../../scripts/bench/stats.ts';
+} from '../../scripts/bench/sections/cold-start.ts';
+import { median, percentile, ratio, summarize } from '../../scripts/bench/stats.ts';
+
+/** What a population holds: Leads by status, owner and tier, and the archived ones. */
+function population(leads: ReturnType<typeof leadAt>[]) {
+  const count = (key: (l: (typeof leads)[number]) => string) => {
+    const by: Record<string, number> = {};
+    for (const l of leads) by[key(l)] = (by[key(l)] ?? 0) + 1;
+    return by;
+  };
+  return {
+    count: leads.length,
+    byStatus: count((l) => l.status),
+    byOwner: count((l) => l.ownerKey),
+    byTier: count((l) => l.tierKey),
+    archived: leads.filter((l) => !l.isActive).length,
+    withNotes: leads.filter((l) => l.notes).length,
+  };
+}
 
 describe('bench statistics', () => {
   it('takes the midpoint for an even count and the middle value for an odd one', () => {
@@ -53,34 +55,62 @@ describe('bench statistics', () => {
   });
 
   it('summarises unsorted samples', () => {
-    expect(summarize([30, 10, 20])).toMatchObject({ count: 3, min: 10, median: 20, max: 30 });
+    expect(summarize([30, 10, 20])).toMatchObject({ count: 3, median: 20, p90: 30, max: 30 });
   });
-});
 
-describe('ratios to the floor', () => {
   it('divides by the floor and refuses to invent a figure from a missing or zero one', () => {
     expect(ratio(115, 100)).toBeCloseTo(1.15);
     expect(ratio(50, 0)).toBeNaN();
     expect(ratio(Number.NaN, 100)).toBeNaN();
     expect(ratio(50, Number.NaN)).toBeNaN();
   });
+});
 
-  it('passes at the ceiling, fails above it, and fails an unmeasured ratio', () => {
-    expect(withinRatio(1.15, 1.15)).toBe(true);
-    expect(withinRatio(1.151, 1.15)).toBe(false);
-    expect(withinRatio(Number.NaN, 1.15)).toBe(false);
+describe('the cold-start section', () => {
+  const bundle = (name: string, kb = 300) => ({
+    name,
+    entry: `${name}.ts`,
+    kind: 'http' as const,
+    kb,
+    gzipKb: kb / 4,
+  });
+  /** Samples whose CPU time is half their wall time, so the CPU ratios equal the wall-clock ones. */
+  const samples = (loads: number[], firsts: number[], status = '200') =>
+    loads.map((ms, i) => ({
+      importMs: ms,
+      firstMs: firsts[i] ?? 0,
+      importCpuMs: ms / 2,
+      firstCpuMs: (firsts[i] ?? 0) / 2,
+      status,
+    }));
+  const floor = samples([90, 100, 110], [190, 200, 210]);
+
+  it('judges each function by its medians over the floor measured in the same passes', () => {
+    // Act: one function just inside both targets, one over on first response
+    const inside = coldRow(bundle('getThing'), samples([100, 115, 400], [200, 230, 900]), floor, []);
+    const over = coldRow(
+      bundle('putThing'),
+      [...samples([80, 90], [200, 240]), ...samples([100], [250], '422')],
+      floor,
+      [],
+    );
+
+    // Assess
+    expect(inside).toMatchObject({
+      ratios: { moduleLoad: 1.15, firstResponse: 1.15 },
+      ok: { moduleLoad: true, firstResponse: true, answers: true },
+      moduleLoad: { median: 115, p90: 400, count: 3 },
+    });
+    expect(over).toMatchObject({
+      ratios: { moduleLoad: 0.9, firstResponse: 1.2 },
+      ok: { moduleLoad: true, firstResponse: false, answers: false },
+      statuses: ['200', '422'],
+    });
+    expect(COLD_START_TARGET).toBe(1.15);
   });
 
-  it('prints ratios, marks and load averages for the table', () => {
-    expect(formatRatio(1.0749)).toBe('1.07×');
-    expect(formatRatio(Number.NaN)).toBe('-');
-    expect(mark(true)).toBe('pass');
-    expect(mark(false)).toBe('FAIL');
-    expect(formatLoad([1.5, 2, 13.678])).toBe('1.50 / 2.00 / 13.68');
-    expect(formatLoad([])).toBe('-');
-  });
-
-  it('counts only 2xx statuses and clean batches as successful answers', () => {
+  it('fails a ratio it could not measure, and counts only 2xx and clean batches as answers', () => {
+    expect(coldRow(bundle('noFloor'), samples([100], [200]), [], []).ok).toMatchObject({ moduleLoad: false });
     expect(successful(['200', '201'])).toBe(true);
     expect(successful(['ok'])).toBe(true);
     expect(successful(['200', '404'])).toBe(false);
@@ -88,151 +118,75 @@ describe('ratios to the floor', () => {
     expect(successful(['threw: boom'])).toBe(false);
     expect(successful([])).toBe(false);
   });
-});
 
-describe('the cold-start section', () => {
-  const bundle = (name: string, kind: 'floor' | 'http', kb: number) => ({
-    name,
-    kind,
-    entry: `${name}.ts`,
-    file: `${name}.mjs`,
-    kb,
-    gzipKb: kb / 4,
-    lazyKb: 0,
-    composition: [],
-  });
-  const figures = (loads: number[], firsts: number[], statuses = ['200'], sent: string[] = []) => ({
-    moduleLoad: summarize(loads),
-    firstResponse: summarize(firsts),
-    // CPU time: half the wall time here, so the CPU ratios equal the wall-clock ones.
-    moduleLoadCpu: summarize(loads.map((ms) => ms / 2)),
-    firstResponseCpu: summarize(firsts.map((ms) => ms / 2)),
-    statuses,
-    sent,
-    genericEvent: false,
-  });
-
-  it('judges each function by its medians over the floor measured in the same run', () => {
-    // Arrange: a floor at 100 ms / 200 ms; one function just inside, one over on first response.
-    const bundles = [
-      bundle('floor', 'floor', 600),
-      bundle('getThing', 'http', 300),
-      bundle('putThing', 'http', 900),
-    ];
-    const measured = new Map([
-      ['floor', figures([90, 100, 110], [190, 200, 210])],
-      ['getThing', figures([100, 115, 400], [200, 230, 900])],
-      ['putThing', figures([80, 90, 100], [200, 240, 250], ['201', '422'])],
-    ]);
+  it('prints a mark per target, names the functions that fail, and the AWS services each called', () => {
+    // Prepare
+    const slow = coldRow(bundle('slowThing'), samples([130], [210]), samples([100], [200]), ['SESv2']);
+    const report = {
+      runs: 1,
+      floor: coldRow(bundle('floor'), floor, floor, []),
+      rows: [{ ...slow, guessed: false }],
+    };
     // Act
-    const section = coldStartSection(bundles, measured, 3);
+    const text = coldStart.render(report).join('\n');
     // Assess
-    expect(section.floor).toMatchObject({ kb: 600, moduleLoadMs: { median: 100, p90: 110, runs: 3 } });
-    const [get, put] = section.rows;
-    expect(get).toMatchObject({
-      name: 'getThing',
-      ratios: { kb: 0.5, moduleLoad: 1.15, firstResponse: 1.15 },
-      cpuRatios: { moduleLoad: 1.15, firstResponse: 1.15 },
-      moduleLoadOk: true,
-      firstResponseOk: true,
-      statusOk: true,
-    });
-    expect(get?.moduleLoadMs).toEqual({ median: 115, p90: 400, runs: 3 });
-    expect(put).toMatchObject({
-      ratios: { kb: 1.5, moduleLoad: 0.9, firstResponse: 1.2 },
-      moduleLoadOk: true,
-      firstResponseOk: false,
-      statusOk: false,
-    });
-  });
-
-  it('prints a pass/fail mark per target and names the functions that fail', () => {
-    const bundles = [bundle('floor', 'floor', 600), bundle('slowThing', 'http', 300)];
-    const measured = new Map([
-      ['floor', figures([100], [200])],
-      ['slowThing', figures([130], [210])],
-    ]);
-    const text = renderColdStart(coldStartSection(bundles, measured, 1), TARGETS).join('\n');
-    expect(text).toMatch(/slowThing .* 1\.30×\s+FAIL .* 1\.05×\s+pass/);
+    expect(text).toMatch(/\| slowThing \| .* \| 1\.30× \| FAIL \| .* \| 1\.05× \| pass \| 200 \+SESv2 \|/);
     expect(text).toContain('Module load ≤ 1.15× the floor: 0/1 pass (FAIL: slowThing)');
-    expect(text).toContain('Import + first response ≤ 1.15× the floor: 1/1 pass');
+    expect(text).toContain('First response ≤ 1.15× the floor: 1/1 pass (FAIL: none)');
+    expect(servicesCalled({ SQS: 1 }, { SQS: 2, SESv2: 1, refused: 0 })).toEqual(['SESv2', 'SQS']);
   });
 
-  it('lists the AWS services a function called beside its answer', () => {
-    const bundles = [bundle('floor', 'floor', 600), bundle('sendThing', 'http', 300)];
-    const measured = new Map([
-      ['floor', figures([100], [200])],
-      ['sendThing', figures([100], [200], ['200'], ['SESv2', 'Secrets Manager'])],
-    ]);
-    const section = coldStartSection(bundles, measured, 1);
-    expect(section.rows[0]).toMatchObject({ sent: ['SESv2', 'Secrets Manager'], statusOk: true });
-    expect(renderColdStart(section, TARGETS).join('\n')).toMatch(/sendThing .* 200 \+SESv2\+Secrets Manager/);
-  });
-
-  it('refuses to judge without the floor', () => {
-    const bundles = [bundle('getThing', 'http', 300)];
-    expect(() => coldStartSection(bundles, new Map([['getThing', figures([1], [1])]]), 1)).toThrow(/floor/);
-  });
-});
-
-describe('the functions the bench measures', () => {
-  it('has every route of the route table and every async handler module, named as the stack names them', () => {
+  it('measures every route and worker, named as the stacks name them, after the floor', () => {
     const entries = handlerEntries();
-    const names = entries.map((e) => e.name);
-    expect(names).toEqual(expect.arrayContaining(routes.map((r) => r.operationId)));
-    expect(names).toEqual(expect.arrayContaining(['streamConsumer', 'aiWorker', 'aiResume']));
-    expect(entries.filter((e) => e.kind === 'http')).toHaveLength(routes.length);
-  });
-
-  it('recognises a module that exports a handler, and names a new one by its file', () => {
+    expect(entries[0]).toMatchObject({ name: 'floor', kind: 'floor' });
+    expect(entries.slice(1).map((e) => e.name)).toEqual([
+      ...routes.map((r) => r.operationId),
+      ...workers.map((w) => w.name),
+    ]);
     expect(exportsHandler('export async function handler(event) {}')).toBe(true);
     expect(exportsHandler('export const handler = middy(core);')).toBe(true);
     expect(exportsHandler('const handler = 1;\nexport { handler };')).toBe(true);
     expect(exportsHandler('export function handlerOf() {}')).toBe(false);
-    expect(camelName('functions/workers/webhook-delivery.ts')).toBe('webhookDelivery');
   });
 
-  it('fills a route it has no case for from the fixture, by path parameter name', () => {
-    const fx = {
-      propertyId: 'p1',
-      leadId: 'l1',
-      inquiryId: 'i1',
-      activityId: 'a1',
-      agentId: 'g1',
-      internalRef: 'REF',
-    } as Parameters<typeof fallbackRequest>[1];
-    expect(fallbackRequest({ method: 'GET', path: '/v1/agents/{agent_id}' }, fx)).toEqual({
-      pathParameters: { agent_id: 'g1' },
+  it("fills a route's path from the fixture's ids by parameter name", () => {
+    const ids = { agent_id: 'g1', lead_id: 'l1' };
+    expect(pathOf({ path: '/v1/agents/{agent_id}' }, ids)).toEqual({ agent_id: 'g1' });
+    expect(pathOf({ path: '/v1/leads/{lead_id}/things/{thing_id}' }, ids)).toEqual({
+      lead_id: 'l1',
+      thing_id: 'bench-thing_id',
     });
-    expect(fallbackRequest({ method: 'POST', path: '/v1/leads/{lead_id}/things/{thing_id}' }, fx)).toEqual({
-      pathParameters: { lead_id: 'l1', thing_id: 'bench-thing_id' },
-      body: {},
-    });
-    expect(fallbackRequest({ method: 'GET', path: '/v1/agents' }, fx)).toEqual({});
+    expect(pathOf({ path: '/v1/agents' }, ids)).toEqual({});
   });
 });
 
-describe('bench sections', () => {
-  it('runs every section by default and only the named ones with --only', () => {
-    expect([...parseSections(undefined)]).toEqual([...SECTIONS]);
-    expect([...parseSections('cold-start')]).toEqual(['cold-start']);
-    expect([...parseSections(' costs, load ')]).toEqual(['costs', 'load']);
-  });
+describe('the bench command line', () => {
+  const bench = (...args: string[]) =>
+    spawnSync(process.execPath, ['scripts/bench/main.ts', ...args], { encoding: 'utf8', timeout: 60_000 });
 
-  it('refuses an unknown section', () => {
-    expect(() => parseSections('cold-start,coldstart')).toThrow(
-      /--only takes cold-start, costs, load, leads/,
+  it('lists every section in its usage, the scale runs as run when named', () => {
+    const { status, stdout } = bench('--help');
+    expect(status).toBe(0);
+    expect(stdout).toContain(
+      'cold-start, cost, load, search, photos, leads (when named), site (when named), import (when named)',
     );
-    expect(() => parseSections(',')).toThrow(/--only/);
+  });
+
+  it('refuses an unknown section or a bad number with one line naming it, exit 2, before anything runs', () => {
+    for (const [args, line] of [
+      [['--only', 'cold-start,coldstart'], 'error: --only: no section named "coldstart"'],
+      [['--runs', '0'], 'error: --runs must be a whole number of at least 1'],
+      [['--only', 'leads', '--leads', '10', '--archived', '20'], 'error: --archived cannot exceed --leads'],
+      [['--throttle-rate', '2'], 'error: --throttle-rate must be from 0 to 1'],
+    ] as const) {
+      const { status, stderr } = bench(...args);
+      expect(status, stderr).toBe(2);
+      expect(stderr.split('\n')[0]).toBe(line);
+    }
   });
 });
 
-describe('DynamoDB calls read on the wire', () => {
-  it('names the operation from its X-Amz-Target', () => {
-    expect(operationOf('DynamoDB_20120810.TransactWriteItems')).toBe('TransactWriteItems');
-    expect(operationOf(undefined)).toBe('unknown');
-  });
-
+describe('DynamoDB calls', () => {
   it('asks for consumed capacity where the operation reports it, and keeps what the caller asked', () => {
     expect(withConsumedCapacity('GetItem', { TableName: 't' })).toEqual({
       TableName: 't',
@@ -246,9 +200,8 @@ describe('DynamoDB calls read on the wire', () => {
   it('books units as DynamoDB splits them, or by the kind of operation', () => {
     expect(unitsOf('GetItem', { ConsumedCapacity: { CapacityUnits: 0.5 } })).toEqual({ read: 0.5, write: 0 });
     expect(unitsOf('UpdateItem', { ConsumedCapacity: { CapacityUnits: 1 } })).toEqual({ read: 0, write: 1 });
-    expect(
-      unitsOf('TransactWriteItems', { ConsumedCapacity: [{ CapacityUnits: 4, WriteCapacityUnits: 4 }] }),
-    ).toEqual({ read: 0, write: 4 });
+    const transaction = { ConsumedCapacity: [{ CapacityUnits: 4, WriteCapacityUnits: 4 }] };
+    expect(unitsOf('TransactWriteItems', transaction)).toEqual({ read: 0, write: 4 });
     expect(unitsOf('GetItem', {})).toEqual({ read: 0, write: 0 });
   });
 
@@ -292,38 +245,14 @@ describe('DynamoDB calls read on the wire', () => {
       operations: ['GetItem', 'Query', 'TransactWriteItems', 'PutItem'],
       readUnits: 1.5,
       writeUnits: 3,
-      transactions: 1,
       transactItems: 2,
-      transactReportedUnits: 2,
       transactIndexWrites: 1,
       queryItemsRead: 5,
       queryItemsReturned: 3,
       localPortWrites: 1,
+      billedReadUnits: 1.5,
+      billedWriteUnits: 5,
     });
-  });
-});
-
-describe('bundle composition', () => {
-  it('groups the output by package, largest first, and names a dominant sub-folder', () => {
-    // Arrange
-    const output = {
-      bytes: 0,
-      imports: [],
-      exports: [],
-      entryPoint: 'functions/http/x.ts',
-      inputs: {
-        'node_modules/zod/v4/locales/he.js': { bytesInOutput: 600 },
-        'node_modules/zod/v4/core/schemas.js': { bytesInOutput: 200 },
-        'node_modules/@smithy/core/dist-es/index.js': { bytesInOutput: 100 },
-        'functions/http/x.ts': { bytesInOutput: 100 },
-      },
-    } as unknown as Metafile['outputs'][string];
-    // Act
-    const shares = composition(output);
-    // Assess
-    expect(shares.map((s) => s.name)).toEqual(['zod', '@smithy/core', '(project)']);
-    expect(shares[0]).toMatchObject({ percent: 80, largestFolder: { folder: 'v4/locales' } });
-    expect(shares[1]?.largestFolder).toBeUndefined();
   });
 });
 
@@ -346,7 +275,6 @@ describe('transaction index writes', () => {
     ).toBe(0);
   });
 });
-
 describe('the leads bench population', () => {
   const options = {
     tenantId: 'tenant-1',
@@ -387,7 +315,7 @@ describe('the leads bench population', () => {
 
   it('spreads statuses, owners and tiers, with accents, notes and archived Leads', () => {
     // Act
-    const p = describePopulation(leads);
+    const p = population(leads);
     // Assess
     for (const status of Object.keys(p.byStatus)) expect(p.byStatus[status]).toBeGreaterThan(250);
     expect(Object.keys(p.byOwner)).toHaveLength(6);
@@ -412,15 +340,6 @@ describe('the leads bench population', () => {
     expect(asciiWord('Weiß')).toBe('weiss');
   });
 });
-
-describe('DynamoDB item size', () => {
-  it('counts names and values by the billing rules', () => {
-    // pk 2+2, n 1+(3+1), b 1+1, l 1+3+(1+1), m 1+3+(1+1+1) = 24; ü is 2 bytes
-    expect(itemSize({ pk: 'ab', n: 12345, b: true, l: ['x'], m: { k: 'v' } })).toBe(24);
-    expect(itemSize({ s: 'ü' })).toBe(3);
-  });
-});
-
 describe('the cold-start AWS responder', () => {
   it('names the endpoint variables as the SDK reads them from each serviceId', () => {
     expect(

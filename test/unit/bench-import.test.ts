@@ -9,7 +9,7 @@ import {
   renderImport,
   type SnapshotRewrite,
   snapshotFigures,
-} from '../../scripts/bench/import-feed.ts';
+} from '../../scripts/bench/sections/import.ts';
 
 describe('the import bench: the feed', () => {
   it('gives valid, live, varied listings, each with its own internal_ref', () => {
@@ -157,7 +157,7 @@ describe('the import bench: the snapshot figures', () => {
     const text = renderImport(section).join('\n');
 
     // Assess
-    expect(text).toContain("500 listings, throttled at 0.05 past the SDK's retries, 4 items at once");
+    expect(text).toContain("500 listings, throttled at 0.05 past the SDK's retries, 4 items at once.");
     expect(text).toContain('| throttled (0.05) | 50 | 498 | 0 | 0 | 2 | 10 | 2× Rate exceeded |');
     expect(text).toContain('| resume (0) | 250 | 2 | 0 | 498 | 0 | 2 | — |');
     expect(text).toContain('covered after 75 s (target ≤ 60 s MISSED)');

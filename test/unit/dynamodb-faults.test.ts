@@ -29,7 +29,7 @@ import {
   exactCondition,
   settleDynamoWrites,
   withDynamoFaults,
-} from '../support/dynamodb-faults.ts';
+} from '../../scripts/local/dynamodb-faults.ts';
 
 type Marshalled = Record<string, AttributeValue>;
 

@@ -4,7 +4,6 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
 import { afterAll, afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import type { RouteDefinition, RouteUse } from '../../functions/api/route.ts';
 import { resetConfig } from '../../functions/kernel/config.ts';
 import {
   bindAwsAdapter as bindAwsEnrichment,
@@ -44,6 +43,7 @@ import {
   setWebhookLadder,
   webhookLadder,
 } from '../../functions/kernel/ports/webhook-ladder.ts';
+import type { RouteDefinition, RouteUse } from '../../functions/pipeline/route.ts';
 import { esbuildOptions, HANDLER_FILE, lambdaEntrySource } from '../../lib/bundling.ts';
 import { bindLocalAdapters } from '../../scripts/local/adapters/index.ts';
 import { LocalQueue } from '../../scripts/local/adapters/local-queue.ts';

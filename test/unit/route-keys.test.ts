@@ -7,9 +7,9 @@
  * own matcher and event. Every probe is derived from the route table.
  */
 import { describe, expect, it } from 'vitest';
-import type { HttpEvent } from '../../functions/api/http.ts';
-import { operationParameters, type RouteDefinition, routeKeyPaths } from '../../functions/api/route.ts';
 import { handler as redeliver } from '../../functions/http/webhooks/redeliver-webhook-delivery.ts';
+import type { HttpEvent } from '../../functions/pipeline/http.ts';
+import { operationParameters, type RouteDefinition, routeKeyPaths } from '../../functions/pipeline/route.ts';
 import { routeFor, routes } from '../../functions/routes.ts';
 import { httpEvent, lambdaContext } from '../../scripts/local/lambda-events.ts';
 import { matchRoute, mountRoutes, toEvent } from '../../scripts/local/server.ts';

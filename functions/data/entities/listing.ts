@@ -1,13 +1,5 @@
 import { Entity, type EntityItem } from 'electrodb';
-import {
-  asIs,
-  entityConfig,
-  lazyEntity,
-  ownPartition,
-  SERVICE,
-  timestamps,
-  updatedOrderByList,
-} from './common.ts';
+import { entityConfig, lazyEntity, ownPartition, SERVICE, timestamps, updatedOrderByList } from './common.ts';
 
 /**
  * The list a listing is filed under in gsi1: live and draft listings under `properties` (the key
@@ -102,6 +94,27 @@ export const Listing = lazyEntity(
             },
           },
           internalRef: { type: 'string' },
+          /**
+           * A copy of the listing's Area memberships (entities/area-membership.ts, the truth and the
+           * Area index), rewritten by data/areas.ts after each membership change, so that a page of
+           * listings presents each with its Areas without a read per listing. A listing stored before
+           * the copy existed has none: a list reads its memberships (`listing migrate` writes it).
+           */
+          areaMemberships: {
+            type: 'list',
+            items: {
+              type: 'map',
+              properties: {
+                areaId: { type: 'string', required: true },
+                areaKind: { type: ['region', 'zone', 'neighborhood', 'community'] as const, required: true },
+                areaName: { type: 'string', required: true },
+                via: { type: ['rule', 'manual', 'excluded'] as const, required: true },
+                updatedAt: { type: 'string', required: true },
+              },
+            },
+          },
+          /** Bumped by each rewrite of `areaMemberships`: a rewrite from an older read is refused. */
+          areaMembershipsVersion: { type: 'number' },
           /**
            * The gallery (domain/images.ts `GalleryImage`), at most 100, kept on the listing so that a
            * read needs no other item and a gallery change is a listing change (property.updated).

@@ -1,6 +1,6 @@
-import { defineOperation } from '../../api/operation.ts';
 import { ActivityCreate, ActivityOut, LeadPath, toActivityOut } from '../../contract/activities.ts';
 import { ErrorOut, ValidationErrorOut } from '../../contract/shared.ts';
+import { defineOperation } from '../../pipeline/operation.ts';
 import { addActivity } from '../../services/activities.ts';
 
 export const operation = defineOperation(

@@ -1,6 +1,6 @@
-import { defineOperation } from '../../api/operation.ts';
 import { ActivityListQuery, ActivityOut, LeadPath, toActivityOut } from '../../contract/activities.ts';
 import { ErrorOut, pageOf, ValidationErrorOut } from '../../contract/shared.ts';
+import { defineOperation } from '../../pipeline/operation.ts';
 import { listActivities } from '../../services/activities.ts';
 
 export const operation = defineOperation(

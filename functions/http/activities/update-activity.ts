@@ -1,4 +1,3 @@
-import { defineOperation } from '../../api/operation.ts';
 import {
   ActivityPath,
   ActivityUpdate,
@@ -8,6 +7,7 @@ import {
 } from '../../contract/activities.ts';
 import { ErrorOut, ValidationErrorOut } from '../../contract/shared.ts';
 import { grants } from '../../domain/scopes.ts';
+import { defineOperation } from '../../pipeline/operation.ts';
 import { editActivity } from '../../services/activities.ts';
 
 export const operation = defineOperation(

@@ -1,6 +1,6 @@
-import { defineOperation } from '../../api/operation.ts';
 import { AgentOut, AgentPath, toAgentOut } from '../../contract/agents.ts';
 import { ErrorOut, ValidationErrorOut } from '../../contract/shared.ts';
+import { defineOperation } from '../../pipeline/operation.ts';
 import { readAgent } from '../../services/agents.ts';
 
 export const operation = defineOperation(

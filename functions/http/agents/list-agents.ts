@@ -1,6 +1,6 @@
-import { defineOperation } from '../../api/operation.ts';
 import { AgentOut, toAgentOut } from '../../contract/agents.ts';
 import { PageQuery, pageOf, ValidationErrorOut } from '../../contract/shared.ts';
+import { defineOperation } from '../../pipeline/operation.ts';
 import { listAgents } from '../../services/agents.ts';
 
 export const operation = defineOperation(

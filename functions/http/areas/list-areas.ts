@@ -1,7 +1,7 @@
 import * as z from 'zod/mini';
-import { defineOperation } from '../../api/operation.ts';
 import { pageOf } from '../../contract/shared.ts';
 import { listAreas } from '../../data/areas.ts';
+import { defineOperation } from '../../pipeline/operation.ts';
 import { presentArea } from '../../services/areas.ts';
 
 export const AreaOut = z.object({

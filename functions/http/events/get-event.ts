@@ -1,6 +1,6 @@
-import { defineOperation } from '../../api/operation.ts';
 import { EventOut, EventPath } from '../../contract/events.ts';
 import { ErrorOut, ValidationErrorOut } from '../../contract/shared.ts';
+import { defineOperation } from '../../pipeline/operation.ts';
 import { readEvent } from '../../services/events.ts';
 
 export const operation = defineOperation(

@@ -1,6 +1,6 @@
-import { defineOperation } from '../../api/operation.ts';
 import { EventListQuery, EventOut } from '../../contract/events.ts';
 import { ErrorOut, pageOf, ValidationErrorOut } from '../../contract/shared.ts';
+import { defineOperation } from '../../pipeline/operation.ts';
 import { listEvents } from '../../services/events.ts';
 
 export const operation = defineOperation(

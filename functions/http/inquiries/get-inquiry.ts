@@ -1,6 +1,6 @@
-import { defineOperation } from '../../api/operation.ts';
 import { InquiryOut, InquiryPath, toInquiryOut } from '../../contract/inquiries.ts';
 import { ErrorOut, ValidationErrorOut } from '../../contract/shared.ts';
+import { defineOperation } from '../../pipeline/operation.ts';
 import { readInquiry } from '../../services/inquiries.ts';
 
 export const operation = defineOperation(

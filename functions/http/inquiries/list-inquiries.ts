@@ -1,6 +1,6 @@
-import { defineOperation } from '../../api/operation.ts';
 import { InquiryListQuery, InquiryOut, toInquiryOut } from '../../contract/inquiries.ts';
 import { pageOf, ValidationErrorOut } from '../../contract/shared.ts';
+import { defineOperation } from '../../pipeline/operation.ts';
 import { listInquiries } from '../../services/inquiries.ts';
 
 export const operation = defineOperation(

@@ -1,6 +1,6 @@
-import { defineOperation } from '../../api/operation.ts';
 import { LeadCriteriaOut, LeadPath, toLeadCriteriaOut } from '../../contract/lead-criteria.ts';
 import { ErrorOut, ValidationErrorOut } from '../../contract/shared.ts';
+import { defineOperation } from '../../pipeline/operation.ts';
 import { readLeadCriteria } from '../../services/lead-criteria.ts';
 
 export const operation = defineOperation(

@@ -1,6 +1,6 @@
-import { defineOperation } from '../../api/operation.ts';
 import { LeadMatchList, LeadPath, toLeadMatchOut } from '../../contract/lead-criteria.ts';
 import { ErrorOut, ValidationErrorOut } from '../../contract/shared.ts';
+import { defineOperation } from '../../pipeline/operation.ts';
 import { listLeadMatches } from '../../services/matches.ts';
 
 export const operation = defineOperation(

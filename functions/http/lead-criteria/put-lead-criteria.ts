@@ -1,4 +1,3 @@
-import { defineOperation } from '../../api/operation.ts';
 import {
   LeadCriteriaIn,
   LeadCriteriaOut,
@@ -6,6 +5,7 @@ import {
   toLeadCriteriaOut,
 } from '../../contract/lead-criteria.ts';
 import { ErrorOut, ValidationErrorOut } from '../../contract/shared.ts';
+import { defineOperation } from '../../pipeline/operation.ts';
 import { saveLeadCriteria } from '../../services/lead-criteria.ts';
 
 export const operation = defineOperation(

@@ -1,4 +1,4 @@
-import type { RouteDefinition } from '../../api/route.ts';
+import type { RouteDefinition } from '../../pipeline/route.ts';
 
 /** Rows of the route table (functions/routes.ts) for this resource. */
 export const leadCriteriaRoutes = [

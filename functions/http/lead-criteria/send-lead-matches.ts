@@ -1,6 +1,6 @@
-import { defineOperation } from '../../api/operation.ts';
 import { LeadPath, MatchSendIn, MatchSendOut } from '../../contract/lead-criteria.ts';
 import { ErrorOut, ValidationErrorOut } from '../../contract/shared.ts';
+import { defineOperation } from '../../pipeline/operation.ts';
 import { sendLeadMatches } from '../../services/matches.ts';
 
 export const operation = defineOperation(

@@ -1,4 +1,3 @@
-import { defineOperation } from '../../api/operation.ts';
 import {
   LeadPropertyCreate,
   LeadPropertyOut,
@@ -6,6 +5,7 @@ import {
   toLeadPropertyOut,
 } from '../../contract/lead-properties.ts';
 import { ErrorOut, ValidationErrorOut } from '../../contract/shared.ts';
+import { defineOperation } from '../../pipeline/operation.ts';
 import { linkListingManually } from '../../services/lead-listings.ts';
 
 export const operation = defineOperation(

@@ -1,6 +1,6 @@
-import { defineOperation } from '../../api/operation.ts';
 import { LeadPropertyList, LeadPropertyPath, toLeadPropertyOut } from '../../contract/lead-properties.ts';
 import { ErrorOut, ValidationErrorOut } from '../../contract/shared.ts';
+import { defineOperation } from '../../pipeline/operation.ts';
 import { listLinkedListings } from '../../services/lead-listings.ts';
 
 export const operation = defineOperation(

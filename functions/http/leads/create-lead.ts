@@ -1,7 +1,7 @@
-import { defineOperation } from '../../api/operation.ts';
 import { LeadCreateAnswer, LeadManualCreate, toLeadCreateReceipt, toLeadOut } from '../../contract/leads.ts';
 import { ErrorOut, ValidationErrorOut } from '../../contract/shared.ts';
 import { grants } from '../../domain/scopes.ts';
+import { defineOperation } from '../../pipeline/operation.ts';
 import { createLeadManually } from '../../services/leads.ts';
 
 /**

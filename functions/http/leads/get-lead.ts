@@ -1,6 +1,6 @@
-import { defineOperation } from '../../api/operation.ts';
 import { LeadOut, LeadPath, toLeadOut } from '../../contract/leads.ts';
 import { ErrorOut, ValidationErrorOut } from '../../contract/shared.ts';
+import { defineOperation } from '../../pipeline/operation.ts';
 import { readLead } from '../../services/leads.ts';
 
 export const operation = defineOperation(

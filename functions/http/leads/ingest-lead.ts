@@ -1,6 +1,6 @@
-import { defineOperation } from '../../api/operation.ts';
 import { LeadIngestIn, LeadIngestOut, toLeadOut } from '../../contract/leads.ts';
 import { ErrorOut, ValidationErrorOut } from '../../contract/shared.ts';
+import { defineOperation } from '../../pipeline/operation.ts';
 import { ingestLeadEvent } from '../../services/lead-ingest/ingest-lead-event.ts';
 
 export const operation = defineOperation(

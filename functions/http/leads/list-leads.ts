@@ -1,6 +1,6 @@
-import { defineOperation } from '../../api/operation.ts';
 import { LeadListQuery, LeadOut, toLeadOut } from '../../contract/leads.ts';
 import { pageOf, ValidationErrorOut } from '../../contract/shared.ts';
+import { defineOperation } from '../../pipeline/operation.ts';
 import { listLeads } from '../../services/leads.ts';
 
 export const operation = defineOperation(

@@ -1,4 +1,3 @@
-import { defineOperation } from '../../api/operation.ts';
 import {
   LeadPath,
   LeadUpdate,
@@ -8,6 +7,7 @@ import {
 } from '../../contract/leads.ts';
 import { ErrorOut, ValidationErrorOut } from '../../contract/shared.ts';
 import { grants } from '../../domain/scopes.ts';
+import { defineOperation } from '../../pipeline/operation.ts';
 import { editLead } from '../../services/leads.ts';
 
 export const operation = defineOperation(

@@ -1,9 +1,9 @@
 import * as z from 'zod/mini';
-import { defineOperation } from '../../api/operation.ts';
 import { PlaceOut, toPlaceOut } from '../../contract/places.ts';
 import { pageOf } from '../../contract/shared.ts';
 import { listPlaces } from '../../data/places.ts';
 import { coercedNumber } from '../../kernel/zod.ts';
+import { defineOperation } from '../../pipeline/operation.ts';
 
 const PlaceListQuery = z.object({
   limit: z._default(

@@ -1,6 +1,6 @@
-import { defineOperation } from '../../api/operation.ts';
 import { PropertyPath } from '../../contract/properties.ts';
 import { ErrorOut } from '../../contract/shared.ts';
+import { defineOperation } from '../../pipeline/operation.ts';
 import { archiveListing, writerOf } from '../../services/listings.ts';
 
 export const operation = defineOperation(

@@ -1,6 +1,6 @@
-import { defineOperation } from '../../api/operation.ts';
 import { LanguageQuery, PropertyCreate, PropertyOut, toPropertyOut } from '../../contract/properties.ts';
 import { ErrorOut, ValidationErrorOut } from '../../contract/shared.ts';
+import { defineOperation } from '../../pipeline/operation.ts';
 import { createListing, readListing, writerOf } from '../../services/listings.ts';
 
 export const operation = defineOperation(

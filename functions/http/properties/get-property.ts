@@ -1,6 +1,6 @@
-import { defineOperation } from '../../api/operation.ts';
 import { LanguageQuery, PropertyOut, PropertyPath, toPropertyOut } from '../../contract/properties.ts';
 import { ErrorOut, ValidationErrorOut } from '../../contract/shared.ts';
+import { defineOperation } from '../../pipeline/operation.ts';
 import { readListing, resolveLanguage } from '../../services/listings.ts';
 
 export const operation = defineOperation(

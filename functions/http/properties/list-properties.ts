@@ -1,6 +1,6 @@
-import { defineOperation } from '../../api/operation.ts';
 import { PropertyListQuery, PropertyOut, toPropertyOut } from '../../contract/properties.ts';
 import { pageOf, ValidationErrorOut } from '../../contract/shared.ts';
+import { defineOperation } from '../../pipeline/operation.ts';
 import { listListings, resolveLanguage } from '../../services/listings.ts';
 
 export const operation = defineOperation(

@@ -1,4 +1,3 @@
-import { defineOperation } from '../../api/operation.ts';
 import {
   LanguageQuery,
   PropertyOut,
@@ -7,6 +6,7 @@ import {
   toPropertyOut,
 } from '../../contract/properties.ts';
 import { ErrorOut, ValidationErrorOut } from '../../contract/shared.ts';
+import { defineOperation } from '../../pipeline/operation.ts';
 import { editListing, readListing, writerOf } from '../../services/listings.ts';
 
 export const operation = defineOperation(

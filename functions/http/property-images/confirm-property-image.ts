@@ -1,7 +1,7 @@
-import { defineOperation } from '../../api/operation.ts';
 import { PropertyPath } from '../../contract/properties.ts';
 import { ImageConfirmIn, ImageOut, toImageOut } from '../../contract/property-images.ts';
 import { ErrorOut, ValidationErrorOut } from '../../contract/shared.ts';
+import { defineOperation } from '../../pipeline/operation.ts';
 import { confirmUpload } from '../../services/listing-images.ts';
 
 export const operation = defineOperation(

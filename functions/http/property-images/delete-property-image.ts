@@ -1,6 +1,6 @@
-import { defineOperation } from '../../api/operation.ts';
 import { ImagePath } from '../../contract/property-images.ts';
 import { ErrorOut } from '../../contract/shared.ts';
+import { defineOperation } from '../../pipeline/operation.ts';
 import { deleteImage } from '../../services/listing-images.ts';
 
 export const operation = defineOperation(

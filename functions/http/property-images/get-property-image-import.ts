@@ -1,8 +1,8 @@
-import { defineOperation } from '../../api/operation.ts';
 import { ImageImportOut, ImportPath, toImageImportOut } from '../../contract/property-images.ts';
 import { ErrorOut } from '../../contract/shared.ts';
 import { galleryOf } from '../../data/listing-images.ts';
 import { requireListing } from '../../data/listings.ts';
+import { defineOperation } from '../../pipeline/operation.ts';
 import { readImport } from '../../services/image-imports.ts';
 
 export const operation = defineOperation(

@@ -1,9 +1,9 @@
-import { defineOperation } from '../../api/operation.ts';
 import { PropertyPath } from '../../contract/properties.ts';
 import { ImageImportIn, ImageImportOut, toImageImportOut } from '../../contract/property-images.ts';
 import { ErrorOut, ValidationErrorOut } from '../../contract/shared.ts';
 import { galleryOf } from '../../data/listing-images.ts';
 import { requireListing } from '../../data/listings.ts';
+import { defineOperation } from '../../pipeline/operation.ts';
 import { requestImport } from '../../services/image-imports.ts';
 
 export const operation = defineOperation(

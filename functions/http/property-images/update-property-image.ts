@@ -1,6 +1,6 @@
-import { defineOperation } from '../../api/operation.ts';
 import { ImageOut, ImagePatchIn, ImagePath, toImageOut } from '../../contract/property-images.ts';
 import { ErrorOut, ValidationErrorOut } from '../../contract/shared.ts';
+import { defineOperation } from '../../pipeline/operation.ts';
 import { editImage } from '../../services/listing-images.ts';
 
 export const operation = defineOperation(

@@ -1,6 +1,6 @@
-import { defineOperation } from '../../api/operation.ts';
 import { ErrorOut } from '../../contract/shared.ts';
 import { SiteQuery, SlugPath } from '../../contract/site.ts';
+import { defineOperation } from '../../pipeline/operation.ts';
 import { countSiteView } from '../../services/site-writes.ts';
 
 export const operation = defineOperation(

@@ -1,6 +1,6 @@
-import { defineOperation } from '../../api/operation.ts';
 import { ErrorOut, ValidationErrorOut } from '../../contract/shared.ts';
 import { SiteLeadCreate, SiteLeadOut, SiteQuery } from '../../contract/site.ts';
+import { defineOperation } from '../../pipeline/operation.ts';
 import { takeSiteInquiry } from '../../services/site-writes.ts';
 
 export const operation = defineOperation(

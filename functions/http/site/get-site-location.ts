@@ -1,8 +1,8 @@
-import { defineOperation } from '../../api/operation.ts';
 import { SiteLocationOut, SiteQuery, SlugPath, toSiteLocationOut } from '../../contract/site.ts';
 import { NotFoundError } from '../../kernel/errors.ts';
+import { defineOperation } from '../../pipeline/operation.ts';
 import { siteLanguage, siteLocations } from '../../services/site.ts';
-import { siteReadResponses } from './listing-reads.ts';
+import { siteReadResponses } from './property-reads.ts';
 
 export const operation = defineOperation(
   'getSiteLocation',

@@ -1,7 +1,7 @@
-import { defineOperation } from '../../api/operation.ts';
 import { SiteListingBySlugOut, SiteQuery, SlugPath } from '../../contract/site.ts';
+import { defineOperation } from '../../pipeline/operation.ts';
 import { siteLanguage, siteListingBySlug } from '../../services/site.ts';
-import { siteListingPresenter, siteReadResponses } from './listing-reads.ts';
+import { siteListingPresenter, siteReadResponses } from './property-reads.ts';
 
 export const operation = defineOperation(
   'getSitePropertyBySlug',

@@ -1,7 +1,7 @@
-import { defineOperation } from '../../api/operation.ts';
 import { ValidationErrorOut } from '../../contract/shared.ts';
 import { SiteQuery } from '../../contract/site.ts';
 import { ThemeOut, toThemeOut } from '../../contract/theme.ts';
+import { defineOperation } from '../../pipeline/operation.ts';
 import { siteLanguage } from '../../services/site.ts';
 
 export const operation = defineOperation(

@@ -1,6 +1,6 @@
 import { PropertyIdPath } from '../../contract/site.ts';
 import { liveListing } from '../../services/site.ts';
-import { similarListingsOperation } from './listing-reads.ts';
+import { similarListingsOperation } from './property-reads.ts';
 
 export const operation = similarListingsOperation('listSimilarById', {
   params: PropertyIdPath,

@@ -1,6 +1,6 @@
 import { SlugPath } from '../../contract/site.ts';
 import { siteListingBySlug } from '../../services/site.ts';
-import { similarListingsOperation } from './listing-reads.ts';
+import { similarListingsOperation } from './property-reads.ts';
 
 export const operation = similarListingsOperation('listSimilarBySlug', {
   params: SlugPath,

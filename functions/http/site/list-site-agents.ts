@@ -1,6 +1,6 @@
-import { defineOperation } from '../../api/operation.ts';
 import { ValidationErrorOut } from '../../contract/shared.ts';
 import { SiteAgentList, SiteQuery, toSiteAgentOut } from '../../contract/site.ts';
+import { defineOperation } from '../../pipeline/operation.ts';
 import { siteAgents, siteLanguage } from '../../services/site.ts';
 
 export const operation = defineOperation(

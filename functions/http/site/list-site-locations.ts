@@ -1,6 +1,6 @@
-import { defineOperation } from '../../api/operation.ts';
 import { ValidationErrorOut } from '../../contract/shared.ts';
 import { SiteLocationList, SiteQuery, toSiteLocationOut } from '../../contract/site.ts';
+import { defineOperation } from '../../pipeline/operation.ts';
 import { siteLanguage, siteLocations } from '../../services/site.ts';
 
 export const operation = defineOperation(

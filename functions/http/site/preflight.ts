@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import type { Context } from 'aws-lambda';
-import { type HttpEvent, type HttpResponse, header } from '../../api/http.ts';
-import { toHttpResponse } from '../../api/middleware/error-handler.ts';
-import { admitSiteRequest } from '../../api/middleware/site-access.ts';
-import { SITE_PAGE_HEADERS, SITE_REQUEST_HEADERS } from '../../api/middleware/site-headers.ts';
+import { type HttpEvent, type HttpResponse, header } from '../../pipeline/http.ts';
+import { toHttpResponse } from '../../pipeline/middleware/error-handler.ts';
+import { admitSiteRequest } from '../../pipeline/middleware/site-access.ts';
+import { SITE_PAGE_HEADERS, SITE_REQUEST_HEADERS } from '../../pipeline/middleware/site-headers.ts';
 
 /** How long a browser may reuse a preflight answer (Chromium caps it at 2 hours). */
 export const PREFLIGHT_MAX_AGE_SECONDS = 7200;

@@ -1,8 +1,8 @@
-import { defineOperation } from '../../api/operation.ts';
 import { ValidationErrorOut } from '../../contract/shared.ts';
 import { SiteListingPage, SiteSearchQuery } from '../../contract/site.ts';
+import { defineOperation } from '../../pipeline/operation.ts';
 import { searchSite, siteLanguage } from '../../services/site.ts';
-import { siteListingPresenter } from './listing-reads.ts';
+import { siteListingPresenter } from './property-reads.ts';
 
 export const operation = defineOperation(
   'searchSiteProperties',

@@ -1,6 +1,6 @@
-import { defineOperation } from '../../api/operation.ts';
 import { ErrorOut, ValidationErrorOut } from '../../contract/shared.ts';
 import { EndpointOut, EndpointPath, toEndpointOut } from '../../contract/webhooks.ts';
+import { defineOperation } from '../../pipeline/operation.ts';
 import { requireEndpoint } from '../../services/webhook-endpoints.ts';
 
 export const operation = defineOperation(

@@ -1,6 +1,6 @@
-import { defineOperation } from '../../api/operation.ts';
 import { ErrorOut, pageOf, ValidationErrorOut } from '../../contract/shared.ts';
 import { DeliveryOut, EndpointPath, toDeliveryOut, WebhookPageQuery } from '../../contract/webhooks.ts';
+import { defineOperation } from '../../pipeline/operation.ts';
 import { listDeliveries } from '../../services/webhook-endpoints.ts';
 
 export const operation = defineOperation(

@@ -1,6 +1,6 @@
-import { defineOperation } from '../../api/operation.ts';
 import { pageOf, ValidationErrorOut } from '../../contract/shared.ts';
 import { EndpointOut, toEndpointOut, WebhookPageQuery } from '../../contract/webhooks.ts';
+import { defineOperation } from '../../pipeline/operation.ts';
 import { listEndpoints } from '../../services/webhook-endpoints.ts';
 
 export const operation = defineOperation(

@@ -1,6 +1,6 @@
-import { defineOperation } from '../../api/operation.ts';
 import { ErrorOut, ValidationErrorOut } from '../../contract/shared.ts';
 import { EndpointPath, RecoverIn, RecoverOut } from '../../contract/webhooks.ts';
+import { defineOperation } from '../../pipeline/operation.ts';
 import { recoverFailedDeliveries } from '../../services/webhook-endpoints.ts';
 
 export const operation = defineOperation(

@@ -5,8 +5,7 @@ import {
   SEO_DESCRIPTION_MAX,
 } from '../../domain/enrichment.ts';
 import type { EnrichmentProvider } from './ai.ts';
-import { bedrockConverse, type Converse } from './bedrock-converse.ts';
-import { converseJson } from './bedrock-json.ts';
+import { BedrockJsonProvider, type BedrockTask } from './bedrock-json.ts';
 
 const SYSTEM_PROMPT = `You write real-estate listing copy for an agency website.
 You receive a listing's facts and its text in its source language, and the list of languages to produce.
@@ -19,32 +18,25 @@ Rules:
 - seo_description: at most ${SEO_DESCRIPTION_MAX} characters in that language.
 - Never invent facts (no views, amenities, sizes or prices that are not given).`;
 
-/** Amazon Bedrock through the Converse API; the model's JSON is validated before it is used. */
-export class BedrockEnrichmentProvider implements EnrichmentProvider {
-  readonly name = 'bedrock';
-  readonly #converse: Converse;
-  readonly #modelId: string;
+/** Amazon Bedrock writes the listing copy; its JSON is validated before it is used. */
+export class BedrockEnrichmentProvider
+  extends BedrockJsonProvider<EnrichmentRequest, typeof EnrichmentOutput>
+  implements EnrichmentProvider
+{
+  protected readonly task: BedrockTask<EnrichmentRequest, typeof EnrichmentOutput> = {
+    system: SYSTEM_PROMPT,
+    user: (request) =>
+      JSON.stringify({
+        source_language: request.sourceLanguage,
+        languages: request.languages,
+        facts: request.facts,
+      }),
+    maxTokens: 4000,
+    temperature: 0.2,
+    output: EnrichmentOutput,
+  };
 
-  constructor(modelId: string, converse: Converse = bedrockConverse()) {
-    this.#modelId = modelId;
-    this.#converse = converse;
-  }
-
-  async enrich(request: EnrichmentRequest) {
-    return converseJson(
-      this.#converse,
-      {
-        modelId: this.#modelId,
-        system: SYSTEM_PROMPT,
-        user: JSON.stringify({
-          source_language: request.sourceLanguage,
-          languages: request.languages,
-          facts: request.facts,
-        }),
-        maxTokens: 4000,
-        temperature: 0.2,
-      },
-      EnrichmentOutput,
-    );
+  enrich(request: EnrichmentRequest) {
+    return this.ask(request);
   }
 }

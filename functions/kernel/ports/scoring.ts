@@ -2,8 +2,7 @@ import type { TokenUsage } from '../../domain/enrichment.ts';
 import { tierOf } from '../../domain/leads.ts';
 import { type Score, ScoreOutput, type ScoringInput, scoreLocally } from '../../domain/scoring.ts';
 import { config } from '../config.ts';
-import { bedrockConverse, type Converse } from './bedrock-converse.ts';
-import { converseJson } from './bedrock-json.ts';
+import { BedrockJsonProvider, type BedrockTask } from './bedrock-json.ts';
 import { definePort, required } from './port.ts';
 
 /** Where Lead Scoring runs: Bedrock in AWS, the documented rule-based scorer locally. */
@@ -31,29 +30,21 @@ Answer with one JSON object only, no prose:
 Score high for recent, repeated, specific interest with a budget that fits; low for stale or anonymous contacts.
 Base every reason on the data given; never invent facts.`;
 
-/** Amazon Bedrock (Converse API); the model's JSON is validated with zod before it is used. */
-export class BedrockScoringProvider implements ScoringProvider {
-  readonly name = 'bedrock';
-  readonly #converse: Converse;
-  readonly #modelId: string;
-
-  constructor(modelId: string, converse: Converse = bedrockConverse()) {
-    this.#modelId = modelId;
-    this.#converse = converse;
-  }
+/** Amazon Bedrock scores the Lead; the tier is derived from the score, never taken from the model. */
+export class BedrockScoringProvider
+  extends BedrockJsonProvider<ScoringInput, typeof ScoreOutput>
+  implements ScoringProvider
+{
+  protected readonly task: BedrockTask<ScoringInput, typeof ScoreOutput> = {
+    system: SYSTEM_PROMPT,
+    user: (input) => JSON.stringify(input),
+    maxTokens: 600,
+    temperature: 0,
+    output: ScoreOutput,
+  };
 
   async score(input: ScoringInput) {
-    const { output, usage } = await converseJson(
-      this.#converse,
-      {
-        modelId: this.#modelId,
-        system: SYSTEM_PROMPT,
-        user: JSON.stringify(input),
-        maxTokens: 600,
-        temperature: 0,
-      },
-      ScoreOutput,
-    );
+    const { output, usage } = await this.ask(input);
     return { score: { ...output, tier: tierOf(output.score) }, usage };
   }
 }

@@ -1,5 +1,5 @@
 /**
- * The cold-start floor (issue 8, point 2): the least a handler of this service can be. One SDK
+ * The cold-start floor: the least a handler of this service can be. One SDK
  * `DynamoDBDocumentClient` over `DynamoDBClient`, one ElectroDB entity, one `zod/mini` schema,
  * middy, one GetItem, an API Gateway v2 answer. The bench bundles it with the deployed esbuild
  * settings and judges every function's module load and first response against it.

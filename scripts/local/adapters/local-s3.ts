@@ -236,7 +236,7 @@ async function signatureOf(
     ([n]) => n.toLowerCase() === 'x-amz-content-sha256',
   );
   const payloadHash = headers['x-amz-content-sha256'] ?? payloadParam?.[1] ?? 'UNSIGNED-PAYLOAD';
-  const payloadHeader = signing.signedHeaders.includes('x-amz-content-sha256')
+  const payloadHeader: Record<string, string> = signing.signedHeaders.includes('x-amz-content-sha256')
     ? {}
     : { 'x-amz-content-sha256': payloadHash };
   const signer = new SignatureV4({
