@@ -1,9 +1,9 @@
 /**
- * The webhook deliveries of interface §6 as OpenAPI 3.1 `webhooks`: one entry per event type, whose
- * request body is that type's event (a named component: the envelope every event shares, `type` fixed and
- * `data` the resource as its GET answers it, plus the type's extras), and the Standard Webhooks
- * headers. `Event` is the union of every type but `ping`, told apart by `type`: what GET /v1/events
- * and GET /v1/events/{event_id} answer.
+ * The webhook deliveries (docs/events-and-webhooks.md) as OpenAPI 3.1 `webhooks`: one entry per
+ * event type, whose request body is that type's event (a named component: the envelope every event
+ * shares, `type` fixed and `data` the resource as its GET answers it, plus the type's extras), and
+ * the Standard Webhooks headers. `Event` is the union of every type but `ping`, told apart by `type`:
+ * what GET /v1/events and GET /v1/events/{event_id} answer.
  *
  * Each event's `data` is one closed object: the resource's own fields and the type's extras side by
  * side (built with zod's `extend`), never `allOf` of the closed resource and the closed extras, which
@@ -35,7 +35,7 @@ const ChangedFields = z
   .array(z.string())
   .check(z.describe('The public fields whose value changed (images for a gallery change)'));
 
-/** What each event type adds to its resource in `data` (§6.2 "Data extras"). */
+/** What each event type adds to its resource in `data`. */
 const EXTRAS: Partial<Record<EventType, Record<string, z.ZodMiniType>>> = {
   'lead.updated': { changed_fields: ChangedFields },
   'lead.status_changed': { previous_status: z.enum(LEAD_STATUSES) },
@@ -55,7 +55,7 @@ const EXTRAS: Partial<Record<EventType, Record<string, z.ZodMiniType>>> = {
   },
 };
 
-/** When each event is sent (§6.2). */
+/** When each event is sent. */
 export const WHEN: Record<WebhookType, string> = {
   'lead.created': 'A Lead is created by any path',
   'lead.updated': 'Contact or pipeline fields of a Lead change',

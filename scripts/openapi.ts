@@ -234,7 +234,7 @@ export async function buildOpenApi(): Promise<Record<string, unknown>> {
           scheme: 'bearer',
           description:
             'Secret key svc_live_…. Each operation names the scope it needs (`x-required-scope`, or `x-required-scope-any-of`). ' +
-            'A scope grants exactly what interface §5 says: `properties:write` also reads listings; `leads:write` and ' +
+            'A scope grants what its name says: `properties:write` also reads listings; `leads:write` and ' +
             '`activities:write` grant writes only (the created or edited Lead or Activity a write answers with is its own result), ' +
             'so a key that reads Leads, Inquiries, Activities or their events holds `leads:read` / `activities:read` as well.',
         },
@@ -243,7 +243,8 @@ export async function buildOpenApi(): Promise<Record<string, unknown>> {
           in: 'query',
           name: 'key',
           description:
-            'Publishable key svc_pk_… of the site routes, with the page origin in `origin` (interface §5: origin rules, CORS)',
+            'Publishable key svc_pk_… of the site routes, with the page origin in `origin`: it must be one of the ' +
+            "key's allowed origins, and only an allowed origin gets CORS headers",
         },
       },
       headers: Object.fromEntries(
@@ -254,7 +255,7 @@ export async function buildOpenApi(): Promise<Record<string, unknown>> {
       schemas: components.sorted(),
     },
     paths,
-    // What the service POSTs to subscribed endpoints (interface §6), one entry per event type.
+    // What the service POSTs to subscribed endpoints, one entry per event type.
     webhooks,
   };
 }

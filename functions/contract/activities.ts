@@ -23,7 +23,7 @@ const Title = z
     trimmedInputSchema(trimmedLengthPattern(255)),
   );
 
-/** Fields an ActivityCreate and an ActivityUpdate share (interface §2.3); null means none / clear. */
+/** Fields an ActivityCreate and an ActivityUpdate share; null means none / clear. */
 const fields = {
   body: z.nullable(z.string().check(z.maxLength(20_000, 'At most 20000 characters'))),
   due_at: z.nullable(OffsetDateTime).check(z.describe('Required for task, visit and meeting; stored in UTC')),

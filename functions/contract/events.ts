@@ -24,7 +24,7 @@ export const EventListQuery = z.extend(z.pick(PageQuery, { limit: true, cursor: 
 });
 export type EventListInput = z.infer<typeof EventListQuery>;
 
-/** The envelope of interface §6.1, identical for every event and in webhook deliveries. */
+/** The event envelope (docs/events-and-webhooks.md), identical for every event and in webhook deliveries. */
 export const EventOut = z.object({
   id: Uuid.check(z.describe('The event id; the same on every retry and redelivery')),
   type: z.enum(EVENT_TYPES),

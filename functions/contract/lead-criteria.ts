@@ -27,7 +27,7 @@ import {
 
 export const LeadPath = z.object({ lead_id: Uuid });
 
-/** A JSON number of at least 0 or a decimal string (interface §2.1), stored as a decimal string. */
+/** A JSON number of at least 0 or one of the API's decimal strings, stored as a decimal string. */
 function numberOrDecimal(decimal: z.ZodMiniType<string, string>) {
   return z.pipe(
     z.pipe(
@@ -47,7 +47,7 @@ const LowerCaseUuid = z.pipe(
 );
 
 /**
- * LeadCriteriaIn (interface §2.3): the Lead's whole criteria. An omitted field is cleared; arrays
+ * LeadCriteriaIn (docs/criteria-matches.md): the Lead's whole criteria. An omitted field is cleared; arrays
  * also accept null for empty. Arrays are sets: duplicates are dropped, first occurrence kept.
  */
 export const LeadCriteriaIn = z

@@ -5,7 +5,7 @@ import { Uuid } from './shared.ts';
 
 export const LeadPropertyPath = z.object({ lead_id: Uuid });
 
-/** POST /v1/leads/{lead_id}/properties (interface §2.3 LeadPropertyCreate). */
+/** POST /v1/leads/{lead_id}/properties: links a listing to the Lead (docs/activities.md). */
 export const LeadPropertyCreate = z.object({
   property_id: Uuid.check(z.describe('A listing of the same tenant')),
   role: z.enum(LEAD_LISTING_ROLES, { message: `Must be one of ${LEAD_LISTING_ROLES.join(', ')}` }),

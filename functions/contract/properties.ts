@@ -31,7 +31,7 @@ const SquareMetres = nonNegativeDecimal({ maxIntegerDigits: 9, maxFractionDigits
 export const LOCATION_PRECISIONS = ['exact', 'approximate', 'hidden'] as const;
 
 /**
- * Writable listing fields (interface §2.4). Unknown fields are ignored; read-only ones too.
+ * Writable listing fields (docs/listings.md). Unknown fields are ignored; read-only ones too.
  * title, description and highlights are written in the request's language (`?lang=`).
  */
 const writableFields = {

@@ -81,7 +81,7 @@ export const AmenityCode = z
 /** Checked first, aborting: the interface's pattern backtracks cubically on long input ("000…0x"). */
 const MAX_DECIMAL_LENGTH = 64;
 
-/** A decimal string per interface §2.1, at least 0, normalised ("+0100.50" → "100.50"). */
+/** One of the API's decimal strings, at least 0, normalised ("+0100.50" → "100.50"). */
 export function nonNegativeDecimal(options: { maxIntegerDigits: number; maxFractionDigits: number }) {
   return z.pipe(
     z.string().check(
@@ -131,7 +131,7 @@ export const QueryBoolean = z.pipe(
   z.transform((v) => v === 'true' || v === '1'),
 );
 
-/** `limit`, `cursor` and `updated_since` of every cursor-paged list (interface §4.4). */
+/** `limit`, `cursor` and `updated_since` of every cursor-paged list (pagination: docs/getting-started.md). */
 export const PageQuery = z.object({
   limit: z._default(
     coercedNumber({ message: 'Must be an integer' }).check(z.int('Must be an integer'), z.gte(1), z.lte(200)),

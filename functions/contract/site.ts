@@ -21,7 +21,7 @@ import { ImageOut } from './property-images.ts';
 import { AmenityCode, Money, QueryBoolean, trimmedText, Uuid } from './shared.ts';
 
 /**
- * The query every site call takes (interface §4.7): the publishable key, the page's origin and the
+ * The query every site call takes (docs/site-api.md): the publishable key, the page's origin and the
  * Site Language to answer in (checked against the Tenant's languages by the handler).
  */
 export const SiteQuery = z.object({

@@ -35,9 +35,10 @@ const MATCH_ATTRIBUTES = [
 export type MatchListing = Pick<ListingRecord, (typeof MATCH_ATTRIBUTES)[number]>;
 
 /**
- * For each of the given Areas (at most 50, criteria §8), its members via rule or manual: one Query
- * of the Area's member index each, so the reads are bounded by the criteria, not by the Tenant.
- * Returns listing id → the ids among `areaIds` it belongs to. Excluded listings are not members.
+ * For each of the given Areas (at most 50, the criteria's cap on `area_ids`), its members via rule
+ * or manual: one Query of the Area's member index each, so the reads are bounded by the criteria,
+ * not by the Tenant. Returns listing id → the ids among `areaIds` it belongs to. Excluded listings
+ * are not members.
  */
 export async function membersOfAreas(
   tenantId: string,

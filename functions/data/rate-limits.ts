@@ -16,7 +16,7 @@ export interface WindowCounts {
 /**
  * The window item's key per Tenant, for the current window only: ElectroDB builds it (its key
  * template stays the one source), once per Tenant and minute instead of on every request, where
- * building the query chain was a measurable share of a cached GET's CPU (issue 14).
+ * building the query chain was a measurable share of a cached GET's CPU.
  */
 const windowKeys = new Map<string, { windowStart: number; Key: Record<string, string> }>();
 const WINDOW_KEYS_LIMIT = 1000;
@@ -36,8 +36,8 @@ function windowKey(tenantId: string, windowStart: number): Record<string, string
  * named after the key, which ElectroDB cannot address, hence the raw update on ElectroDB's key.
  *
  * The update is conditional on both budgets having room: a request refused by either spends
- * neither, so one key past its budget cannot spend the Tenant's budget for its other keys
- * (issue 22, row 2). The refusal returns the item as it is (`ALL_OLD`): still one round trip.
+ * neither, so one key past its budget cannot spend the Tenant's budget for its other keys.
+ * The refusal returns the item as it is (`ALL_OLD`): still one round trip.
  */
 export async function countRequest(
   tenantId: string,

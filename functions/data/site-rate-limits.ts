@@ -10,7 +10,7 @@ let windowKeys: ((composite: WindowComposite) => Record<string, string>) | undef
 /**
  * The window item's key, by ElectroDB's key conversions (the entity's own template) built once,
  * instead of a `get().params()` query chain per counter: about 110 µs of CPU each on the bench
- * machine against 5, and a site request counts two (issue 14).
+ * machine against 5, and a site request counts two.
  */
 function windowKey(composite: WindowComposite): Record<string, string> {
   if (!windowKeys) {

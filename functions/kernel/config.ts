@@ -23,7 +23,7 @@ const ConfigSchema = z.object({
   /** Default budgets; a Tenant's own `rate_limit_per_minute` replaces the tenant budget. */
   RATE_LIMIT_KEY_PER_MINUTE: z._default(coercedNumber().check(z.int(), z.positive()), 600),
   RATE_LIMIT_TENANT_PER_MINUTE: z._default(coercedNumber().check(z.int(), z.positive()), 1200),
-  /** Site budgets (interface §8): per visitor IP, per Tenant over all its publishable keys, inquiries per key and IP. */
+  /** Site budgets (docs/site-api.md): per visitor IP, per Tenant over all its publishable keys, inquiries per key and IP. */
   SITE_RATE_LIMIT_IP_PER_MINUTE: z._default(coercedNumber().check(z.int(), z.positive()), 120),
   /**
    * Sized for the reference portal (5 million page views a day): about 2,950 uncached site GETs a

@@ -23,8 +23,8 @@ import {
 } from './site-search-index.ts';
 
 /**
- * The compact per-Tenant catalogue of live listings that the site reads search (issue 12, point 7)
- * and lead matches read (issue 25), held in memory by a warm function. A cold function loads the
+ * The compact per-Tenant catalogue of live listings that the site reads search and lead matches
+ * read, held in memory by a warm function. A cold function loads the
  * Tenant's stored snapshot (services/catalogue-snapshot.ts: one S3 GET) and falls back to reading
  * every listing only when there is no usable snapshot (then it asks for one to be built). From then
  * on it is kept current by a catch-up Query per request on the listings' (updatedAt, id) index from

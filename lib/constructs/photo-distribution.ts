@@ -54,7 +54,7 @@ export interface PhotoDistributionProps {
 }
 
 /**
- * Serves the gallery photos (interface §4.2): a CloudFront distribution in front of the private
+ * Serves the gallery photos (docs/photos.md): a CloudFront distribution in front of the private
  * photo bucket, reaching it through Origin Access Control (the bucket stays closed to the public).
  * The bucket policy (data stack) lets the account's distributions read `images/*` only
  * (grantGalleryReadToAccountDistributions), so an unconfirmed upload (`uploads/`) or an original

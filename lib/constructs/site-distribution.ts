@@ -98,7 +98,7 @@ export interface SiteDistributionProps {
 }
 
 /**
- * CloudFront in front of the site API (issue 12, architecture "CloudFront caching the site reads"):
+ * CloudFront in front of the site API (what is cached and for how long: docs/site-api.md):
  * - the site paths (`/v1/site/*`, `/v1/theme`, {@link SITE_PATH_PATTERNS}) go to the HTTP API, cached per full query string (key, origin,
  *   locale and every filter) and `Origin` header, for as long as the API's `Cache-Control` says
  *   (successful GETs `s-maxage=60, stale-while-revalidate=300`, errors `no-store`); the viewer's
@@ -212,8 +212,8 @@ export class SiteDistribution extends Construct {
               id: 'AwsSolutions-CFR2',
               reason:
                 'Deployed with waf=off on purpose: abuse is then bounded in the application alone ' +
-                "(per-visitor, per-Tenant and per-key budgets counted on CloudFront's viewer address, " +
-                'interface §8), and cached answers cost the origin nothing.',
+                "(per-visitor, per-Tenant and per-key budgets counted on CloudFront's viewer address), " +
+                'and cached answers cost the origin nothing.',
             },
           ]),
       {

@@ -168,7 +168,7 @@ export class RouteGroupStack extends NestedStack {
         {
           id: 'AwsSolutions-APIG4',
           reason:
-            'Authentication is done by the shared middleware (architecture §3): secret API keys are ' +
+            'Authentication is done by the middleware chain every route shares: secret API keys are ' +
             'looked up by hash and publishable keys by origin rules, with a cache of at most 60 s so ' +
             'that revocation bites within a minute. An API Gateway authorizer would duplicate it and ' +
             'could not serve the local stack.',

@@ -2,7 +2,7 @@ import { Entity } from 'electrodb';
 import { asIs, entityConfig, lazyEntity, SERVICE } from './common.ts';
 
 /**
- * One fixed one-minute window of a Tenant's site budgets (interface §8). `bucket` is `site` for the
+ * One fixed one-minute window of a Tenant's site budgets (docs/site-api.md). `bucket` is `site` for the
  * Tenant's counter over all its publishable keys, `network#<prefix>/48` for an IPv6 visitor's
  * network, or `visitor#<ip>` for one visitor (an IPv4 address or an IPv6 /64), whose item also
  * holds its inquiry counters per key (`inquiry_<keyId>`, added by data/site-rate-limits.ts). An
