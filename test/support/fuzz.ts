@@ -613,3 +613,24 @@ function parsedBody(response: FuzzResponse): unknown {
 export function mutatedVerdict(_request: FuzzRequest, response: FuzzResponse): string | undefined {
   return response.status >= 500 ? `status ${response.status} (5xx)` : undefined;
 }
+
+/**
+ * Mutated requests checked against the document too: never a 5xx, and whatever answers them
+ * (a 404 for a path no operation serves, a 422 naming the bad field, a 413 or 431 from the gateway)
+ * passes the contract check, as an integrator's validator would check it.
+ */
+export function mutatedVerdictAgainst(contract: Contract) {
+  return (request: FuzzRequest, response: FuzzResponse): string | undefined => {
+    const fiveHundred = mutatedVerdict(request, response);
+    if (fiveHundred) return fiveHundred;
+    const problems = responseProblems(
+      request.method,
+      request.path,
+      response.status,
+      response.headers,
+      parsedBody(response),
+      contract,
+    );
+    return problems.length > 0 ? `the answer breaks the document:\n- ${problems.join('\n- ')}` : undefined;
+  };
+}

@@ -64,7 +64,9 @@ export function validateInput(schemas: InputSchemas): MiddlewareObj<HttpEvent, u
     before: async (request) => {
       const { event } = request;
       const issues: ValidationIssue[] = [];
-      const body = readBody(event);
+      // An operation that takes no body ignores one (as HTTP servers do a GET's): it is neither
+      // parsed nor refused, so its documented answers are the same with or without one.
+      const body = schemas.body ? readBody(event) : undefined;
       // The handler answered 404 already when the path is not the row's (operation.ts).
       const pathParameters =
         operationParameters(stateOf(request.context).route, event.routeKey, event.pathParameters ?? {}) ?? {};
