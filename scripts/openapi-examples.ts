@@ -512,7 +512,7 @@ export const OPERATION_EXAMPLES: Record<string, OperationExample> = {
     request: { content_type: 'image/jpeg', size_bytes: 184_320 },
     responses: {
       '201': {
-        url: `https://uploads.example.com/costa-homes/${IDS.property}/${IDS.image}?X-Amz-Signature=…`,
+        url: `https://uploads.example.com/costa-homes/${IDS.property}/${IDS.image}?X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Expires=900&X-Amz-Signature=4f2a9c1e`,
         method: 'PUT',
         headers: { 'content-type': 'image/jpeg', 'content-length': '184320' },
         object_key: `uploads/${IDS.property}/${IDS.image}`,

@@ -71,7 +71,12 @@ export const ImagePatchIn = z.object({
 const RENDITION_TYPE_LIST = Object.keys(RENDITION_TYPES) as (keyof typeof RENDITION_TYPES)[];
 
 export const RenditionOut = z.object({
-  url: z.string().check(z.describe('Where this file is served (the CDN), cached a year (immutable)')),
+  url: z
+    .string()
+    .check(
+      z.describe('Where this file is served (the CDN), cached a year (immutable)'),
+      z.meta({ format: 'uri' }),
+    ),
   width: z.number().check(z.int(), z.describe('Its width in pixels: the `w` descriptor of srcset')),
   height: z.number().check(z.int()),
   type: z
@@ -89,7 +94,7 @@ export const ImageOut = z.object({
       ),
     ),
   url: z
-    .nullable(z.string())
+    .nullable(z.string().check(z.meta({ format: 'uri' })))
     .check(
       z.describe(
         `A sensible default to show: the JPEG rendition (${FALLBACK_WIDTH} px wide, or the photo's width when smaller). A photo stored before renditions existed and not yet rendered has no renditions; url is then its original file. null while processing (the original is never served)`,
@@ -143,7 +148,12 @@ export const ImageImportOut = z.object({
 });
 
 export const ImageUploadOut = z.object({
-  url: z.string().check(z.describe('PUT the file here, with exactly the headers below, within 15 minutes')),
+  url: z
+    .string()
+    .check(
+      z.describe('PUT the file here, with exactly the headers below, within 15 minutes'),
+      z.meta({ format: 'uri' }),
+    ),
   method: z.literal('PUT'),
   headers: z.record(z.string(), z.string()),
   object_key: z
