@@ -1,8 +1,9 @@
 /**
  * The admin CLI: `npm run -s admin -- <command> [--flag value ...]`.
  * JSON on stdout and nothing else there; progress on stderr when it is a terminal; an error is one
- * line on stderr, exit 1. `--help` prints the usage (exit 0); a bad command line (an unknown command
- * or option) is one line naming it, then the usage, on stderr, exit 2, before any connection.
+ * line on stderr, exit 1 (an unknown command too). `--help` prints the usage (exit 0); an option the
+ * command does not take is one line naming it, then the usage, on stderr, exit 2, before any
+ * connection.
  *
  * Target, in order: a deployed table when TABLE_NAME is set (AWS credentials from the environment);
  * the local stack that `npm start` runs on DATA_DIR; the data a stopped stack left on DATA_DIR, with
@@ -30,12 +31,9 @@ if (flags.has('help') || (words.length === 0 && flags.size === 0)) {
   process.stdout.write(usage());
   process.exit(0);
 }
+if (words.length === 0) badCommandLine(`Unknown option '--${[...flags.keys()][0]}'`);
 if (words.length !== 2 || !(name in COMMAND_USAGE)) {
-  badCommandLine(
-    words.length === 0
-      ? `Unknown option '--${[...flags.keys()][0]}'`
-      : `unknown command "${words.join(' ')}"`,
-  );
+  fail(`unknown command "${words.join(' ')}"; run with --help for the list`);
 }
 const unknownFlag = [...flags.keys()].find((flag) => !flagsOf(name).has(flag));
 if (unknownFlag) badCommandLine(`Unknown option '--${unknownFlag}' for "${name}"`);
