@@ -67,14 +67,13 @@ export interface Operation {
 
 /**
  * The gateway in front of the function (API Gateway, or the local server) refuses an oversized body
- * and oversized headers itself, before any step runs and whatever the method (a client may send a
- * body with a GET): such a 413 or 431 carries none of the chain's headers.
+ * itself, before any step runs and whatever the method (a client may send a body with a GET): such a
+ * 413 carries none of the chain's headers.
  */
 const gatewayStep: PipelineStep = {
   name: 'gateway',
   answers: () => ({
     413: { description: 'The gateway refused a body over its size limit', schema: ErrorOut },
-    431: { description: 'The gateway refused request headers over its size limit' },
   }),
 };
 

@@ -40,6 +40,12 @@ const TRANSPORT_HEADERS = new Set([
 ]);
 /** What the local server answers for a request no route matches (not an operation's answer). */
 const UNROUTED_STATUSES = new Set([404, 405]);
+/**
+ * What the HTTP layer answers before a request reaches any operation: 431 when the request line and
+ * headers outrun its limit (Node's 16 KB here, API Gateway's own in AWS), with no body. An HTTP
+ * error of the transport, like a malformed request line's 400, not an answer the document describes.
+ */
+const TRANSPORT_STATUSES = new Set([431]);
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => Ajv2020;
 
@@ -137,6 +143,7 @@ export function responseProblems(
   contract: Contract = theDocument(),
 ): string[] {
   const where = `${method.toUpperCase()} ${path} → ${status}`;
+  if (TRANSPORT_STATUSES.has(status)) return body === undefined || body === '' ? [] : [`${where}: a body`];
   // The path as a server reads it: dot segments (`/.`, `/..`) are removed before any route is
   // matched (RFC 3986 §5.2.4), so `/v1/site/locations/.` asks for `/v1/site/locations/`.
   const pathname = new URL(path, 'http://server.invalid').pathname;

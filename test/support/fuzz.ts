@@ -616,7 +616,7 @@ export function mutatedVerdict(_request: FuzzRequest, response: FuzzResponse): s
 
 /**
  * Mutated requests checked against the document too: never a 5xx, and whatever answers them
- * (a 404 for a path no operation serves, a 422 naming the bad field, a 413 or 431 from the gateway)
+ * (a 404 for a path no operation serves, a 422 naming the bad field, a 413 from the gateway)
  * passes the contract check, as an integrator's validator would check it.
  */
 export function mutatedVerdictAgainst(contract: Contract) {
