@@ -586,16 +586,25 @@ export function validVerdict(op: FuzzOperation, contract?: Contract) {
         : `status ${response.status} is not documented for ${op.operationId}`;
     }
     if (!contract) return undefined;
-    const problems = responseProblems(
-      request.method,
-      request.path,
-      response.status,
-      response.headers,
-      parsedBody(response),
-      contract,
-    );
-    return problems.length > 0 ? `the answer breaks the document:\n- ${problems.join('\n- ')}` : undefined;
+    return documentProblem(request, response, contract);
   };
+}
+
+/** The contract check of one answer (test/support/contract.ts), as one verdict line, or none. */
+function documentProblem(
+  request: FuzzRequest,
+  response: FuzzResponse,
+  contract: Contract,
+): string | undefined {
+  const problems = responseProblems(
+    request.method,
+    request.path,
+    response.status,
+    response.headers,
+    parsedBody(response),
+    contract,
+  );
+  return problems.length > 0 ? `the answer breaks the document:\n- ${problems.join('\n- ')}` : undefined;
 }
 
 /** The body as the contract check takes it: JSON parsed when it is JSON, else the text (or none). */
@@ -621,16 +630,6 @@ export function mutatedVerdict(_request: FuzzRequest, response: FuzzResponse): s
  */
 export function mutatedVerdictAgainst(contract: Contract) {
   return (request: FuzzRequest, response: FuzzResponse): string | undefined => {
-    const fiveHundred = mutatedVerdict(request, response);
-    if (fiveHundred) return fiveHundred;
-    const problems = responseProblems(
-      request.method,
-      request.path,
-      response.status,
-      response.headers,
-      parsedBody(response),
-      contract,
-    );
-    return problems.length > 0 ? `the answer breaks the document:\n- ${problems.join('\n- ')}` : undefined;
+    return mutatedVerdict(request, response) ?? documentProblem(request, response, contract);
   };
 }
