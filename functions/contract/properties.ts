@@ -2,7 +2,7 @@ import * as z from 'zod/mini';
 import type { AreaMembershipRecord } from '../data/areas.ts';
 import type { ListingRecord } from '../data/listings.ts';
 import { AMENITY_CODES } from '../domain/amenities.ts';
-import { APPROXIMATE_LOCATION } from '../domain/approximate-location.ts';
+import { APPROXIMATE_LOCATION, STORED_COORDINATE, storedCoordinate } from '../domain/coordinates.ts';
 import { ENRICHMENT_STATUSES, MAX_HIGHLIGHTS } from '../domain/enrichment.ts';
 import { type GalleryImage, orderGallery } from '../domain/images.ts';
 import { listingStatus, needsLocation } from '../domain/listing.ts';
@@ -27,6 +27,14 @@ const HttpsUrl = z
   .check(z.maxLength(2048), z.regex(/^https:\/\/[^\s/$.?#][^\s]*$/i, 'Must be an https:// URL'));
 
 const SquareMetres = nonNegativeDecimal({ maxIntegerDigits: 9, maxFractionDigits: 2 });
+
+/** A latitude (`limit` 90) or longitude (180) in degrees, kept as {@link STORED_COORDINATE} says. */
+function coordinate(limit: number) {
+  return z.pipe(
+    z.number().check(z.gte(-limit), z.lte(limit), z.describe(STORED_COORDINATE.description)),
+    z.transform(storedCoordinate),
+  );
+}
 
 export const LOCATION_PRECISIONS = ['exact', 'approximate', 'hidden'] as const;
 
@@ -54,8 +62,8 @@ const writableFields = {
   hoa_fee: z.nullable(Money.check(z.describe('Community / HOA fee per month, a decimal string'))),
   amenities: z.nullable(setOf(AmenityCode, AMENITY_CODES.length)),
   address: z.nullable(trimmedText(500)),
-  latitude: z.nullable(z.number().check(z.gte(-90), z.lte(90))),
-  longitude: z.nullable(z.number().check(z.gte(-180), z.lte(180))),
+  latitude: z.nullable(coordinate(90)),
+  longitude: z.nullable(coordinate(180)),
   location_precision: z.nullable(
     z
       .enum(LOCATION_PRECISIONS)

@@ -2,7 +2,7 @@ import * as z from 'zod/mini';
 import type { AgentRecord } from '../data/agents.ts';
 import type { ListingRecord } from '../data/listings.ts';
 import { AMENITY_CODES, type AmenityCode as AmenityCodeValue, amenityLabel } from '../domain/amenities.ts';
-import { APPROXIMATE_LOCATION } from '../domain/approximate-location.ts';
+import { APPROXIMATE_LOCATION } from '../domain/coordinates.ts';
 import { publicLocation, SITE_SORTS, type SiteLocation } from '../domain/site-search.ts';
 import { coercedNumber } from '../kernel/zod.ts';
 import { PathEntryOut } from './places.ts';
@@ -113,6 +113,9 @@ export const SitePlaceOut = z.object({
 /** An amenity as the site shows it: its code and its label in the Site Language. */
 export const SiteAmenityOut = z.object({ code: z.string(), label: z.string() });
 
+/** What the site shows of a listing's coordinate, by its location_precision. */
+const PUBLISHED_COORDINATE = `exact: as kept (7 decimals); approximate: ${APPROXIMATE_LOCATION.description}; hidden: null`;
+
 /**
  * A listing on the website: never the internal reference, the writing key, AI bookkeeping or
  * private fields. Its location follows one rule ({@link publicLocation}): exact as given; approximate
@@ -133,12 +136,8 @@ export const SiteListingOut = z.object({
         'The street address, only when location_precision is exact; null for approximate (the Place names the town) and hidden',
       ),
     ),
-  latitude: z
-    .nullable(z.number())
-    .check(z.describe(`exact: as given; approximate: ${APPROXIMATE_LOCATION.description}; hidden: null`)),
-  longitude: z
-    .nullable(z.number())
-    .check(z.describe(`exact: as given; approximate: ${APPROXIMATE_LOCATION.description}; hidden: null`)),
+  latitude: z.nullable(z.number()).check(z.describe(PUBLISHED_COORDINATE)),
+  longitude: z.nullable(z.number()).check(z.describe(PUBLISHED_COORDINATE)),
   location_precision: z.enum(LOCATION_PRECISIONS),
   ...listingMediaFields,
   images: z

@@ -3,7 +3,7 @@
  * publishable-key reads, docs/site-api.md). Pure: the listings come from the in-memory catalogue
  * (services/site-catalogue.ts).
  */
-import { roundCoordinate } from './approximate-location.ts';
+import { roundCoordinate } from './coordinates.ts';
 import { compareDecimals } from './decimal.ts';
 import { slugify } from './slug.ts';
 

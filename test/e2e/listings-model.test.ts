@@ -219,6 +219,21 @@ describe('every writable field', () => {
     });
   });
 
+  it('keeps coordinates to 7 decimals: as sent up to 7, rounded past them, a denormal one as 0', async () => {
+    // Prepare: 5e-324 is a valid JSON number that DynamoDB's number type cannot hold (below 1e-130).
+    const exact = await create({ title: 'Seven decimals', latitude: 41.3887901, longitude: -179.9999999 });
+    // Act
+    const fine = await create({ title: 'Finer', latitude: 41.123456789, longitude: 2.00000004 });
+    const tiny = await create({ title: 'Tiny', latitude: 5e-324, longitude: -5e-324 });
+    const moved = await patch(exact.id, { latitude: -1e-200 });
+    // Assess
+    expect(exact).toMatchObject({ latitude: 41.3887901, longitude: -179.9999999 });
+    expect(fine).toMatchObject({ latitude: 41.1234568, longitude: 2 });
+    expect(tiny).toMatchObject({ latitude: 0, longitude: 0 });
+    expect(moved.status, moved.text).toBe(200);
+    expect(moved.body).toMatchObject({ latitude: 0, longitude: -179.9999999 });
+  });
+
   const badValues: [string, unknown][] = [
     ['area', 'abc'],
     ['area', '1.234'],

@@ -6,7 +6,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { APPROXIMATE_LOCATION } from '../../functions/domain/approximate-location.ts';
+import { APPROXIMATE_LOCATION } from '../../functions/domain/coordinates.ts';
 import { publicLocation } from '../../functions/domain/site-search.ts';
 
 /** Great-circle distance in metres. */
