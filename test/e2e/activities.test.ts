@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { distinctLocs, type Output } from '../support/api-client.ts';
 import { afterIndexLag } from '../support/eventually.ts';
 import { createTestLead, createTestTenant, type TestTenant } from '../support/factories.ts';
-import { startTestApi, type TestApi } from '../support/http.ts';
+import { allPages, byUpdatedThenId, startTestApi, type TestApi } from '../support/http.ts';
 
 /** ActivityOut as the API answers it. */
 type Activity = Output<'getActivity'>;
@@ -40,26 +40,6 @@ async function addActivity(
 
 const patch = (id: string, body: unknown, key = tenant.key) =>
   api.call('PATCH', `/v1/activities/${id}`, { key, body });
-
-/** Walks every page of a list, returning the pages as served. */
-async function allPages(path: string, key = tenant.key): Promise<Activity[][]> {
-  const pages: Activity[][] = [];
-  await afterIndexLag(); // a list read by an index, after the test's writes
-  let cursor: string | null = null;
-  do {
-    const sep = path.includes('?') ? '&' : '?';
-    const url: string = cursor ? `${path}${sep}cursor=${encodeURIComponent(cursor)}` : path;
-    const res = await api.call('GET', url, { key });
-    expect(res.status, res.text).toBe(200);
-    pages.push(res.body.data);
-    cursor = res.body.next_cursor;
-    expect(pages.length).toBeLessThan(50);
-  } while (cursor !== null);
-  return pages;
-}
-
-const byUpdatedThenId = (a: Activity, b: Activity) =>
-  a.updated_at === b.updated_at ? (a.id < b.id ? -1 : 1) : a.updated_at < b.updated_at ? -1 : 1;
 
 describe('POST /v1/leads/{lead_id}/activities', () => {
   it('creates an open Activity with every field, dates stored in UTC, readable by id', async () => {
@@ -450,9 +430,9 @@ describe('GET /v1/activities and GET /v1/leads/{lead_id}/activities', () => {
     await addActivity(await newLead(other.tenantId), { kind: 'note', title: 'Elsewhere' }, other.key);
     const order = (items: Activity[]) => [...items].sort(byUpdatedThenId).map((a) => a.id);
     // Act
-    const all = await allPages('/v1/activities?limit=3', fresh.key);
-    const ofA = await allPages(`/v1/leads/${leadA}/activities?limit=2`, fresh.key);
-    const ofB = await allPages(`/v1/leads/${leadB}/activities?limit=3`, fresh.key);
+    const all = await allPages<Activity>(api, '/v1/activities?limit=3', fresh.key);
+    const ofA = await allPages<Activity>(api, `/v1/leads/${leadA}/activities?limit=2`, fresh.key);
+    const ofB = await allPages<Activity>(api, `/v1/leads/${leadB}/activities?limit=3`, fresh.key);
     // Assess
     expect(all.map((p) => p.length)).toEqual([3, 3, 1]);
     expect(all.flat().map((a) => a.id)).toEqual(order(created));
@@ -506,7 +486,7 @@ describe('GET /v1/activities and GET /v1/leads/{lead_id}/activities', () => {
     expect(ids.slice(-2)).toEqual([alreadySeen, notYetSeen]);
     expect(seen.slice(-2).every((a) => a.completed)).toBe(true);
     expect(ids.filter((id) => id === notYetSeen)).toHaveLength(1);
-    const tenantWide = (await allPages('/v1/activities?limit=200', fresh.key)).flat();
+    const tenantWide = (await allPages<Activity>(api, '/v1/activities?limit=200', fresh.key)).flat();
     expect(tenantWide.map((a) => a.id).slice(-2)).toEqual([alreadySeen, notYetSeen]);
   });
 
@@ -533,7 +513,8 @@ describe('GET /v1/activities and GET /v1/leads/{lead_id}/activities', () => {
         }),
       ]),
     );
-    const paged = await allPages(
+    const paged = await allPages<Activity>(
+      api,
       `/v1/activities?limit=1&updated_since=${encodeURIComponent(zulu)}`,
       fresh.key,
     );

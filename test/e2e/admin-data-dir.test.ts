@@ -5,46 +5,20 @@
  * where the stack runs: never answer from another folder's data (or start a DynamoDB Local of its
  * own on a folder that holds none). Both are child processes, as a user runs them.
  */
-import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { CliRun } from '../support/cli.ts';
+import { type CliRun, runScript } from '../support/cli.ts';
 import { type LocalStack, startLocalStack } from '../support/local-stack.ts';
-
-const ROOT = resolve(import.meta.dirname, '../..');
 
 let stack: LocalStack;
 /** A working directory whose `.data` (the default DATA_DIR) holds nothing. */
 let elsewhere: string;
 
 /** `npm run -s admin -- …` from `cwd`, with `env`. */
-function admin(cwd: string, env: NodeJS.ProcessEnv, ...args: string[]): Promise<CliRun> {
-  return new Promise((resolveRun, reject) => {
-    const child = spawn(process.execPath, [join(ROOT, 'scripts/admin/main.ts'), ...args], {
-      cwd,
-      env,
-      stdio: 'pipe',
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => {
-      stdout += chunk.toString('utf8');
-    });
-    child.stderr.on('data', (chunk: Buffer) => {
-      stderr += chunk.toString('utf8');
-    });
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new Error(`admin ${args.join(' ')} timed out`));
-    }, 90_000);
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      resolveRun({ code, stdout, stderr });
-    });
-  });
-}
+const admin = (cwd: string, env: NodeJS.ProcessEnv, ...args: string[]): Promise<CliRun> =>
+  runScript('scripts/admin/main.ts', args, { cwd, env, timeoutMs: 90_000 });
 
 beforeAll(async () => {
   // The demo Tenant and keys, without the sample listings: nothing here needs them.

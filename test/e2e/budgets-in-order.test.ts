@@ -11,8 +11,8 @@ import { get, type IncomingHttpHeaders } from 'node:http';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { resetConfig } from '../../functions/kernel/config.ts';
 import { TURNSTILE_DUMMY_TOKEN } from '../../functions/kernel/ports/turnstile.ts';
-import { issueSiteKey } from '../../functions/services/site-keys.ts';
-import { createTestTenant, type TestTenant } from '../support/factories.ts';
+import { earlyInMinute } from '../support/eventually.ts';
+import { createSiteTenant, createTestTenant } from '../support/factories.ts';
 import { startTestApi, type TestApi } from '../support/http.ts';
 
 const PAGE = 'https://www.budgets.example';
@@ -42,34 +42,20 @@ afterAll(async () => {
   resetConfig();
 });
 
-/**
- * Starts each test early in a one-minute window, so that its requests all fall in one window (the
- * budgets are per minute). A wait, not an assertion on time.
- */
-beforeEach(async () => {
-  const intoWindow = Date.now() % 60_000;
-  if (intoWindow > 40_000) await new Promise((resolve) => setTimeout(resolve, 60_500 - intoWindow));
-});
-
-async function siteTenant(): Promise<{ tenant: TestTenant; key: string }> {
-  const tenant = await createTestTenant();
-  const issued = await issueSiteKey({ tenantId: tenant.tenantId, origins: PAGE });
-  return { tenant, key: issued.key };
-}
-
-const sitePath = (key: string, path: string) => `${path}?${new URLSearchParams({ key, origin: PAGE })}`;
+// Each test early in a one-minute window, so that its requests all fall in one window.
+beforeEach(earlyInMinute);
 
 describe('site budgets', () => {
   it("a visitor over its ip-minute budget leaves site-minute untouched: another visitor's first request is served", async () => {
     // Prepare
-    const { key } = await siteTenant();
+    const { path } = await createSiteTenant(PAGE);
     // Act: 40 requests from one visitor, cache-busting junk in the query (every one reaches the API).
     const statuses: number[] = [];
     for (let i = 0; i < 40; i++) {
-      const res = await api.call('GET', `${sitePath(key, '/v1/site/amenities')}&junk=${i}`, { key: null });
+      const res = await api.call('GET', `${path('/v1/site/amenities')}&junk=${i}`, { key: null });
       statuses.push(res.status);
     }
-    const other = await getAsOtherVisitor(`${api.url}${sitePath(key, '/v1/site/amenities')}`);
+    const other = await getAsOtherVisitor(`${api.url}${path('/v1/site/amenities')}`);
     // Assess
     expect(statuses.filter((s) => s === 200)).toHaveLength(5);
     expect(statuses.filter((s) => s === 429)).toHaveLength(35);
@@ -80,17 +66,17 @@ describe('site budgets', () => {
 
   it('POST /v1/site/leads without a valid Turnstile token is 403 even with an invalid body', async () => {
     // Prepare
-    const { key } = await siteTenant();
+    const { path } = await createSiteTenant(PAGE);
     // Act
-    const noToken = await api.call('POST', sitePath(key, '/v1/site/leads'), {
+    const noToken = await api.call('POST', path('/v1/site/leads'), {
       key: null,
       body: { email: 'not an email' },
     });
-    const badToken = await api.call('POST', sitePath(key, '/v1/site/leads'), {
+    const badToken = await api.call('POST', path('/v1/site/leads'), {
       key: null,
       body: { email: 'not an email', turnstile: 'forged' },
     });
-    const validToken = await api.call('POST', sitePath(key, '/v1/site/leads'), {
+    const validToken = await api.call('POST', path('/v1/site/leads'), {
       key: null,
       body: { email: 'not an email', turnstile: TURNSTILE_DUMMY_TOKEN },
     });
@@ -102,8 +88,8 @@ describe('site budgets', () => {
 
   it('refused Inquiries (bad token, bad body) do not spend inquiry-minute: the next good ones are taken', async () => {
     // Prepare
-    const { key } = await siteTenant();
-    const post = (body: unknown) => api.call('POST', sitePath(key, '/v1/site/leads'), { key: null, body });
+    const { path } = await createSiteTenant(PAGE);
+    const post = (body: unknown) => api.call('POST', path('/v1/site/leads'), { key: null, body });
     const good = (n: number) => ({
       name: `Visitor ${n}`,
       email: `visitor-${n}-${Date.now()}@example.com`,
@@ -128,7 +114,7 @@ describe('site budgets', () => {
 describe('budget headers and the edge cache (issue 23 row 12)', () => {
   it('a successful site GET (cacheable) carries no per-visitor budget headers; a POST, a no-store error and a 429 do', async () => {
     // Prepare
-    const { key } = await siteTenant();
+    const { path } = await createSiteTenant(PAGE);
     const budgetHeaders = (headers: Headers) =>
       [
         'ratelimit',
@@ -138,14 +124,14 @@ describe('budget headers and the edge cache (issue 23 row 12)', () => {
         'x-ratelimit-reset',
       ].filter((name) => headers.has(name));
     // Act
-    const cached = await api.call('GET', sitePath(key, '/v1/site/amenities'), { key: null });
-    const missing = await api.call('GET', sitePath(key, '/v1/site/properties/by-slug/no-such-listing'), {
+    const cached = await api.call('GET', path('/v1/site/amenities'), { key: null });
+    const missing = await api.call('GET', path('/v1/site/properties/by-slug/no-such-listing'), {
       key: null,
     });
-    const posted = await api.call('POST', sitePath(key, '/v1/site/leads'), { key: null, body: {} });
+    const posted = await api.call('POST', path('/v1/site/leads'), { key: null, body: {} });
     const answers = [];
     for (let i = 0; i < 5; i++)
-      answers.push(await api.call('GET', `${sitePath(key, '/v1/site/amenities')}&i=${i}`, { key: null }));
+      answers.push(await api.call('GET', `${path('/v1/site/amenities')}&i=${i}`, { key: null }));
     const refused = answers.at(-1);
     // Assess
     expect(cached.status).toBe(200);

@@ -11,17 +11,13 @@
  * the criteria answer keeps each decimal at the scale its example shows.
  */
 import { randomUUID } from 'node:crypto';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import type { SQSEvent } from 'aws-lambda';
-import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { EVENT_TYPES } from '../../functions/domain/events.ts';
-import { type QueuePort, setQueue } from '../../functions/kernel/ports/queue.ts';
-import { handler as aiWorker } from '../../functions/workers/ai.ts';
+import { setQueue } from '../../functions/kernel/ports/queue.ts';
 import { handler as webhookWorker } from '../../functions/workers/webhook-delivery.ts';
 import { startQueuePoller } from '../../scripts/local/queue-poller.ts';
 import { OPERATION_EXAMPLES, REQUEST_FIXTURES } from '../../scripts/openapi-examples.ts';
+import { RecordingAiQueue } from '../support/ai-queue.ts';
 import { eventProblems } from '../support/contract.ts';
 import {
   createTestAgent,
@@ -31,14 +27,7 @@ import {
 } from '../support/factories.ts';
 import { startTestApi, type TestApi } from '../support/http.ts';
 import { startTestStreamConsumer, type TestStreamConsumer } from '../support/stream.ts';
-
-/** The AI messages the writes queue: this file runs the scoring of its own Lead. */
-class RecordingQueue implements QueuePort {
-  sent: unknown[] = [];
-  async send(_queue: string, message: unknown): Promise<void> {
-    this.sent.push(message);
-  }
-}
+import { startWebhookReceiver, verifiedDelivery, type WebhookReceiver } from '../support/webhook-fixtures.ts';
 
 interface Envelope {
   id: string;
@@ -49,40 +38,25 @@ interface Envelope {
 let api: TestApi;
 let tenant: TestTenant;
 let consumer: TestStreamConsumer;
-let receiver: Server;
+let receiver: WebhookReceiver;
 let secret: string;
 let endpointId: string;
 let deliveryPoller: { stop(): void };
-const queue = new RecordingQueue();
-/** Each delivery the receiver got, by webhook-id. */
-const received = new Map<string, { body: string; headers: Record<string, string> }>();
+/** The AI messages the writes queue: this file runs the scoring of its own Lead. */
+const queue = new RecordingAiQueue();
 
 beforeAll(async () => {
   tenant = await createTestTenant();
   setQueue(queue);
   process.env.LOCAL_ALLOW_PRIVATE_URLS = '1';
-  receiver = createServer((req, res) => {
-    let body = '';
-    req.setEncoding('utf8');
-    req.on('data', (chunk: string) => {
-      body += chunk;
-    });
-    req.on('end', () => {
-      received.set(String(req.headers['webhook-id']), {
-        body,
-        headers: req.headers as Record<string, string>,
-      });
-      res.writeHead(204).end();
-    });
-  });
-  await new Promise<void>((done) => receiver.listen(0, '127.0.0.1', done));
+  receiver = await startWebhookReceiver();
   deliveryPoller = startQueuePoller({ queue: 'webhooks', handler: webhookWorker, intervalMs: 50 });
   api = await startTestApi(tenant.key);
   consumer = await startTestStreamConsumer([tenant.tenantId]);
   // Subscribed by the key, as an integrator does (the ping of …/test goes to the key's own endpoints).
   const subscribed = await api.call('POST', '/v1/webhooks/subscriptions', {
     body: {
-      url: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hooks`,
+      url: receiver.url,
       events: [...EVENT_TYPES],
     },
   });
@@ -156,17 +130,7 @@ describe('event payloads against docs/openapi.json', () => {
       property_id: listing.id,
     });
     await write('PATCH', `/v1/activities/${activity.id}`, REQUEST_FIXTURES.updateActivity);
-    const scoring = await vi.waitFor(
-      () => {
-        const sent = queue.sent.filter((m) => (m as { leadId?: string }).leadId === leadId);
-        expect(sent.length).toBeGreaterThan(0);
-        return sent;
-      },
-      { timeout: 30_000, interval: 100 },
-    );
-    const scored = await aiWorker({
-      Records: scoring.map((m, i) => ({ messageId: `m${i}`, body: JSON.stringify(m) })),
-    } as SQSEvent);
+    const scored = await queue.runScoringOf(leadId, 30_000);
     expect(scored.batchItemFailures).toEqual([]);
     expect((await api.call('DELETE', `/v1/leads/${leadId}`)).status).toBe(204);
     expect((await api.call('DELETE', `/v1/properties/${listing.id}`)).status).toBe(204);
@@ -179,19 +143,12 @@ describe('event payloads against docs/openapi.json', () => {
       if (EVENT_TYPES.every((type) => events.some((e) => e.type === type))) break;
       await sleep(200);
     }
+    const { received } = receiver;
     const pinged = () => [...received.values()].some((d) => JSON.parse(d.body).type === 'ping');
     for (let i = 0; i < 600 && (events.some((e) => !received.has(e.id)) || !pinged()); i++) await sleep(100);
     // Assess: every type is there, every payload verifies and validates against its type's schema.
     expect(new Set(events.map((e) => e.type))).toEqual(new Set(EVENT_TYPES));
-    const webhook = new Webhook(secret);
-    const delivered = [...received.values()].map(
-      (d) =>
-        webhook.verify(d.body, {
-          'webhook-id': d.headers['webhook-id'] ?? '',
-          'webhook-timestamp': d.headers['webhook-timestamp'] ?? '',
-          'webhook-signature': d.headers['webhook-signature'] ?? '',
-        }) as Envelope,
-    );
+    const delivered = [...received.values()].map((d) => verifiedDelivery(secret, d) as Envelope);
     expect(events.filter((e) => !received.has(e.id)).map((e) => `${e.type} ${e.id}`)).toEqual([]);
     expect(new Set(delivered.map((e) => e.type))).toEqual(new Set([...EVENT_TYPES, 'ping']));
     const problems = [

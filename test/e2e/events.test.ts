@@ -3,24 +3,20 @@
  * stream poller feeding the real consumer, read back through GET /v1/events.
  */
 import { randomUUID } from 'node:crypto';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { PutItemCommand, QueryCommand } from '@aws-sdk/client-dynamodb';
-import type { SQSEvent } from 'aws-lambda';
-import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
 import type * as z from 'zod/mini';
 import { EventOut } from '../../functions/contract/events.ts';
 import { pageOf } from '../../functions/contract/shared.ts';
 import { EVENT_TYPES } from '../../functions/domain/events.ts';
-import { type QueuePort, setQueue } from '../../functions/kernel/ports/queue.ts';
+import { setQueue } from '../../functions/kernel/ports/queue.ts';
 import { createEndpoint } from '../../functions/services/webhook-endpoints.ts';
 import { handler as streamConsumer } from '../../functions/streams/consumer.ts';
-import { handler as aiWorker } from '../../functions/workers/ai.ts';
 import { handler as webhookWorker } from '../../functions/workers/webhook-delivery.ts';
 import { localClient } from '../../scripts/local/dynamo-local.ts';
 import { startQueuePoller } from '../../scripts/local/queue-poller.ts';
 import { PARKED_PARTITION } from '../../scripts/local/stream-poller.ts';
+import { RecordingAiQueue } from '../support/ai-queue.ts';
 import { runAdminCli } from '../support/cli.ts';
 import {
   createTestAgent,
@@ -30,6 +26,7 @@ import {
 } from '../support/factories.ts';
 import { startTestApi, type TestApi } from '../support/http.ts';
 import { startTestStreamConsumer, type TestStreamConsumer } from '../support/stream.ts';
+import { startWebhookReceiver, verifiedDelivery, type WebhookReceiver } from '../support/webhook-fixtures.ts';
 
 /** An event as GET /v1/events answers it: the contract's envelope, `data` the resource and its extras. */
 type Envelope = z.output<typeof EventOut>;
@@ -44,27 +41,19 @@ function changed(event: Envelope, field: string): boolean {
   return Array.isArray(fields) && fields.includes(field);
 }
 
-/** AI messages the writes queue, kept here so that this file runs the worker on its own ones. */
-class RecordingQueue implements QueuePort {
-  sent: unknown[] = [];
-  async send(_queue: string, message: unknown): Promise<void> {
-    this.sent.push(message);
-  }
-}
-
 let api: TestApi;
 let tenant: TestTenant;
 let other: TestTenant;
 let consumer: TestStreamConsumer;
 let places: Awaited<ReturnType<typeof createTestPlaces>>;
-const queue = new RecordingQueue();
+/** AI messages the writes queue, kept here so that this file runs the worker on its own ones. */
+const queue = new RecordingAiQueue();
 
 /**
  * A webhook receiver on loopback subscribed to every event type of `tenant`: each event of the log
  * must also arrive there, signed (checked at the end of the file).
  */
-const received = new Map<string, { body: string; headers: Record<string, string> }>();
-let receiver: Server;
+let receiver: WebhookReceiver;
 let receiverSecret: string;
 let deliveryPoller: { stop(): void };
 
@@ -73,24 +62,10 @@ beforeAll(async () => {
   places = await createTestPlaces();
   setQueue(queue);
   process.env.LOCAL_ALLOW_PRIVATE_URLS = '1';
-  receiver = createServer((req, res) => {
-    let body = '';
-    req.setEncoding('utf8');
-    req.on('data', (chunk: string) => {
-      body += chunk;
-    });
-    req.on('end', () => {
-      received.set(String(req.headers['webhook-id']), {
-        body,
-        headers: req.headers as Record<string, string>,
-      });
-      res.writeHead(204).end();
-    });
-  });
-  await new Promise<void>((done) => receiver.listen(0, '127.0.0.1', done));
+  receiver = await startWebhookReceiver();
   const endpoint = await createEndpoint({
     tenantId: tenant.tenantId,
-    url: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hooks`,
+    url: receiver.url,
     events: [...EVENT_TYPES],
     via: 'console',
   });
@@ -208,17 +183,7 @@ describe('Lead events', () => {
     // Act
     const inquiryEvent = await eventFor('inquiry.created', inquiryId);
     // The scoring request is a reaction of the same stream record, after its events.
-    const scoreMessages = await vi.waitFor(
-      () => {
-        const sent = queue.sent.filter((m) => (m as { leadId?: string }).leadId === leadId);
-        expect(sent.length).toBeGreaterThan(0);
-        return sent;
-      },
-      { timeout: 20_000, interval: 100 },
-    );
-    const worker = await aiWorker({
-      Records: scoreMessages.map((m, i) => ({ messageId: `m${i}`, body: JSON.stringify(m) })),
-    } as SQSEvent);
+    const worker = await queue.runScoringOf(leadId, 20_000);
     expect(worker.batchItemFailures).toEqual([]);
     const scored = await eventFor('lead.scored', leadId);
     // Assess
@@ -496,18 +461,13 @@ describe('webhook deliveries of the log', () => {
     const events = await allEvents();
     expect(new Set(events.map((e) => e.type))).toEqual(new Set(EVENT_TYPES));
     // Act: wait for the delivery worker to bring each one.
+    const { received } = receiver;
     for (let i = 0; i < 300 && events.some((e) => !received.has(e.id)); i++) await sleep(100);
     // Assess: the body is the envelope as GET /v1/events answers it, and it verifies.
-    const webhook = new Webhook(receiverSecret);
     for (const event of events) {
       const delivery = received.get(event.id);
       expect(delivery, `${event.type} ${event.id} was not delivered`).toBeDefined();
-      const verified = webhook.verify(delivery?.body ?? '', {
-        'webhook-id': delivery?.headers['webhook-id'] ?? '',
-        'webhook-timestamp': delivery?.headers['webhook-timestamp'] ?? '',
-        'webhook-signature': delivery?.headers['webhook-signature'] ?? '',
-      });
-      expect(verified).toEqual(event);
+      expect(verifiedDelivery(receiverSecret, delivery!)).toEqual(event);
     }
   });
 });

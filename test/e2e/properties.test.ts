@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { locs, type Output } from '../support/api-client.ts';
 import { afterIndexLag } from '../support/eventually.ts';
 import { createTestPlaces, createTestTenant, type TestTenant, unique } from '../support/factories.ts';
-import { startTestApi, type TestApi } from '../support/http.ts';
+import { allPages, byUpdatedThenId, startTestApi, type TestApi } from '../support/http.ts';
 
 /** The listing as GET /v1/properties/{id} answers it. */
 type Listing = Output<'getProperty'>;
@@ -26,25 +26,6 @@ async function createListing(body: Record<string, unknown>, key = tenant.key): P
   expect(res.status, res.text).toBe(201);
   return res.body as Listing;
 }
-
-/** Walks every page of GET /v1/properties with `query`, returning the pages as served. */
-async function allPages(key: string, query: string): Promise<Listing[][]> {
-  const pages: Listing[][] = [];
-  await afterIndexLag(); // a list read by an index, after the test's writes
-  let cursor: string | null = null;
-  do {
-    const path: string = `/v1/properties?${query}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`;
-    const res = await api.call('GET', path, { key });
-    expect(res.status, res.text).toBe(200);
-    pages.push(res.body.data);
-    cursor = res.body.next_cursor;
-    expect(pages.length).toBeLessThan(50);
-  } while (cursor !== null);
-  return pages;
-}
-
-const byUpdatedThenId = (a: Listing, b: Listing) =>
-  a.updated_at === b.updated_at ? (a.id < b.id ? -1 : 1) : a.updated_at < b.updated_at ? -1 : 1;
 
 describe('POST /v1/properties', () => {
   it('creates a draft that needs a location from a title alone', async () => {
@@ -286,7 +267,7 @@ describe('GET /v1/properties paging', () => {
     const created: Listing[] = [];
     for (let i = 0; i < 7; i++) created.push(await createListing({ title: `Paged ${i}` }, fresh.key));
     // Act
-    const pages = await allPages(fresh.key, 'limit=3');
+    const pages = await allPages<Listing>(api, '/v1/properties?limit=3', fresh.key);
     // Assess
     expect(pages.map((p) => p.length)).toEqual([3, 3, 1]);
     expect(pages.flat().map((p) => p.id)).toEqual([...created].sort(byUpdatedThenId).map((p) => p.id));
@@ -324,11 +305,15 @@ describe('GET /v1/properties paging', () => {
     const live: Listing[] = [];
     for (let i = 0; i < 5; i++) live.push(await createListing({ title: `Live ${i}` }, fresh.key));
     // Act
-    const pages = await allPages(fresh.key, 'limit=3');
+    const pages = await allPages<Listing>(api, '/v1/properties?limit=3', fresh.key);
     // Assess
     expect(pages.flat().map((p) => p.id)).toEqual(live.map((p) => p.id));
     expect(pages[0]).toHaveLength(3);
-    const everything = await allPages(fresh.key, 'limit=3&include_archived=true');
+    const everything = await allPages<Listing>(
+      api,
+      '/v1/properties?limit=3&include_archived=true',
+      fresh.key,
+    );
     expect(everything.flat()).toHaveLength(9);
   });
 
@@ -391,7 +376,11 @@ describe('GET /v1/properties paging', () => {
         api.call('GET', `/v1/properties?updated_since=${encodeURIComponent(since)}`, { key: fresh.key }),
       ),
     );
-    const paged = await allPages(fresh.key, `limit=1&updated_since=${encodeURIComponent(plusZero)}`);
+    const paged = await allPages<Listing>(
+      api,
+      `/v1/properties?limit=1&updated_since=${encodeURIComponent(plusZero)}`,
+      fresh.key,
+    );
     const future = await api.call(
       'GET',
       `/v1/properties?updated_since=${encodeURIComponent('2999-01-01T00:00:00Z')}`,
@@ -510,7 +499,9 @@ describe('internal_ref', () => {
     // Assess
     const statuses = results.map((r) => r.status).sort();
     expect(statuses).toEqual([201, ...Array(9).fill(409)]);
-    const all = (await allPages(fresh.key, 'limit=200&include_archived=true')).flat();
+    const all = (
+      await allPages<Listing>(api, '/v1/properties?limit=200&include_archived=true', fresh.key)
+    ).flat();
     expect(all.filter((p) => p.internal_ref === ref)).toHaveLength(1);
     expect(all).toHaveLength(1);
     const winner = results.find((r) => r.status === 201);

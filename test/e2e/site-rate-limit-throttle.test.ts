@@ -11,8 +11,8 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vites
 import { dynamo } from '../../functions/data/client.ts';
 import { resetConfig } from '../../functions/kernel/config.ts';
 import { TURNSTILE_DUMMY_TOKEN } from '../../functions/kernel/ports/turnstile.ts';
-import { issueSiteKey } from '../../functions/services/site-keys.ts';
-import { createTestTenant } from '../support/factories.ts';
+import { earlyInMinute } from '../support/eventually.ts';
+import { createSiteTenant } from '../support/factories.ts';
 import { startTestApi, type TestApi } from '../support/http.ts';
 
 const PAGE = 'https://www.flood.example';
@@ -57,27 +57,16 @@ afterAll(async () => {
   resetConfig();
 });
 
-/** Starts each test early in a one-minute window (the budgets are per minute). A wait, not an assertion on time. */
-beforeEach(async () => {
-  const intoWindow = Date.now() % 60_000;
-  if (intoWindow > 40_000) await new Promise((resolve) => setTimeout(resolve, 60_500 - intoWindow));
-});
-
-async function siteKey(): Promise<{ tenantId: string; key: string }> {
-  const tenant = await createTestTenant();
-  const issued = await issueSiteKey({ tenantId: tenant.tenantId, origins: PAGE });
-  return { tenantId: tenant.tenantId, key: issued.key };
-}
-
-const sitePath = (key: string, path: string) => `${path}?${new URLSearchParams({ key, origin: PAGE })}`;
+// Each test early in a one-minute window, so that its requests all fall in one window.
+beforeEach(earlyInMinute);
 
 describe('a throttled site rate-limit counter', () => {
   it('answers a site read 429 with Retry-After, not 500', async () => {
     // Prepare
-    const { tenantId, key } = await siteKey();
-    throttledTenants.add(tenantId);
+    const { tenant, path } = await createSiteTenant(PAGE);
+    throttledTenants.add(tenant.tenantId);
     // Act
-    const res = await api.call('GET', sitePath(key, '/v1/site/amenities'), { key: null });
+    const res = await api.call('GET', path('/v1/site/amenities'), { key: null });
     // Assess
     expect(res.status, res.text).toBe(429);
     expect(Number(res.headers.get('retry-after'))).toBeGreaterThan(0);
@@ -85,10 +74,10 @@ describe('a throttled site rate-limit counter', () => {
 
   it('answers an Inquiry 429 with Retry-After, not 500', async () => {
     // Prepare
-    const { tenantId, key } = await siteKey();
-    throttledTenants.add(tenantId);
+    const { tenant, path } = await createSiteTenant(PAGE);
+    throttledTenants.add(tenant.tenantId);
     // Act
-    const res = await api.call('POST', sitePath(key, '/v1/site/leads'), {
+    const res = await api.call('POST', path('/v1/site/leads'), {
       key: null,
       body: { name: 'Flood', email: 'flood@example.com', message: 'Hi', turnstile: TURNSTILE_DUMMY_TOKEN },
     });
@@ -101,12 +90,11 @@ describe('a throttled site rate-limit counter', () => {
 describe('a spent site budget', () => {
   it('refuses the rest of its window without writing to the window items again', async () => {
     // Prepare: the visitor's 3 requests, then the first refused one.
-    const { tenantId, key } = await siteKey();
-    const get = (n: number) =>
-      api.call('GET', `${sitePath(key, '/v1/site/amenities')}&junk=${n}`, { key: null });
+    const { tenant, path } = await createSiteTenant(PAGE);
+    const get = (n: number) => api.call('GET', `${path('/v1/site/amenities')}&junk=${n}`, { key: null });
     const admitted = [await get(1), await get(2), await get(3)];
     const firstRefused = await get(4);
-    const writesWhenSpent = windowWrites.get(tenantId) ?? 0;
+    const writesWhenSpent = windowWrites.get(tenant.tenantId) ?? 0;
     // Act
     const later = [await get(5), await get(6), await get(7)];
     // Assess
@@ -114,6 +102,6 @@ describe('a spent site budget', () => {
     expect(firstRefused.status).toBe(429);
     expect(later.map((r) => r.status)).toEqual([429, 429, 429]);
     expect(Number(later[2]?.headers.get('retry-after'))).toBeGreaterThan(0);
-    expect(windowWrites.get(tenantId)).toBe(writesWhenSpent);
+    expect(windowWrites.get(tenant.tenantId)).toBe(writesWhenSpent);
   });
 });

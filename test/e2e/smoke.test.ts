@@ -2,12 +2,10 @@
  * `npm run smoke` against `npm start`: the real smoke script as a child process, against the real
  * local stack (API, stream consumer, AI worker) on a fresh DATA_DIR.
  */
-import { spawn } from 'node:child_process';
-import { resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type CliRun, runScript } from '../support/cli.ts';
 import { type LocalStack, startLocalStack } from '../support/local-stack.ts';
 
-const ROOT = resolve(import.meta.dirname, '../..');
 /** The demo keys the first start prints: name, then the key. */
 const DEMO_KEY = (name: string) => new RegExp(`${name}\\s+(svc_live_[A-Za-z0-9_-]+)`);
 
@@ -19,31 +17,9 @@ beforeAll(async () => {
 }, 100_000);
 afterAll(async () => stack?.stop(), 30_000);
 
-function smoke(...args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolveRun, reject) => {
-    const child = spawn(process.execPath, ['scripts/smoke.ts', ...args], {
-      cwd: ROOT,
-      env: stack.env,
-      stdio: 'pipe',
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => {
-      stdout += chunk.toString('utf8');
-    });
-    child.stderr.on('data', (chunk: Buffer) => {
-      stderr += chunk.toString('utf8');
-    });
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new Error(`smoke timed out:\n${stdout}${stderr}`));
-    }, 150_000);
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      resolveRun({ code, stdout, stderr });
-    });
-  });
-}
+/** `npm run smoke -- …` with the stack's environment. */
+const smoke = (...args: string[]): Promise<CliRun> =>
+  runScript('scripts/smoke.ts', args, { env: stack.env, timeoutMs: 150_000 });
 
 const demoKey = (name: string) => {
   const key = DEMO_KEY(name).exec(stack.output())?.[1];

@@ -1,39 +1,15 @@
-import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { readBudget } from '../../functions/data/bounded-read.ts';
 import { metered } from '../../functions/data/client.ts';
 import { Lead } from '../../functions/data/entities/lead.ts';
 import { LegacyLeadSearchToken } from '../../functions/data/entities/lead-search-token.ts';
-import {
-  getLead,
-  type LeadRecord,
-  nextTimestamp,
-  rekeyLeads,
-  writeLead,
-} from '../../functions/data/leads.ts';
+import { getLead, type LeadRecord, rekeyLeads, writeLead } from '../../functions/data/leads.ts';
 import { getTenant, type TenantRecord } from '../../functions/data/tenants.ts';
 import { editLead, listLeads } from '../../functions/services/leads.ts';
-import { createTestTenant } from '../support/factories.ts';
+import { createTestTenant, testLeadRecord } from '../support/factories.ts';
 
 /** ~3 KB of notes: a Lead of a few KB, so read units tell how many Leads a page read. */
 const BULKY_NOTES = `bulky ${'x'.repeat(3000)}`;
-
-function newLead(tenantId: string, fields: Partial<LeadRecord> = {}): LeadRecord {
-  const now = nextTimestamp();
-  return {
-    tenantId,
-    id: randomUUID(),
-    name: 'Filler Lead',
-    status: 'new',
-    source: 'manual',
-    ownerKey: 'unassigned',
-    tierKey: 'unscored',
-    isActive: true,
-    createdAt: now,
-    updatedAt: now,
-    ...fields,
-  };
-}
 
 const present = (l: LeadRecord) => l;
 type ListInput = Parameters<typeof listLeads>[1];
@@ -68,14 +44,14 @@ describe('a list costs what it returns', () => {
     const { tenantId } = tenant;
     for (let i = 0; i < 30; i++) {
       await writeLead({
-        next: newLead(tenantId, { name: `Archived ${i}`, notes: BULKY_NOTES, isActive: false }),
+        next: testLeadRecord(tenantId, { name: `Archived ${i}`, notes: BULKY_NOTES, isActive: false }),
       });
     }
     for (let i = 0; i < 30; i++) {
-      await writeLead({ next: newLead(tenantId, { name: `Unassigned ${i}`, notes: BULKY_NOTES }) });
+      await writeLead({ next: testLeadRecord(tenantId, { name: `Unassigned ${i}`, notes: BULKY_NOTES }) });
     }
     await writeLead({
-      next: newLead(tenantId, {
+      next: testLeadRecord(tenantId, {
         name: 'Selective Match',
         status: 'closed_won',
         scoreTier: 'hot',
@@ -84,7 +60,7 @@ describe('a list costs what it returns', () => {
       }),
     });
     for (let i = 0; i < 2; i++)
-      await writeLead({ next: newLead(tenantId, { name: `Live ${i}`, phone: '+34611000000' }) });
+      await writeLead({ next: testLeadRecord(tenantId, { name: `Live ${i}`, phone: '+34611000000' }) });
   });
 
   it('reads no archived Lead for a page of live ones; include_archived reads them where they are', async () => {
@@ -126,7 +102,7 @@ describe('writes proportionate to the change', () => {
   it('a status change writes the Lead alone, no search token', async () => {
     // Prepare
     const tenant = await tenantRecord();
-    const lead = newLead(tenant.tenantId, {
+    const lead = testLeadRecord(tenant.tenantId, {
       name: 'Wilhelmina Castellanos-Oyelaran',
       email: 'wilhelmina.castellanos@example.com',
       phone: '+34600123123',
@@ -152,7 +128,7 @@ describe('rekeyLeads', () => {
     const tenant = await tenantRecord();
     const { tenantId } = tenant;
     const legacy = (fields: Partial<LeadRecord>) => ({
-      ...newLead(tenantId, fields),
+      ...testLeadRecord(tenantId, fields),
       listKey: 'leads' as const,
       searchPrefixes: ['in', 'ing', 'ingr'],
     });

@@ -18,24 +18,7 @@ import {
 } from '../../functions/data/leads.ts';
 import { getTenant, type TenantRecord } from '../../functions/data/tenants.ts';
 import { listLeads } from '../../functions/services/leads.ts';
-import { createTestTenant } from '../support/factories.ts';
-
-function newLead(tenantId: string, fields: Partial<LeadRecord> = {}): LeadRecord {
-  const now = nextTimestamp();
-  return {
-    tenantId,
-    id: randomUUID(),
-    name: 'Test Lead',
-    status: 'new',
-    source: 'manual',
-    ownerKey: 'unassigned',
-    tierKey: 'unscored',
-    isActive: true,
-    createdAt: now,
-    updatedAt: now,
-    ...fields,
-  };
-}
+import { createTestTenant, testLeadRecord } from '../support/factories.ts';
 
 /** Every token item of a Lead, found by reading the partitions of the prefixes it could be under. */
 async function tokensOfLead(tenantId: string, leadId: string, prefixes: string[]) {
@@ -63,7 +46,7 @@ describe('writeLead', () => {
 
   it('keeps the search tokens in step with the searched fields: one per prefix, gone prefixes removed', async () => {
     // Prepare
-    const lead = newLead(tenantId, { name: 'Olga Berg', email: 'olga@example.com' });
+    const lead = testLeadRecord(tenantId, { name: 'Olga Berg', email: 'olga@example.com' });
     // Act
     const created = await writeLead({
       next: lead,
@@ -94,9 +77,9 @@ describe('writeLead', () => {
 
   it('writes nothing when a claim is taken: no Lead, no tokens, no Inquiry', async () => {
     // Prepare
-    const holder = newLead(tenantId, { name: 'Holder', email: 'held@example.com' });
+    const holder = testLeadRecord(tenantId, { name: 'Holder', email: 'held@example.com' });
     await writeLead({ next: holder, claims: [{ kind: 'lead-email', value: 'held@example.com' }] });
-    const loser = newLead(tenantId, { name: 'Loser Unique', email: 'held@example.com' });
+    const loser = testLeadRecord(tenantId, { name: 'Loser Unique', email: 'held@example.com' });
     const inquiryId = randomUUID();
     // Act
     const result = await writeLead({
@@ -126,12 +109,12 @@ describe('writeLead', () => {
 
   it('writes an Activity with its Lead, and neither when a claim is taken', async () => {
     // Prepare
-    const holder = newLead(tenantId, { name: 'Note Holder', email: 'note-held@example.com' });
+    const holder = testLeadRecord(tenantId, { name: 'Note Holder', email: 'note-held@example.com' });
     const noteOf = (leadId: string) =>
       newActivityRecord({ tenantId, leadId, kind: 'note', title: 'Note from crm', createdBy: 'crm' });
-    const kept = newLead(tenantId, { name: 'Kept Note', email: 'note-kept@example.com' });
+    const kept = testLeadRecord(tenantId, { name: 'Kept Note', email: 'note-kept@example.com' });
     const keptNote = noteOf(kept.id);
-    const loser = newLead(tenantId, { name: 'Lost Note', email: 'note-held@example.com' });
+    const loser = testLeadRecord(tenantId, { name: 'Lost Note', email: 'note-held@example.com' });
     const lostNote = noteOf(loser.id);
     await writeLead({ next: holder, claims: [{ kind: 'lead-email', value: 'note-held@example.com' }] });
     // Act
@@ -155,7 +138,7 @@ describe('writeLead', () => {
 
   it('refuses a write based on a stale read and leaves the newer Lead as it is', async () => {
     // Prepare
-    const lead = newLead(tenantId, { name: 'Stale Case' });
+    const lead = testLeadRecord(tenantId, { name: 'Stale Case' });
     await writeLead({ next: lead });
     const fresh = await modifyLead(tenantId, lead.id, (current) => ({ ...current, notes: 'newer' }));
     // Act
@@ -170,7 +153,7 @@ describe('writeLead', () => {
 
   it('lands every one of 10 concurrent edits of one Lead (optimistic retries)', async () => {
     // Prepare
-    const lead = newLead(tenantId, { name: 'Busy Lead' });
+    const lead = testLeadRecord(tenantId, { name: 'Busy Lead' });
     await writeLead({ next: lead });
     // Act
     await Promise.all(
@@ -188,7 +171,7 @@ describe('writeLead', () => {
 
   it('keeps ownerKey and tierKey in step with the owner and the score tier', async () => {
     // Prepare
-    const lead = newLead(tenantId, { name: 'Keyed', ownerKey: 'wrong', tierKey: 'wrong' });
+    const lead = testLeadRecord(tenantId, { name: 'Keyed', ownerKey: 'wrong', tierKey: 'wrong' });
     // Act
     const created = await writeLead({ next: lead });
     const scored = await modifyLead(tenantId, lead.id, (c) => ({
@@ -226,15 +209,21 @@ describe('listLeads is served by indexes, never by reading the tenant', () => {
     // 60 plain Leads and 3 distinctive ones.
     await Promise.all(
       Array.from({ length: 60 }, (_, i) =>
-        writeLead({ next: newLead(tenantId, { name: `Filler Person ${i}`, notes: 'A note about nothing' }) }),
+        writeLead({
+          next: testLeadRecord(tenantId, { name: `Filler Person ${i}`, notes: 'A note about nothing' }),
+        }),
       ),
     );
     await writeLead({
-      next: newLead(tenantId, { name: 'Quentin Zappa', status: 'qualified', assignedAgentId: 'agent-q' }),
+      next: testLeadRecord(tenantId, {
+        name: 'Quentin Zappa',
+        status: 'qualified',
+        assignedAgentId: 'agent-q',
+      }),
     });
-    await writeLead({ next: newLead(tenantId, { name: 'Quincy Zorn', scoreTier: 'hot', score: 90 }) });
+    await writeLead({ next: testLeadRecord(tenantId, { name: 'Quincy Zorn', scoreTier: 'hot', score: 90 }) });
     await writeLead({
-      next: newLead(tenantId, { name: 'Long Notes', notes: `zebra ${'x'.repeat(600)}` }),
+      next: testLeadRecord(tenantId, { name: 'Long Notes', notes: `zebra ${'x'.repeat(600)}` }),
     });
   });
 

@@ -35,3 +35,13 @@ export async function afterIndexLag(): Promise<void> {
   if (settleDynamoWrites()) return;
   await new Promise((resolve) => setTimeout(resolve, faults.staleMs + 50));
 }
+
+/**
+ * Starts a test early in a one-minute window, for tests of the per-minute budgets whose requests must
+ * all fall in one window: past the 40th second of a minute it waits for the next one to begin. A wait,
+ * not an assertion on time (`beforeEach(earlyInMinute)`).
+ */
+export async function earlyInMinute(): Promise<void> {
+  const intoWindow = Date.now() % 60_000;
+  if (intoWindow > 40_000) await new Promise((resolve) => setTimeout(resolve, 60_500 - intoWindow));
+}

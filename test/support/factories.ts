@@ -1,11 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { vi } from 'vitest';
-import { nextTimestamp, writeLead } from '../../functions/data/leads.ts';
+import { type LeadRecord, nextTimestamp, writeLead } from '../../functions/data/leads.ts';
 import { SCOPES, type Scope } from '../../functions/domain/scopes.ts';
 import { resetConfig } from '../../functions/kernel/config.ts';
 import { createAgent } from '../../functions/services/agents.ts';
 import { issueApiKey } from '../../functions/services/api-keys.ts';
 import { savePlace } from '../../functions/services/places.ts';
+import { issueSiteKey } from '../../functions/services/site-keys.ts';
 import { createTenantFromAdmin, updateTenantFromAdmin } from '../../functions/services/tenants.ts';
 import { afterIndexLag } from './eventually.ts';
 
@@ -75,6 +76,18 @@ export function restoreBudgets(): void {
   resetConfig();
 }
 
+/**
+ * A new Tenant with a publishable (site) key for pages at `origin`, and `path(p)`: the site path `p`
+ * as such a page requests it (the key and the origin in the query, no secret key).
+ */
+export async function createSiteTenant(
+  origin: string,
+): Promise<{ tenant: TestTenant; key: string; path: (path: string) => string }> {
+  const tenant = await createTestTenant();
+  const { key } = await issueSiteKey({ tenantId: tenant.tenantId, origins: origin });
+  return { tenant, key, path: (path) => `${path}?${new URLSearchParams({ key, origin })}` };
+}
+
 export async function createTestAgent(tenantId: string, name = 'Test Agent') {
   const agent = await createAgent({ tenantId, name, email: `${unique('agent')}@example.com` });
   // Set up as ops would, some time before the requests that find it through the Tenant's Agent
@@ -103,6 +116,27 @@ export async function createTestPlaces() {
 }
 
 /**
+ * A Lead record as the Lead writer takes it: new, manual, unassigned, unscored and live, stamped now,
+ * with `fields` over that (a test writes it itself, through writeLead or the entity).
+ */
+export function testLeadRecord(tenantId: string, fields: Partial<LeadRecord> = {}): LeadRecord {
+  const now = nextTimestamp();
+  return {
+    tenantId,
+    id: randomUUID(),
+    name: 'Test Lead',
+    status: 'new',
+    source: 'manual',
+    ownerKey: 'unassigned',
+    tierKey: 'unscored',
+    isActive: true,
+    createdAt: now,
+    updatedAt: now,
+    ...fields,
+  };
+}
+
+/**
  * A Lead written through the real Lead writer (claims and search tokens included), unassigned and
  * unscored, without the owner assignment and emails of the HTTP paths.
  */
@@ -111,23 +145,14 @@ export async function createTestLead(
   fields: { name?: string; email?: string | null | undefined; phone?: string } = {},
 ): Promise<string> {
   const id = randomUUID();
-  const now = nextTimestamp();
   const email = fields.email === undefined ? `${id.slice(0, 8)}@example.com` : fields.email;
   const { outcome } = await writeLead({
-    next: {
-      tenantId,
+    next: testLeadRecord(tenantId, {
       id,
       name: fields.name ?? 'Ana Buyer',
       ...(email ? { email } : {}),
       ...(fields.phone ? { phone: fields.phone } : {}),
-      status: 'new',
-      source: 'manual',
-      ownerKey: 'unassigned',
-      tierKey: 'unscored',
-      isActive: true,
-      createdAt: now,
-      updatedAt: now,
-    },
+    }),
     claims: [
       ...(email ? [{ kind: 'lead-email' as const, value: email }] : []),
       ...(fields.phone ? [{ kind: 'lead-phone' as const, value: fields.phone }] : []),

@@ -1,6 +1,8 @@
 import type { Server } from 'node:http';
+import { expect } from 'vitest';
 import { startApiServer } from '../../scripts/local/server.ts';
 import { checkResponse } from './contract.ts';
+import { afterIndexLag } from './eventually.ts';
 
 export interface TestApi {
   url: string;
@@ -44,6 +46,33 @@ export async function startTestApi(defaultKey?: string): Promise<TestApi> {
     },
   };
 }
+
+/**
+ * Every page of a list the API serves at `path` (which may carry a query), following `next_cursor`
+ * to its end, each page's `data` as served. A list is read through an index, so the index lag after
+ * the test's writes passes first. Each page must answer 200, and a list must end within 50 pages.
+ */
+export async function allPages<T>(api: TestApi, path: string, key: string): Promise<T[][]> {
+  const pages: T[][] = [];
+  await afterIndexLag();
+  let cursor: string | null = null;
+  do {
+    const sep = path.includes('?') ? '&' : '?';
+    const url: string = cursor ? `${path}${sep}cursor=${encodeURIComponent(cursor)}` : path;
+    const res = await api.call('GET', url, { key });
+    expect(res.status, res.text).toBe(200);
+    pages.push(res.body.data);
+    cursor = res.body.next_cursor;
+    expect(pages.length).toBeLessThan(50);
+  } while (cursor !== null);
+  return pages;
+}
+
+/** The order of a list: by `updated_at`, then by `id`. */
+export const byUpdatedThenId = (
+  a: { updated_at: string; id: string },
+  b: { updated_at: string; id: string },
+) => (a.updated_at === b.updated_at ? (a.id < b.id ? -1 : 1) : a.updated_at < b.updated_at ? -1 : 1);
 
 function closeServer(server: Server): Promise<void> {
   server.closeAllConnections();

@@ -21,9 +21,15 @@
  * no checksum (the service cannot know the bytes when it mints the URL).
  */
 import { createHash } from 'node:crypto';
-import { crc32 } from 'node:zlib';
 import { SignatureV4 } from '@smithy/signature-v4';
-import { NodeSha256 } from '../../scripts/local/adapters/local-s3.ts';
+import {
+  AUTH_PARAMS,
+  bodyRefusal,
+  CHECKSUMS,
+  credentialScopeOf,
+  MAX_EXPIRES_SECONDS,
+  NodeSha256,
+} from '../../scripts/local/adapters/local-s3.ts';
 
 export interface S3Credentials {
   accessKeyId: string;
@@ -50,37 +56,7 @@ const escapeUri = (value: string) =>
 
 const sha256Hex = (data: string | Uint8Array) => createHash('sha256').update(data).digest('hex');
 
-/** The flexible checksums S3 verifies, by the name of their header; the value is base64. */
-const CHECKSUMS: Record<string, ((body: Uint8Array) => string) | undefined> = {
-  'x-amz-checksum-crc32': (body) => {
-    const value = Buffer.alloc(4);
-    value.writeUInt32BE(crc32(body));
-    return value.toString('base64');
-  },
-  'x-amz-checksum-sha1': (body) => createHash('sha1').update(body).digest('base64'),
-  'x-amz-checksum-sha256': (body) => createHash('sha256').update(body).digest('base64'),
-  // Known to S3; this checker cannot compute them, so it refuses rather than passes them.
-  'x-amz-checksum-crc32c': undefined,
-  'x-amz-checksum-crc64nvme': undefined,
-};
-
 const refusal = (status: number, code: string, message: string): S3Refusal => ({ status, code, message });
-
-/** The query parameters of SigV4 query authentication (the signature is not part of what is signed). */
-const AUTH_PARAMS = [
-  'X-Amz-Algorithm',
-  'X-Amz-Credential',
-  'X-Amz-Date',
-  'X-Amz-Expires',
-  'X-Amz-SignedHeaders',
-  'X-Amz-Signature',
-] as const;
-
-/** `20261126T081838Z` → a Date (SigV4's basic ISO 8601 form). */
-function parseAmzDate(value: string): Date | undefined {
-  const m = /^(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})Z$/.exec(value);
-  return m ? new Date(`${m[1]}-${m[2]}-${m[3]}T${m[4]}:${m[5]}:${m[6]}Z`) : undefined;
-}
 
 /**
  * What S3 answers a PUT to a presigned URL: undefined when it would store the object, else the
@@ -108,31 +84,16 @@ export async function s3RefusalOfPresignedPut(
   if (missing.length > 0) {
     return refusal(400, 'AuthorizationQueryParametersError', `Missing ${missing.join(', ')}`);
   }
-  const algorithm = query.get('X-Amz-Algorithm')!;
-  const [accessKeyId, scopeDate, region, service, terminator, ...extra] = query
-    .get('X-Amz-Credential')!
-    .split('/');
-  const signedAt = parseAmzDate(query.get('X-Amz-Date')!);
+  const scope = credentialScopeOf(query);
   const expires = Number(query.get('X-Amz-Expires'));
-  if (
-    algorithm !== 'AWS4-HMAC-SHA256' ||
-    !accessKeyId ||
-    !region ||
-    service !== 's3' ||
-    terminator !== 'aws4_request' ||
-    extra.length > 0 ||
-    !signedAt ||
-    scopeDate !== query.get('X-Amz-Date')!.slice(0, 8) ||
-    !Number.isInteger(expires) ||
-    expires < 1 ||
-    expires > 604_800
-  ) {
+  if (!scope || !Number.isInteger(expires) || expires < 1 || expires > MAX_EXPIRES_SECONDS) {
     return refusal(
       400,
       'AuthorizationQueryParametersError',
       'X-Amz-Algorithm must be AWS4-HMAC-SHA256, X-Amz-Credential <key>/<yyyymmdd of X-Amz-Date>/<region>/s3/aws4_request, X-Amz-Expires 1 to 604800 seconds',
     );
   }
+  const { accessKeyId, scopeDate, region, signedAt } = scope;
   if (now.getTime() > signedAt.getTime() + expires * 1000) {
     return refusal(403, 'AccessDenied', 'Request has expired');
   }
@@ -184,8 +145,13 @@ export async function s3RefusalOfPresignedPut(
     signedHeaders.join(';'),
     payloadHash,
   ].join('\n');
-  const scope = `${scopeDate}/${region}/s3/aws4_request`;
-  const stringToSign = [algorithm, query.get('X-Amz-Date'), scope, sha256Hex(canonicalRequest)].join('\n');
+  const credentialScope = `${scopeDate}/${region}/s3/aws4_request`;
+  const stringToSign = [
+    'AWS4-HMAC-SHA256',
+    query.get('X-Amz-Date'),
+    credentialScope,
+    sha256Hex(canonicalRequest),
+  ].join('\n');
   const signer = new SignatureV4({
     credentials,
     region,
@@ -206,37 +172,17 @@ export async function s3RefusalOfPresignedPut(
     );
   }
 
-  // 4. What S3 checks of the body: the payload hash, and any flexible checksum.
-  if (payloadHash !== 'UNSIGNED-PAYLOAD' && payloadHash !== sha256Hex(request.body)) {
-    return refusal(
-      400,
-      'XAmzContentSHA256Mismatch',
-      "The provided 'x-amz-content-sha256' header does not match what was computed",
-    );
-  }
-  const amz = new Map(sent);
+  // 4. What S3 checks of the body: the payload hash, and any flexible checksum (the local S3's rules).
+  const given = new Map(sent);
   for (const [name, value] of query.entries()) {
-    if (name.toLowerCase().startsWith('x-amz-')) amz.set(name.toLowerCase(), value);
+    if (name.toLowerCase().startsWith('x-amz-')) given.set(name.toLowerCase(), value);
   }
-  const given = [...amz.keys()].filter((name) => name in CHECKSUMS);
-  if (given.length > 1) {
-    return refusal(400, 'InvalidRequest', 'Expecting a single x-amz-checksum- header');
-  }
-  const declaredAlgorithm = amz.get('x-amz-sdk-checksum-algorithm');
-  if (declaredAlgorithm && given[0] !== `x-amz-checksum-${declaredAlgorithm.toLowerCase()}`) {
-    return refusal(
-      400,
-      'InvalidRequest',
-      'x-amz-sdk-checksum-algorithm specified, but no corresponding x-amz-checksum-* or x-amz-trailer headers were found',
-    );
-  }
-  for (const name of given) {
-    const compute = CHECKSUMS[name];
-    if (!compute) return refusal(400, 'InvalidRequest', `This checker cannot verify ${name}`);
-    if (compute(request.body) !== amz.get(name)) {
-      return refusal(400, 'BadDigest', `The ${name} you specified did not match the calculated checksum`);
-    }
-  }
+  const badBody = bodyRefusal(given, request.body);
+  if (badBody) return badBody;
+  // S3 verifies a CRC32C or CRC64NVME too; this checker cannot compute them, so it refuses rather
+  // than passes them.
+  const unverified = [...given.keys()].find((name) => Object.hasOwn(CHECKSUMS, name) && !CHECKSUMS[name]);
+  if (unverified) return refusal(400, 'InvalidRequest', `This checker cannot verify ${unverified}`);
   return undefined;
 }
 

@@ -1,4 +1,7 @@
 import { randomUUID } from 'node:crypto';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Webhook } from 'standardwebhooks';
 import { LocalQueueMessage } from '../../functions/data/entities/local-queue-message.ts';
 import type { WebhookEndpointRecord } from '../../functions/data/webhooks.ts';
 import type { WebhookResponse } from '../../functions/kernel/net/webhook-sender.ts';
@@ -108,4 +111,60 @@ export const messageWith = (token: string): DeliveryMessage => ({
 export async function holding(queue: string, tokens: readonly string[]) {
   const { data } = await LocalQueueMessage.query.byVisibility({ queue }).go({ pages: 'all' });
   return data.filter((m) => tokens.includes((JSON.parse(m.body) as DeliveryMessage).token));
+}
+
+/** A delivery as a receiver got it: the raw body and the request headers. */
+export interface ReceivedDelivery {
+  body: string;
+  headers: Record<string, string>;
+}
+
+export interface WebhookReceiver {
+  /** The URL to subscribe: `http://127.0.0.1:<port>/hooks` (the file sets LOCAL_ALLOW_PRIVATE_URLS). */
+  url: string;
+  /** Each delivery received, by its webhook-id (a redelivery of a message replaces the earlier one). */
+  received: Map<string, ReceivedDelivery>;
+  close: () => void;
+}
+
+/**
+ * A webhook receiver on loopback, as an integrator runs one behind the real delivery worker: it
+ * answers every request 204 and keeps what it got. Nothing is checked here: a test verifies the
+ * deliveries it waits for ({@link verifiedDelivery}).
+ */
+export async function startWebhookReceiver(): Promise<WebhookReceiver> {
+  const received = new Map<string, ReceivedDelivery>();
+  const server = createServer((req, res) => {
+    let body = '';
+    req.setEncoding('utf8');
+    req.on('data', (chunk: string) => {
+      body += chunk;
+    });
+    req.on('end', () => {
+      received.set(String(req.headers['webhook-id']), {
+        body,
+        headers: req.headers as Record<string, string>,
+      });
+      res.writeHead(204).end();
+    });
+  });
+  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`,
+    received,
+    close: () => server.close(),
+  };
+}
+
+/**
+ * The payload of a delivery, once its Standard Webhooks signature verifies with the endpoint's
+ * `secret` (webhook-id, webhook-timestamp and webhook-signature, as an integrator's library checks
+ * them); throws when it does not.
+ */
+export function verifiedDelivery(secret: string, delivery: ReceivedDelivery): unknown {
+  return new Webhook(secret).verify(delivery.body, {
+    'webhook-id': delivery.headers['webhook-id'] ?? '',
+    'webhook-timestamp': delivery.headers['webhook-timestamp'] ?? '',
+    'webhook-signature': delivery.headers['webhook-signature'] ?? '',
+  });
 }

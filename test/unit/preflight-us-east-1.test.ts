@@ -4,109 +4,16 @@
  * worker's Bedrock calls need tokens-per-minute quotas that Service Quotas reports per account. Every
  * AWS call is answered at the SDK's edge (aws-sdk-client-mock): nothing leaves the machine.
  */
-import {
-  BedrockClient,
-  GetFoundationModelAvailabilityCommand,
-  GetFoundationModelCommand,
-  GetInferenceProfileCommand,
-} from '@aws-sdk/client-bedrock';
-import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
-import { CloudFrontClient, ListDistributionsCommand } from '@aws-sdk/client-cloudfront';
-import { GetAccountSettingsCommand, LambdaClient } from '@aws-sdk/client-lambda';
-import {
-  ListAWSDefaultServiceQuotasCommand,
-  ListServiceQuotasCommand,
-  ServiceQuotasClient,
-} from '@aws-sdk/client-service-quotas';
-import { GetAccountCommand, GetEmailIdentityCommand, SESv2Client } from '@aws-sdk/client-sesv2';
-import { GetParameterCommand, SSMClient } from '@aws-sdk/client-ssm';
-import { GetCallerIdentityCommand, STSClient } from '@aws-sdk/client-sts';
-import { mockClient } from 'aws-sdk-client-mock';
-import { afterAll, beforeEach, describe, expect, it } from 'vitest';
+import { ListAWSDefaultServiceQuotasCommand, ListServiceQuotasCommand } from '@aws-sdk/client-service-quotas';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { defaultAiModelFor } from '../../lib/stacks/async-stack.ts';
-import { type DeployPlan, hasBlocker, runPreflight, runPreflightCli } from '../../scripts/preflight.ts';
+import { hasBlocker, runPreflight, runPreflightCli } from '../../scripts/preflight.ts';
+import { awsError, mockPreflightAws, NOVA_LITE_TPM, PLAN, quota } from '../support/preflight-aws.ts';
 
-const ssm = mockClient(SSMClient);
-const cloudFormation = mockClient(CloudFormationClient);
-const cloudFront = mockClient(CloudFrontClient);
-const ses = mockClient(SESv2Client);
-const bedrock = mockClient(BedrockClient);
-const lambda = mockClient(LambdaClient);
-const quotas = mockClient(ServiceQuotasClient);
-const sts = mockClient(STSClient);
-const mocks = [ssm, cloudFormation, cloudFront, ses, bedrock, lambda, quotas, sts];
-// The unit files share their worker's modules (isolate: false): the next file gets the real clients.
-afterAll(() => {
-  for (const mock of mocks) mock.restore();
-});
-
-const EU_REGIONS = ['eu-central-1', 'eu-north-1', 'eu-south-1', 'eu-south-2', 'eu-west-1', 'eu-west-3'];
-
-function awsError(name: string): Error {
-  return Object.assign(new Error(`${name} (test)`), { name });
-}
-
-/** A quota as Service Quotas lists it. */
-function quota(QuotaName: string, Value: number, QuotaCode = `L-${QuotaName.length}`) {
-  return { ServiceCode: 'bedrock', QuotaName, QuotaCode, Value };
-}
-
-const NOVA_LITE_CROSS_REGION_TPM = 'Cross-Region InvokeModel tokens per minute for Amazon Nova Lite';
-
-/** A ready account: every check passes, the CDK bootstrap stack in each region listed in `bootstrapped`. */
-function readyAccount(bootstrapped: readonly string[]): void {
-  for (const mock of mocks) mock.reset();
-  ssm.on(GetParameterCommand).callsFake(async (input: { Name: string }, getClient) => {
-    const region = await getClient().config.region();
-    if (input.Name === '/cdk-bootstrap/hnb659fds/version' && bootstrapped.includes(region)) {
-      return { Parameter: { Value: '28' } };
-    }
-    throw awsError('ParameterNotFound');
-  });
-  cloudFormation.on(DescribeStacksCommand).rejects(awsError('ValidationError'));
-  cloudFront.on(ListDistributionsCommand).resolves({ DistributionList: { Quantity: 1 } as never });
-  ses.on(GetEmailIdentityCommand).resolves({ VerifiedForSendingStatus: true });
-  ses.on(GetAccountCommand).resolves({ ProductionAccessEnabled: true, SendingEnabled: true });
-  bedrock.on(GetInferenceProfileCommand).resolves({
-    status: 'ACTIVE',
-    models: EU_REGIONS.map((r) => ({
-      modelArn: `arn:aws:bedrock:${r}::foundation-model/amazon.nova-lite-v1:0`,
-    })),
-  } as never);
-  bedrock.on(GetFoundationModelCommand).resolves({
-    modelDetails: {
-      modelId: 'amazon.nova-lite-v1:0',
-      modelArn: 'arn:aws:bedrock:eu-west-1::foundation-model/amazon.nova-lite-v1:0',
-      providerName: 'Amazon',
-      modelName: 'Nova Lite',
-      inferenceTypesSupported: ['PROVISIONED'],
-    },
-  });
-  bedrock.on(GetFoundationModelAvailabilityCommand).resolves({
-    modelId: 'amazon.nova-lite-v1:0',
-    authorizationStatus: 'AUTHORIZED',
-    entitlementAvailability: 'AVAILABLE',
-    regionAvailability: 'AVAILABLE',
-    agreementAvailability: { status: 'AVAILABLE' },
-  });
-  lambda.on(GetAccountSettingsCommand).resolves({
-    AccountLimit: { ConcurrentExecutions: 1000, UnreservedConcurrentExecutions: 1000 },
-  });
-  quotas
-    .on(ListServiceQuotasCommand, { ServiceCode: 'bedrock' })
-    .resolves({ Quotas: [quota(NOVA_LITE_CROSS_REGION_TPM, 2_000_000)] });
-  sts.on(GetCallerIdentityCommand).resolves({ Account: '123456789012' });
-}
-
-const plan: DeployPlan = {
-  region: 'eu-west-1',
-  emailFrom: 'no-reply@agency.example',
-  aiModel: defaultAiModelFor('eu-west-1'),
-  reservedConcurrency: 0,
-  workerConcurrency: 42,
-  waf: true,
-  aiConcurrency: 10,
-};
+const aws = mockPreflightAws();
+const { quotas } = aws;
+/** A ready account (every check passes), the CDK bootstrap stack in each region listed in `bootstrapped`. */
+const readyAccount = aws.ready;
 
 beforeEach(() => {
   readyAccount(['eu-west-1', 'us-east-1']);
@@ -138,7 +45,7 @@ describe('npm run preflight with the web ACL on (the default)', () => {
     readyAccount(['eu-west-1']);
 
     // Act
-    const results = await runPreflight(plan);
+    const results = await runPreflight(PLAN);
 
     // Assess
     expect(results.find((r) => r.check === 'CDK bootstrap')).toMatchObject({ verdict: 'PASS' });
@@ -147,7 +54,7 @@ describe('npm run preflight with the web ACL on (the default)', () => {
 
   it('passes with us-east-1 bootstrapped too', async () => {
     // Act
-    const results = await runPreflight(plan);
+    const results = await runPreflight(PLAN);
 
     // Assess
     expect(results.find((r) => r.check === 'CDK bootstrap us-east-1')).toMatchObject({ verdict: 'PASS' });
@@ -159,7 +66,7 @@ describe('npm run preflight with the web ACL on (the default)', () => {
     readyAccount(['eu-west-1']);
 
     // Act
-    const results = await runPreflight({ ...plan, waf: false });
+    const results = await runPreflight({ ...PLAN, waf: false });
 
     // Assess
     expect(results.map((r) => r.check)).not.toContain('CDK bootstrap us-east-1');
@@ -172,7 +79,7 @@ describe('npm run preflight with the web ACL on (the default)', () => {
 
     // Act
     const results = await runPreflight({
-      ...plan,
+      ...PLAN,
       region: 'us-east-1',
       aiModel: defaultAiModelFor('us-east-1'),
     });
@@ -189,7 +96,7 @@ describe('the Bedrock quotas of the AI model (Service Quotas)', () => {
 
   it('passes when the cross-region tokens per minute cover the worker at full concurrency', async () => {
     // Act
-    const result = (await runPreflight(plan)).find((r) => r.check === check);
+    const result = (await runPreflight(PLAN)).find((r) => r.check === check);
 
     // Assess
     expect(result).toMatchObject({ verdict: 'PASS' });
@@ -198,25 +105,23 @@ describe('the Bedrock quotas of the AI model (Service Quotas)', () => {
 
   it('fails on a quota of 0 and names it, for the increase request', async () => {
     // Prepare: a new account's reduced quota.
-    quotas
-      .on(ListServiceQuotasCommand)
-      .resolves({ Quotas: [quota(NOVA_LITE_CROSS_REGION_TPM, 0, 'L-ABC12345')] });
+    quotas.on(ListServiceQuotasCommand).resolves({ Quotas: [quota(NOVA_LITE_TPM, 0, 'L-ABC12345')] });
 
     // Act
-    const result = (await runPreflight(plan)).find((r) => r.check === check);
+    const result = (await runPreflight(PLAN)).find((r) => r.check === check);
 
     // Assess
     expect(result).toMatchObject({ verdict: 'FAIL' });
-    expect(result?.detail).toContain(NOVA_LITE_CROSS_REGION_TPM);
+    expect(result?.detail).toContain(NOVA_LITE_TPM);
     expect(result?.action).toContain('L-ABC12345');
   });
 
   it('warns when the quota is below what the worker sends at once (the AI dead-letter queue fills)', async () => {
     // Prepare: 20,000 tokens a minute for 10 calls at once.
-    quotas.on(ListServiceQuotasCommand).resolves({ Quotas: [quota(NOVA_LITE_CROSS_REGION_TPM, 20_000)] });
+    quotas.on(ListServiceQuotasCommand).resolves({ Quotas: [quota(NOVA_LITE_TPM, 20_000)] });
 
     // Act
-    const result = (await runPreflight(plan)).find((r) => r.check === check);
+    const result = (await runPreflight(PLAN)).find((r) => r.check === check);
 
     // Assess
     expect(result).toMatchObject({ verdict: 'WARN' });
@@ -233,11 +138,11 @@ describe('the Bedrock quotas of the AI model (Service Quotas)', () => {
 
     // Act
     const results = await runPreflight({
-      ...plan,
+      ...PLAN,
       aiModel: {
         modelId: 'amazon.nova-lite-v1:0',
-        priceInputPer1kUsd: plan.aiModel.priceInputPer1kUsd,
-        priceOutputPer1kUsd: plan.aiModel.priceOutputPer1kUsd,
+        priceInputPer1kUsd: PLAN.aiModel.priceInputPer1kUsd,
+        priceOutputPer1kUsd: PLAN.aiModel.priceOutputPer1kUsd,
       },
     });
 
@@ -252,7 +157,7 @@ describe('the Bedrock quotas of the AI model (Service Quotas)', () => {
     quotas.on(ListServiceQuotasCommand).rejects(awsError('AccessDeniedException'));
 
     // Act
-    const result = (await runPreflight(plan)).find((r) => r.check === check);
+    const result = (await runPreflight(PLAN)).find((r) => r.check === check);
 
     // Assess
     expect(result).toMatchObject({ verdict: 'WARN' });

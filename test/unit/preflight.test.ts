@@ -1,121 +1,45 @@
 import {
-  BedrockClient,
   GetFoundationModelAvailabilityCommand,
   GetFoundationModelCommand,
   GetInferenceProfileCommand,
 } from '@aws-sdk/client-bedrock';
-import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
-import { CloudFrontClient, ListDistributionsCommand } from '@aws-sdk/client-cloudfront';
-import { GetAccountSettingsCommand, LambdaClient } from '@aws-sdk/client-lambda';
-import { ListServiceQuotasCommand, ServiceQuotasClient } from '@aws-sdk/client-service-quotas';
-import { GetAccountCommand, GetEmailIdentityCommand, SESv2Client } from '@aws-sdk/client-sesv2';
-import { GetParameterCommand, SSMClient } from '@aws-sdk/client-ssm';
-import { mockClient } from 'aws-sdk-client-mock';
-import { afterAll, beforeEach, describe, expect, it } from 'vitest';
+import { DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
+import { ListDistributionsCommand } from '@aws-sdk/client-cloudfront';
+import { GetAccountSettingsCommand } from '@aws-sdk/client-lambda';
+import { ListServiceQuotasCommand } from '@aws-sdk/client-service-quotas';
+import { GetAccountCommand, GetEmailIdentityCommand } from '@aws-sdk/client-sesv2';
+import { GetParameterCommand } from '@aws-sdk/client-ssm';
+import { beforeEach, describe, expect, it } from 'vitest';
 import type { WorkerDefinition } from '../../functions/workers.ts';
-import { defaultAiModelFor } from '../../lib/stacks/async-stack.ts';
+import { formatChecklist, hasBlocker, runPreflight, workerConcurrency } from '../../scripts/preflight.ts';
 import {
-  type DeployPlan,
-  formatChecklist,
-  hasBlocker,
-  runPreflight,
-  workerConcurrency,
-} from '../../scripts/preflight.ts';
+  awsError,
+  EU_PROFILE_REGIONS,
+  mockPreflightAws,
+  NOVA_LITE,
+  NOVA_LITE_TPM,
+  PLAN,
+  profileRoutingTo,
+} from '../support/preflight-aws.ts';
 
 // Every AWS call of the preflight is answered here: nothing leaves the machine.
-const ssm = mockClient(SSMClient);
-const cloudFormation = mockClient(CloudFormationClient);
-const cloudFront = mockClient(CloudFrontClient);
-const ses = mockClient(SESv2Client);
-const bedrock = mockClient(BedrockClient);
-const lambda = mockClient(LambdaClient);
-const quotas = mockClient(ServiceQuotasClient);
-// The unit files share their worker's modules (isolate: false): the next file gets the real clients.
-afterAll(() => {
-  for (const mock of [ssm, cloudFormation, cloudFront, ses, bedrock, lambda, quotas]) mock.restore();
-});
+const aws = mockPreflightAws();
+const { ssm, cloudFormation, cloudFront, ses, bedrock, lambda, quotas } = aws;
 
-const EU_PROFILE_REGIONS = [
-  'eu-central-1',
-  'eu-north-1',
-  'eu-south-1',
-  'eu-south-2',
-  'eu-west-1',
-  'eu-west-3',
-];
-
-const plan: DeployPlan = {
-  region: 'eu-west-1',
-  emailFrom: 'no-reply@agency.example',
-  aiModel: defaultAiModelFor('eu-west-1'),
-  reservedConcurrency: 0,
-  workerConcurrency: 42,
-  waf: true,
-  aiConcurrency: 10,
-};
-
-/** Nova Lite as Bedrock describes it: its name is what Service Quotas names its quotas after. */
-const NOVA_LITE = {
-  modelDetails: {
-    modelId: 'amazon.nova-lite-v1:0',
-    modelArn: 'arn:aws:bedrock:eu-west-1::foundation-model/amazon.nova-lite-v1:0',
-    providerName: 'Amazon',
-    modelName: 'Nova Lite',
-  },
-};
-const NOVA_LITE_TPM = 'Cross-Region InvokeModel tokens per minute for Amazon Nova Lite';
-
-/** An SDK service exception as the clients throw it (matched by name). */
-function awsError(name: string): Error {
-  return Object.assign(new Error(`${name} (test)`), { name });
-}
-
-function profileRoutingTo(regions: readonly string[]) {
-  return {
-    status: 'ACTIVE' as const,
-    models: regions.map((r) => ({
-      modelArn: `arn:aws:bedrock:${r}::foundation-model/amazon.nova-lite-v1:0`,
-    })),
-  };
-}
-
-beforeEach(() => {
-  for (const client of [ssm, cloudFormation, cloudFront, ses, bedrock, lambda, quotas]) client.reset();
-});
+beforeEach(() => aws.reset());
 
 describe('npm run preflight on an account ready for the first deploy', () => {
   it('passes every check and reports no blocker', async () => {
-    // Prepare
-    ssm.on(GetParameterCommand, { Name: '/cdk-bootstrap/hnb659fds/version' }).resolves({
-      Parameter: { Value: '28' },
-    });
-    cloudFront.on(ListDistributionsCommand).resolves({ DistributionList: { Quantity: 1 } as never });
+    // Prepare: the sender's address is no identity of its own; its domain is verified.
+    aws.ready(['eu-west-1', 'us-east-1']);
     ses
       .on(GetEmailIdentityCommand, { EmailIdentity: 'no-reply@agency.example' })
       .rejects(awsError('NotFoundException'))
       .on(GetEmailIdentityCommand, { EmailIdentity: 'agency.example' })
       .resolves({ VerifiedForSendingStatus: true });
-    ses.on(GetAccountCommand).resolves({ ProductionAccessEnabled: true, SendingEnabled: true });
-    bedrock
-      .on(GetInferenceProfileCommand, { inferenceProfileIdentifier: 'eu.amazon.nova-lite-v1:0' })
-      .resolves(profileRoutingTo(EU_PROFILE_REGIONS) as never);
-    bedrock.on(GetFoundationModelAvailabilityCommand, { modelId: 'amazon.nova-lite-v1:0' }).resolves({
-      modelId: 'amazon.nova-lite-v1:0',
-      authorizationStatus: 'AUTHORIZED',
-      entitlementAvailability: 'AVAILABLE',
-      regionAvailability: 'AVAILABLE',
-      agreementAvailability: { status: 'AVAILABLE' },
-    });
-    bedrock.on(GetFoundationModelCommand).resolves(NOVA_LITE);
-    quotas.on(ListServiceQuotasCommand).resolves({
-      Quotas: [{ QuotaName: NOVA_LITE_TPM, QuotaCode: 'L-NOVA1', Value: 2_000_000 }],
-    });
-    lambda.on(GetAccountSettingsCommand).resolves({
-      AccountLimit: { ConcurrentExecutions: 1000, UnreservedConcurrentExecutions: 1000 },
-    });
 
     // Act
-    const results = await runPreflight(plan);
+    const results = await runPreflight(PLAN);
 
     // Assess
     expect(results.map((r) => [r.check, r.verdict])).toEqual([
@@ -165,7 +89,7 @@ describe('npm run preflight on a new account', () => {
     });
 
     // Act
-    const results = await runPreflight(plan);
+    const results = await runPreflight(PLAN);
     const byCheck = new Map(results.map((r) => [r.check, r]));
     const printed = formatChecklist(results);
 

@@ -7,7 +7,7 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { INTERFACE_EVENT_TYPES } from '../../scripts/soak/audit.ts';
+import { EVENT_TYPES } from '../../functions/domain/events.ts';
 import { type RunSummary, readmeTable, SHOWN_RUNS } from '../../scripts/soak/report.ts';
 
 const ROOT = resolve(import.meta.dirname, '../..');
@@ -31,7 +31,7 @@ describe("the README's soak table", () => {
     for (const run of shown) {
       expect(run.minutes).toBe(10);
       expect(run.lost).toBe(0);
-      for (const type of INTERFACE_EVENT_TYPES) {
+      for (const type of EVENT_TYPES) {
         const row = run.kinds.find((k) => k.kind === type);
         expect(row, `${type} in seed ${run.seed}`).toBeDefined();
         expect(row?.expected, `${type} expected in seed ${run.seed}`).toBeGreaterThan(0);

@@ -43,9 +43,13 @@ export interface LocalS3Options {
 }
 
 /** S3's longest presigned URL lifetime: 7 days. */
-const MAX_EXPIRES_SECONDS = 604_800;
+export const MAX_EXPIRES_SECONDS = 604_800;
 
-const AUTH_PARAMS = [
+/**
+ * The query parameters of SigV4 query authentication. This and the other rules exported below are
+ * the ones the tests' strict S3 (test/support/strict-s3.ts) judges presigned PUTs by as well.
+ */
+export const AUTH_PARAMS = [
   'X-Amz-Algorithm',
   'X-Amz-Credential',
   'X-Amz-Date',
@@ -80,8 +84,11 @@ function bytes(data: ArrayBuffer | ArrayBufferView): Buffer {
     : Buffer.from(data);
 }
 
-/** The flexible checksums the gateway verifies, by header name (base64 values). */
-const CHECKSUMS: Record<string, (body: Buffer) => string> = {
+/**
+ * The flexible checksums S3 verifies, by header (or query parameter) name, their values base64: how
+ * each is computed, or undefined for the two not computed here (CRC32C, CRC64NVME).
+ */
+export const CHECKSUMS: Readonly<Record<string, ((body: Uint8Array) => string) | undefined>> = {
   'x-amz-checksum-crc32': (body) => {
     const value = Buffer.alloc(4);
     value.writeUInt32BE(crc32(body));
@@ -89,10 +96,12 @@ const CHECKSUMS: Record<string, (body: Buffer) => string> = {
   },
   'x-amz-checksum-sha1': (body) => createHash('sha1').update(body).digest('base64'),
   'x-amz-checksum-sha256': (body) => createHash('sha256').update(body).digest('base64'),
+  'x-amz-checksum-crc32c': undefined,
+  'x-amz-checksum-crc64nvme': undefined,
 };
 
 /** What S3 answers instead of serving the request. */
-interface Refusal {
+export interface Refusal {
   status: number;
   code: string;
   message: string;
@@ -116,6 +125,41 @@ const refusal = (
 function parseAmzDate(value: string): Date | undefined {
   const m = /^(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})Z$/.exec(value);
   return m ? new Date(`${m[1]}-${m[2]}-${m[3]}T${m[4]}:${m[5]}:${m[6]}Z`) : undefined;
+}
+
+/** Who signed a presigned URL, where and when, as its query authentication says. */
+export interface CredentialScope {
+  accessKeyId: string;
+  /** `yyyymmdd`, the day of X-Amz-Date. */
+  scopeDate: string;
+  region: string;
+  signedAt: Date;
+}
+
+/**
+ * The credential scope of a presigned URL whose query authentication parameters are all there:
+ * undefined unless the algorithm is AWS4-HMAC-SHA256 and X-Amz-Credential reads
+ * `<key>/<yyyymmdd of X-Amz-Date>/<region>/s3/aws4_request` (S3: 400 AuthorizationQueryParametersError).
+ */
+export function credentialScopeOf(query: URLSearchParams): CredentialScope | undefined {
+  const amzDate = query.get('X-Amz-Date') ?? '';
+  const [accessKeyId, scopeDate, region, service, terminator, ...extra] = (
+    query.get('X-Amz-Credential') ?? ''
+  ).split('/');
+  const signedAt = parseAmzDate(amzDate);
+  if (
+    query.get('X-Amz-Algorithm') !== 'AWS4-HMAC-SHA256' ||
+    !accessKeyId ||
+    !region ||
+    service !== 's3' ||
+    terminator !== 'aws4_request' ||
+    extra.length > 0 ||
+    !signedAt ||
+    scopeDate !== amzDate.slice(0, 8)
+  ) {
+    return undefined;
+  }
+  return { accessKeyId, scopeDate, region, signedAt };
 }
 
 const s3Time = (date: Date) => date.toISOString().replace(/\.\d{3}Z$/, 'Z');
@@ -142,28 +186,16 @@ async function judgePresigned(req: IncomingMessage, url: URL, now: Date): Promis
       `Query-string authentication version 4 requires the ${missing.join(', ')} parameters.`,
     );
   }
-  const amzDate = query.get('X-Amz-Date') as string;
-  const [accessKeyId, scopeDate, region, service, terminator, ...extra] = (
-    query.get('X-Amz-Credential') as string
-  ).split('/');
-  const signedAt = parseAmzDate(amzDate);
+  const scope = credentialScopeOf(query);
   const expires = Number(query.get('X-Amz-Expires'));
-  if (
-    query.get('X-Amz-Algorithm') !== 'AWS4-HMAC-SHA256' ||
-    !accessKeyId ||
-    !region ||
-    service !== 's3' ||
-    terminator !== 'aws4_request' ||
-    extra.length > 0 ||
-    !signedAt ||
-    scopeDate !== amzDate.slice(0, 8)
-  ) {
+  if (!scope) {
     return refusal(
       400,
       'AuthorizationQueryParametersError',
       'X-Amz-Algorithm must be AWS4-HMAC-SHA256 and X-Amz-Credential <key>/<yyyymmdd of X-Amz-Date>/<region>/s3/aws4_request.',
     );
   }
+  const { accessKeyId, region, signedAt } = scope;
   if (!Number.isInteger(expires) || expires < 0 || expires > MAX_EXPIRES_SECONDS) {
     return refusal(
       400,
@@ -278,6 +310,16 @@ function judgeBody(req: IncomingMessage, url: URL, body: Buffer): Refusal | unde
   const given = new Map<string, string>();
   for (const [name, value] of url.searchParams.entries()) given.set(name.toLowerCase(), value);
   for (const name of Object.keys(req.headers)) given.set(name, headerValue(req, name) ?? '');
+  return bodyRefusal(given, body);
+}
+
+/**
+ * What S3 checks of a presigned request's body, from what the request gives (`given`: its query
+ * parameters and headers, by lower-case name): a payload hash other than UNSIGNED-PAYLOAD must be
+ * the body's SHA-256, at most one flexible checksum, the one x-amz-sdk-checksum-algorithm names,
+ * with the body's value. A CRC32C or CRC64NVME is not computed: S3 checks it, this lets it through.
+ */
+export function bodyRefusal(given: ReadonlyMap<string, string>, body: Uint8Array): Refusal | undefined {
   const payloadHash = given.get('x-amz-content-sha256');
   if (
     payloadHash !== undefined &&
@@ -290,7 +332,7 @@ function judgeBody(req: IncomingMessage, url: URL, body: Buffer): Refusal | unde
       "The provided 'x-amz-content-sha256' header does not match what was computed.",
     );
   }
-  const checksums = [...given.keys()].filter((name) => name.startsWith('x-amz-checksum-'));
+  const checksums = [...given.keys()].filter((name) => Object.hasOwn(CHECKSUMS, name));
   if (checksums.length > 1)
     return refusal(400, 'InvalidRequest', 'Expecting a single x-amz-checksum- header');
   const algorithm = given.get('x-amz-sdk-checksum-algorithm');
@@ -303,7 +345,6 @@ function judgeBody(req: IncomingMessage, url: URL, body: Buffer): Refusal | unde
   }
   for (const name of checksums) {
     const compute = CHECKSUMS[name];
-    // CRC32C and CRC64NVME are not computed here: S3 checks them, this stand-in lets them through.
     if (compute && compute(body) !== given.get(name)) {
       const kind = name.slice('x-amz-checksum-'.length).toUpperCase();
       return refusal(400, 'BadDigest', `The ${kind} you specified did not match the calculated checksum.`);
