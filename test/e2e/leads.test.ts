@@ -8,7 +8,7 @@ import { listOutbox } from '../../scripts/local/adapters/outbox-email.ts';
 import { locs, type Output } from '../support/api-client.ts';
 import { afterIndexLag } from '../support/eventually.ts';
 import { createTestAgent, createTestTenant, type TestTenant, unique } from '../support/factories.ts';
-import { startTestApi, type TestApi } from '../support/http.ts';
+import { allPages, startTestApi, type TestApi } from '../support/http.ts';
 import { startTestStreamConsumer } from '../support/stream.ts';
 
 /** The Lead as the API answers it. */
@@ -40,21 +40,8 @@ async function createLead(body: Record<string, unknown>, key = tenant.key): Prom
 }
 
 /** Every page of GET /v1/leads with `query`, as served. */
-async function allPages(query: string, key = tenant.key): Promise<LeadOut[][]> {
-  const pages: LeadOut[][] = [];
-  await afterIndexLag(); // a list read by an index, after the test's writes
-  let cursor: string | null = null;
-  do {
-    const sep = query ? '&' : '';
-    const path: string = `/v1/leads?${query}${cursor ? `${sep}cursor=${encodeURIComponent(cursor)}` : ''}`;
-    const res = await api.call('GET', path, { key });
-    expect(res.status, res.text).toBe(200);
-    pages.push(res.body.data);
-    cursor = res.body.next_cursor;
-    expect(pages.length).toBeLessThan(40);
-  } while (cursor !== null);
-  return pages;
-}
+const allLeadPages = (query: string, key = tenant.key) =>
+  allPages<LeadOut>(api, query ? `/v1/leads?${query}` : '/v1/leads', key);
 
 const ids = (leads: LeadOut[]) => leads.map((l) => l.id).sort();
 
@@ -404,11 +391,11 @@ describe('DELETE /v1/leads/{lead_id}', () => {
     expect(second.status).toBe(204);
     const read = await api.call('GET', `/v1/leads/${lead.id}`);
     expect(read.body.is_active).toBe(false);
-    const defaultList = (await allPages('limit=200')).flat();
-    const withArchived = (await allPages('limit=200&include_archived=true')).flat();
+    const defaultList = (await allLeadPages('limit=200')).flat();
+    const withArchived = (await allLeadPages('limit=200&include_archived=true')).flat();
     expect(defaultList.map((l) => l.id)).not.toContain(lead.id);
     expect(withArchived.find((l) => l.id === lead.id)?.is_active).toBe(false);
-    const q = await api.call('GET', `/v1/leads?q=${encodeURIComponent(lead.email ?? '')}`); // after allPages' wait
+    const q = await api.call('GET', `/v1/leads?q=${encodeURIComponent(lead.email ?? '')}`); // after allLeadPages' wait
     expect(q.body.data).toEqual([]);
   });
 
@@ -483,7 +470,7 @@ describe('GET /v1/leads', () => {
 
   it('pages every active Lead once, least recently updated first, with next_cursor null at the end', async () => {
     // Act
-    const pages = await allPages('limit=4', listTenant.key);
+    const pages = await allLeadPages('limit=4', listTenant.key);
     // Assess
     const all = pages.flat();
     expect(pages.slice(0, -1).every((p) => p.length === 4)).toBe(true);
@@ -562,7 +549,7 @@ describe('GET /v1/leads', () => {
   it('q: leaves archived Leads out unless include_archived=true, and pages', async () => {
     expect(names(await list('q=ingrid'))).toEqual([]);
     expect(names(await list('q=ingrid&include_archived=true'))).toEqual(['Ingrid Olsen']);
-    const pages = await allPages('q=fi&limit=2', listTenant.key);
+    const pages = await allLeadPages('q=fi&limit=2', listTenant.key);
     expect(
       pages
         .flat()
@@ -635,7 +622,7 @@ describe('GET /v1/leads', () => {
   });
 
   it("never shows another tenant's Leads", async () => {
-    const all = (await allPages('limit=200&include_archived=true', listTenant.key)).flat();
+    const all = (await allLeadPages('limit=200&include_archived=true', listTenant.key)).flat();
     expect(ids(all)).toEqual(ids(made));
     expect(names(await list('q=ana'))).toEqual([]);
   });
