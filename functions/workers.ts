@@ -288,13 +288,14 @@ export const workers = [
     // Reads the import and the listing; updates both (the import's state, the listing's gallery).
     table: { actions: ['dynamodb:GetItem', 'dynamodb:UpdateItem'], indexes: [] },
     uses: ['photoImport', 'photoCdn'],
-    // From the bench's renditions (docs/bench.md, photos; one libvips thread, a fresh process): a
-    // 24-megapixel JPEG takes 1.25 s of one core at a peak of 246 MB resident, a 4,000 px PNG 0.8 s and
-    // 224 MB. 1,024 MB leaves four times that peak for the largest file accepted (100 megapixels) and
-    // gives 0.58 of a vCPU: about 2.2 s a camera photo. Rendering is CPU-bound, so its GB-seconds are
-    // the same at any size up to one vCPU (1,769 MB), while the fetch's wait costs less at a smaller
-    // one. 90 s: the fetch's 30 s, the renditions of a 100-megapixel file at 0.58 vCPU (about 15 s),
-    // the bucket and table writes with the SDK's retries, twice over.
+    // From the bench's renditions (docs/bench.md, Retired: photos, a section that page says how to
+    // run again; one libvips thread, a fresh process): a 24-megapixel JPEG takes 1.25 s of one core
+    // at a peak of 246 MB resident, a 4,000 px PNG 0.8 s and 224 MB. 1,024 MB leaves four times
+    // that peak for the largest file accepted (100 megapixels) and gives 0.58 of a vCPU: about 2.2
+    // s a camera photo. Rendering is CPU-bound, so its GB-seconds are the same at any size up to
+    // one vCPU (1,769 MB), while the fetch's wait costs less at a smaller one. 90 s: the fetch's 30
+    // s, the renditions of a 100-megapixel file at 0.58 vCPU (about 15 s), the bucket and table
+    // writes with the SDK's retries, twice over.
     timeoutSeconds: 90,
     memoryMb: 1024,
     // sharp's Linux build is installed for the machine npm runs on (x64 here and in CI); an arm64

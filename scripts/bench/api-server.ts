@@ -1,7 +1,6 @@
 /**
- * The load section's service: the local API server (scripts/local/server.ts) alone in a process of
- * its own, so that autocannon in the bench does not share its event loop. Input: its environment
- * (set before any functions/ module is imported); answer: its URL.
+ * The load section's service: the local API server alone in a process of its own, so that autocannon
+ * in the bench does not share its event loop. Input: its environment; answer: its URL.
  */
 import { answer, childInput } from './child.ts';
 

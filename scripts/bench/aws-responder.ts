@@ -1,15 +1,13 @@
 /**
- * A stand-in for the AWS services the functions send to (SQS, SES v2, Bedrock Runtime, Secrets
- * Manager, S3's DeleteObject), for the cold starts: each fresh process runs the SDK's own clients,
- * pointed here by the SDK's standard `AWS_ENDPOINT_URL_<SERVICE ID>` variables, so a client's code
- * is loaded and a request signed, sent and parsed, as deployed. Each answer is the smallest valid
- * response of the one operation the service uses; anything else is a 400 in the service's error
- * shape, so an unexpected call fails the sample loudly.
+ * A stand-in for the AWS services the functions send to, for the cold starts: the SDK's own clients,
+ * pointed here by `AWS_ENDPOINT_URL_<SERVICE ID>`, load, sign, send and parse as deployed. Anything but
+ * the one operation a service is used for is refused, so an unexpected call fails the sample.
  */
 import { createHash, randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { createServer as createHttp2Server, type Http2Session } from 'node:http2';
 import type { AddressInfo } from 'node:net';
+import { text } from 'node:stream/consumers';
 
 /** The services answered, by SDK `serviceId`; each has its own path prefix here. */
 const SERVICES = ['SQS', 'SESv2', 'Bedrock Runtime', 'Secrets Manager', 'S3'];
@@ -29,35 +27,26 @@ export const awsEndpointEnv = (origins: { http1: string; http2: string }) =>
 /** The queue URL: the SQS client sends to the URL's own host whatever AWS_ENDPOINT_URL_SQS says. */
 export const responderQueueUrl = (origins: { http1: string }) => `${origins.http1}/000000000000/queue`;
 
-const json = (body: unknown, type = 'application/json') => ({ status: 200, body, type });
+type Reply = { status: number; body?: unknown; type: string };
+const json = (body: unknown, type = 'application/json'): Reply => ({ status: 200, body, type });
 
-/** Bedrock Converse: a Lead score, or an enrichment of each language asked for, as the prompt says. */
-function converse(request: { system?: unknown; messages?: { content: { text?: string }[] }[] }) {
-  const { languages = ['en'] } = JSON.parse(request.messages?.[0]?.content?.[0]?.text ?? '{}') as {
-    languages?: string[];
-  };
+/** Bedrock Converse: a Lead score, the one model call a first response makes (the AI worker's sample). */
+function converse() {
   const reasons = ['Asked about a listing this week', 'Budget fits the asked price'];
   const score = { score: 72, buyer_type: 'investor', recommended_action: 'send_comps', reasons };
-  const texts = {
-    title: null,
-    description: null,
-    highlights: ['By the sea'],
-    seo_description: 'A bench listing',
-  };
-  const enrichment = { languages: Object.fromEntries(languages.map((l) => [l, texts])) };
-  const text = JSON.stringify(
-    /score real-estate leads/i.test(JSON.stringify(request.system)) ? score : enrichment,
-  );
+  const message = { role: 'assistant', content: [{ text: JSON.stringify(score) }] };
   const usage = { inputTokens: 420, outputTokens: 80, totalTokens: 500 };
-  return json({
-    output: { message: { role: 'assistant', content: [{ text }] } },
-    stopReason: 'end_turn',
-    usage,
-    metrics: {},
-  });
+  return json({ output: { message }, stopReason: 'end_turn', usage, metrics: {} });
 }
 
-function answer(service: string | undefined, target: string, path: string, input: Record<string, unknown>) {
+/** The answer to one call, or none for a call the functions never make. */
+function answer(
+  service: string | undefined,
+  target: string,
+  req: IncomingMessage,
+  input: Record<string, unknown>,
+) {
+  const path = req.url ?? '/';
   if (service === 'SQS' && target === 'AmazonSQS.SendMessage') {
     // The SDK checks the MD5 of the body it sent.
     const md5 = createHash('md5').update(String(input.MessageBody)).digest('hex');
@@ -65,18 +54,13 @@ function answer(service: string | undefined, target: string, path: string, input
   }
   if (service === 'SESv2' && path.endsWith('/v2/email/outbound-emails'))
     return json({ MessageId: randomUUID() });
-  if (service === 'Bedrock Runtime' && /\/model\/[^/]+\/converse$/.test(path)) return converse(input);
+  if (service === 'Bedrock Runtime' && /\/model\/[^/]+\/converse$/.test(path)) return converse();
+  // S3 DeleteObject (a photo's file): 204 and no body, found or not, as S3 answers it.
+  if (service === 'S3' && req.method === 'DELETE') return { status: 204, type: 'text/plain' };
   if (service !== 'Secrets Manager' || target !== 'secretsmanager.GetSecretValue') return undefined;
-  const secret = {
-    ARN: String(input.SecretId),
-    Name: 'cursor',
-    SecretString: BENCH_CURSOR_SECRET,
-    VersionId: randomUUID(),
-  };
-  return json(
-    { ...secret, VersionStages: ['AWSCURRENT'], CreatedDate: Date.now() / 1000 },
-    'application/x-amz-json-1.1',
-  );
+  const secret = { ARN: String(input.SecretId), Name: 'cursor', SecretString: BENCH_CURSOR_SECRET };
+  const version = { VersionId: randomUUID(), VersionStages: ['AWSCURRENT'], CreatedDate: Date.now() / 1000 };
+  return json({ ...secret, ...version }, 'application/x-amz-json-1.1');
 }
 
 export interface AwsResponder {
@@ -89,44 +73,31 @@ export interface AwsResponder {
 /** Starts the responder on 127.0.0.1: a port for HTTP/1.1, one for HTTP/2. */
 export async function startAwsResponder(): Promise<AwsResponder> {
   const counts: Record<string, number> = {};
-  const handle = (req: IncomingMessage, res: ServerResponse, body: string) => {
+  const onRequest = async (req: IncomingMessage, res: ServerResponse) => {
+    const body = await text(req);
     const [path, target] = [req.url ?? '/', String(req.headers['x-amz-target'] ?? '')];
     const service = target.startsWith('AmazonSQS.')
       ? 'SQS'
       : SERVICES.find((s) => path.startsWith(`/${prefixOf(s)}/`));
-    let result: ReturnType<typeof answer>;
+    let reply: Reply | undefined;
     try {
-      // S3 DeleteObject (a photo's file): 204 and no body, found or not, as S3 answers it.
-      if (service === 'S3' && req.method === 'DELETE')
-        result = { status: 204, body: undefined, type: 'text/plain' };
-      else result = answer(service, target, path, body ? JSON.parse(body) : {});
+      reply = answer(service, target, req, body ? JSON.parse(body) : {});
     } catch {
-      result = undefined;
+      reply = undefined;
     }
-    const key = result && service ? service : 'refused';
+    const key = reply && service ? service : 'refused';
     counts[key] = (counts[key] ?? 0) + 1;
     const message = `The bench responder does not answer ${target || path}`;
-    const reply = result ?? {
+    const refused = {
       status: 400,
       type: 'application/json',
       body: { __type: 'ValidationException', message },
     };
-    const text = reply.body === undefined ? '' : JSON.stringify(reply.body);
-    const headers = {
-      'content-type': reply.type,
-      'x-amzn-requestid': randomUUID(),
-      'x-amz-request-id': randomUUID(),
-    };
-    res.writeHead(
-      reply.status,
-      reply.status >= 400 ? { ...headers, 'x-amzn-errortype': 'ValidationException' } : headers,
-    );
-    res.end(text);
-  };
-  const onRequest = (req: IncomingMessage, res: ServerResponse) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => handle(req, res, Buffer.concat(chunks).toString('utf8')));
+    const { status, type, body: out } = reply ?? refused;
+    const error = status >= 400 ? { 'x-amzn-errortype': 'ValidationException' } : {};
+    const ids = { 'x-amzn-requestid': randomUUID(), 'x-amz-request-id': randomUUID() };
+    res.writeHead(status, { 'content-type': type, ...ids, ...error });
+    res.end(out === undefined ? '' : JSON.stringify(out));
   };
   const http1 = createServer(onRequest);
   const http2 = createHttp2Server(onRequest as never);

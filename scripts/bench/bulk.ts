@@ -1,21 +1,20 @@
 /**
- * The bench's own DynamoDB client (seeding, the floor), the SDK's as anyone writes it, and its one
- * bulk writer for the scale runs: BatchWriteItem, 25 items a request, `inFlight` requests at once
- * (DynamoDB Local parses one while it stores another: 8 wrote ~1.5× what 4 did on 2 shared cores),
- * what comes back unprocessed sent again. A failed request is thrown by the next `put` or by `done`.
+ * The bench's own DynamoDB client, and its one bulk writer: BatchWriteItem, 25 items a request,
+ * `inFlight` requests at once (DynamoDB Local parses one while it stores another: 8 wrote ~1.5× what 4
+ * did on 2 shared cores), the unprocessed sent again; a failure thrown by the next `put` or `done`.
  */
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { BatchWriteCommand, DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { createConversions } from 'electrodb';
+import { localClient } from '../local/dynamo-local.ts';
+import { BENCH_TABLE } from './env.ts';
 import { round } from './stats.ts';
 
-export function benchClient(endpoint: string): DynamoDBDocumentClient {
-  const credentials = { accessKeyId: 'local', secretAccessKey: 'local' };
-  const client = new DynamoDBClient({ endpoint, region: 'us-east-1', credentials });
-  return DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } });
-}
+export const benchClient = (endpoint: string) =>
+  DynamoDBDocumentClient.from(localClient(endpoint), { marshallOptions: { removeUndefinedValues: true } });
 
-export function bulkWriter(client: DynamoDBDocumentClient, table: string, inFlight = 8) {
+/** The bulk writer to the bench's table on DynamoDB Local at `endpoint`. */
+export function bulkWriter(endpoint: string, inFlight = 8) {
+  const [client, table] = [benchClient(endpoint), BENCH_TABLE];
   const started = performance.now();
   const pending = new Set<Promise<void>>();
   const figures = { items: 0, requests: 0, retries: 0 };
@@ -62,17 +61,9 @@ export function bulkWriter(client: DynamoDBDocumentClient, table: string, inFlig
 }
 
 /**
- * The table item an ElectroDB entity writes for a record, built the way `Entity.put(record)
- * .params().Item` builds it but without put's per-call work: its query chain, validation and
- * proxies cost ~1 ms a token and ~7 ms a Lead on the bench machine (under load), most of what
- * seeding 500,000 Leads spent outside DynamoDB Local. The keys come from the entity's own key
- * templates (ElectroDB's `createConversions`, as data/listings.ts builds a listing's key), the
- * attributes are the record's, so the item is the service's item: test/unit/bench-entity-items.test.ts
- * checks it equals `put().params().Item` over a sample of the bench population.
- *
- * Attribute defaults are applied as put applies them (a claim's `retired: false`); setters,
- * validation and `field` renames are not: for records the service's builders made whole, as
- * `withDerivedKeys`, `tokensOf` and `leadClaimOf` do.
+ * The item an ElectroDB entity writes for a record, as `put(record).params().Item` builds it but
+ * without put's per-call work, most of the seeding's time outside DynamoDB Local. Defaults applied;
+ * setters, validation and `field` renames not: for records the service's builders made whole.
  */
 interface ModelledEntity {
   schema: {

@@ -1,7 +1,6 @@
 /** What a section of the bench is, and what it is given. */
 import { loadavg } from 'node:os';
 import type { BenchFixture } from './dynamo-costs.ts';
-import type { DynamoRecorder } from './dynamo-recorder.ts';
 
 /** A section: `run` gives its figures (the JSON), `render` prints them (markdown lines). */
 export interface Section<F = unknown> {
@@ -14,13 +13,8 @@ export interface Section<F = unknown> {
   render(figures: F): string[];
 }
 
-/** The service in the bench's process, on DynamoDB Local (`endpoint`), its calls recorded. */
-export interface Service {
-  endpoint: string;
-  recorder: DynamoRecorder;
-  /** A Tenant with an all-scopes key, the demo Places, an Agent and one listing. */
-  fixture: BenchFixture;
-}
+/** The service in the bench's process on DynamoDB Local (`endpoint`), and its fixture Tenant. */
+export type Service = { endpoint: string; fixture: BenchFixture };
 
 export interface BenchContext {
   /** A number option (checked before any section runs), or `fallback` when not given. */

@@ -1,50 +1,33 @@
 /**
- * The pure part of the bench's cost section: the measured units of each operation × a reference
- * month × the price list (prices.ts) → monthly USD per line item, split into the service's own cost
- * and photo delivery (what any listings website pays for its photos' bandwidth), the markdown table
- * and the rewrite of the README's marked block. No I/O here: test/unit/bench-cost.test.ts checks the
- * arithmetic exactly.
+ * The pure part of the cost section: measured units × a reference month × the price list → monthly
+ * USD per line item (the service's own, and photo delivery), the README's table and its rewrite. No
+ * I/O: test/unit/bench-cost.test.ts checks the arithmetic exactly.
  */
 import { PRICES, PRICES_READ, type Prices, tieredUsd } from './prices.ts';
 
+/** Share of the day's API calls per operation (sums to 1). */
+const API_MIX = {
+  ...{ getProperty: 0.3, listProperties: 0.15, updateProperty: 0.2 },
+  ...{ createProperty: 0.05, ingestLead: 0.15, listLeads: 0.15 },
+};
+/** Site requests per page view: half search pages, half listing pages (which also count a view). */
+const SITE_MIX = { searchSiteProperties: 0.5, getSitePropertyBySlug: 0.5, countSitePropertyView: 0.5 };
+export type MixOperation = keyof typeof API_MIX | keyof typeof SITE_MIX;
 /** The operations of the reference month's mix, each measured through its real handler. */
-export const MIX_OPERATIONS = [
-  'getProperty',
-  'listProperties',
-  'updateProperty',
-  'createProperty',
-  'ingestLead',
-  'listLeads',
-  'searchSiteProperties',
-  'getSitePropertyBySlug',
-  'countSitePropertyView',
-] as const;
-export type MixOperation = (typeof MIX_OPERATIONS)[number];
+export const MIX_OPERATIONS = [...Object.keys(API_MIX), ...Object.keys(SITE_MIX)] as MixOperation[];
 
 /**
- * What one request of an operation costs, as the bench measured it (medians): DynamoDB units as AWS
- * bills them (dynamo-costs.ts `billedUnits`), handler ms in-process (the Lambda duration it stands
- * for) at the function's memory, the answer's bytes as CloudFront sends it (compressed), and the
- * messages it hands to SQS or SES.
+ * What one request of an operation costs, as measured (medians): units as AWS bills them, handler ms
+ * at the function's memory, the answer's bytes as CloudFront sends it, the messages for SQS or SES.
  */
-export interface MeasuredOperation {
-  readUnits: number;
-  writeUnits: number;
-  lambdaMs: number;
-  memoryMb: number;
-  responseBytes: number;
-  messages: number;
-}
+export type MeasuredOperation = Record<
+  'readUnits' | 'writeUnits' | 'lambdaMs' | 'memoryMb' | 'responseBytes' | 'messages',
+  number
+>;
 export type MeasuredOperations = Record<MixOperation, MeasuredOperation>;
 
-export interface Reference {
-  name: string;
-  listings: number;
-  leads: number;
-  sitePageViewsPerDay: number;
-  apiCallsPerDay: number;
-}
 const agency = { listings: 500, leads: 5_000, sitePageViewsPerDay: 50_000, apiCallsPerDay: 2_000 };
+export type Reference = typeof agency & { name: string };
 export const REFERENCE_AGENCY: Reference = { name: 'Reference agency', ...agency };
 /** The portal: 100 × the agency in every volume (listings, Leads, page views, API calls). */
 export const REFERENCE_PORTAL: Reference = {
@@ -53,48 +36,31 @@ export const REFERENCE_PORTAL: Reference = {
 } as Reference;
 
 /**
- * The example website's search page, images only, as the browser test measures it
- * (test/browser/page-weight.test.ts, docs/bench.md Page weight, 2026-11-29): 12 cards at 1280 × 800
- * on a screen of device pixel ratio 2, each the 640 px WebP (at ratio 1 the 320 px one: 87,972 B).
+ * The example website's search page, images only, as test/browser/page-weight.test.ts measures it
+ * (docs/bench.md, Page weight): 12 cards, each the 640 px WebP on a screen of pixel ratio 2.
  */
 const SEARCH_PAGE_IMAGE_BYTES = 440_712;
 /** A card (the 640 px WebP of a camera photo) and a listing page's large photo (the 1,600 px one). */
 const [CARD_BYTES, LARGE_BYTES] = [35_000, 149_000];
 
-/** The month's assumptions besides the measured figures; docs/bench.md (Cost) argues each. */
+/** The month's assumptions besides the measured figures: docs/bench.md (Cost) states and argues each. */
 export const ASSUMPTIONS = {
   daysPerMonth: 30,
-  /** Share of the day's API calls per operation (sums to 1). */
-  apiMix: {
-    ...{ getProperty: 0.3, listProperties: 0.15, updateProperty: 0.2 },
-    ...{ createProperty: 0.05, ingestLead: 0.15, listLeads: 0.15 },
-  } as Partial<Record<MixOperation, number>>,
-  /** Site requests per page view: half search pages, half listing pages (which also count a view). */
-  siteMixPerPageView: {
-    ...{ searchSiteProperties: 0.5, getSitePropertyBySlug: 0.5, countSitePropertyView: 0.5 },
-  } as Partial<Record<MixOperation, number>>,
-  /** Site GETs CloudFront answers from its cache (60 s, stale 300 s more; posts always pass). */
+  apiMix: API_MIX as Partial<Record<MixOperation, number>>,
+  siteMixPerPageView: SITE_MIX as Partial<Record<MixOperation, number>>,
   siteGetHitRatio: 0.15,
-  /** Photo bytes a page view transfers: half a search page as measured, half a listing page. */
   photoBytesPerPageView: 0.5 * SEARCH_PAGE_IMAGE_BYTES + 0.5 * (LARGE_BYTES + 3 * CARD_BYTES),
   photoRequestsPerPageView: 0.5 * 12 + 0.5 * 4,
-  /** Photo requests CloudFront answers from its cache: renditions are content-addressed, cached a year. */
   photoHitRatio: 0.95,
-  /** Each listing or Lead change: one stream-consumer invocation and one webhook delivery (one endpoint). */
   changeOperations: ['updateProperty', 'createProperty', 'ingestLead'] as MixOperation[],
   workerInvocationsPerChange: 2,
   workerMs: 100,
   workerMemoryMb: 512,
-  /** SQS requests per queued message: send, receive, delete. */
   sqsRequestsPerMessage: 3,
-  /** Stored bytes: a listing with its texts, index entries and Areas; a Lead with its Inquiries and Activities. */
   listingItemBytes: 8_000,
   leadItemBytes: 4_000,
-  /** S3: 15 photos a listing, the original kept privately (1.5 MB) and its renditions (0.6 MB). */
   photoStorageBytesPerListing: 15 * 2_100_000,
-  /** CloudWatch Logs ingested per Lambda invocation (the structured request line and the platform lines). */
   logBytesPerInvocation: 1_500,
-  /** The site distribution's web ACL and its rules (lib/constructs/edge-firewall.ts). */
   wafRules: 2,
 } as const;
 export type Assumptions = typeof ASSUMPTIONS;
@@ -104,29 +70,15 @@ export const GB = 2 ** 30;
 
 /** The account's CloudFront bill for a month: tiered data out and HTTPS requests, free tier first. */
 export function cloudFrontUsd(bytesOut: number, requests: number, prices: Prices = PRICES) {
-  const free = prices.cloudFrontFreeTier;
   return {
-    dataOut: tieredUsd(bytesOut / GB, prices.cloudFrontDataOut.tiers, free.gbOut),
-    requests: Math.max(0, requests - free.requests) * prices.cloudFrontHttpsRequest.usd,
+    dataOut: tieredUsd(bytesOut / GB, prices.cloudFrontDataOut, prices.cloudFrontFreeGbOut),
+    requests: Math.max(0, requests - prices.cloudFrontFreeRequests) * prices.cloudFrontHttpsRequest,
   };
 }
 
-export interface LineItem {
-  item: string;
-  usd: number;
-  /** The service's own cost, or what any listings website pays to deliver its photos. */
-  part: 'service' | 'photos';
-}
-
-export interface MonthlyCost {
-  lines: LineItem[];
-  service: number;
-  photos: number;
-  total: number;
-  photoBytesOut: number;
-  /** Site requests a minute that reach the API and spend the site budget (GETs the edge missed). */
-  budgetedSiteRequestsPerMinute: number;
-}
+/** A line of the bill: the service's own cost, or what any listings website pays to deliver its photos. */
+export type LineItem = { item: string; usd: number; part: 'service' | 'photos' };
+export type MonthlyCost = ReturnType<typeof monthlyCost>;
 
 /** A month of one reference Tenant alone on an AWS account (so the free tier is all its own). */
 export function monthlyCost(
@@ -134,26 +86,20 @@ export function monthlyCost(
   ref: Reference,
   prices: Prices = PRICES,
   a: Assumptions = ASSUMPTIONS,
-): MonthlyCost {
+) {
   const pageViews = ref.sitePageViewsPerDay * a.daysPerMonth;
-  let reads = 0;
-  let writes = 0;
-  let gbSeconds = 0;
-  let invocations = 0;
-  let messages = 0;
-  let changes = 0;
-  let siteRequests = 0;
-  let siteBytes = 0;
-  let budgeted = 0;
+  // Requests that reach a function add up to these; the site's viewer requests to the others.
+  const n = { reads: 0, writes: 0, gbSeconds: 0, invocations: 0, messages: 0, changes: 0 };
+  let [siteRequests, siteBytes, budgeted] = [0, 0, 0];
   /** `count` requests of `op` reach its function. */
   const add = (op: MixOperation, count: number) => {
     const m = measured[op];
-    reads += count * m.readUnits;
-    writes += count * m.writeUnits;
-    gbSeconds += count * (m.lambdaMs / 1000) * (m.memoryMb / 1024);
-    invocations += count;
-    messages += count * m.messages;
-    if (a.changeOperations.includes(op)) changes += count;
+    n.reads += count * m.readUnits;
+    n.writes += count * m.writeUnits;
+    n.gbSeconds += count * (m.lambdaMs / 1000) * (m.memoryMb / 1024);
+    n.invocations += count;
+    n.messages += count * m.messages;
+    if (a.changeOperations.includes(op)) n.changes += count;
   };
   for (const [op, share] of Object.entries(a.apiMix) as [MixOperation, number][]) {
     add(op, ref.apiCallsPerDay * a.daysPerMonth * share);
@@ -168,15 +114,15 @@ export function monthlyCost(
       budgeted += viewerRequests * (1 - a.siteGetHitRatio);
     }
   }
-  const apiGatewayRequests = invocations;
+  const apiGatewayRequests = n.invocations;
   const photoRequests = pageViews * a.photoRequestsPerPageView;
   const photoBytes = pageViews * a.photoBytesPerPageView;
 
-  const workerInvocations = changes * a.workerInvocationsPerChange;
-  gbSeconds += workerInvocations * (a.workerMs / 1000) * (a.workerMemoryMb / 1024);
-  invocations += workerInvocations;
+  const workerInvocations = n.changes * a.workerInvocationsPerChange;
+  const gbSeconds = n.gbSeconds + workerInvocations * (a.workerMs / 1000) * (a.workerMemoryMb / 1024);
+  const invocations = n.invocations + workerInvocations;
   // Each change's webhook delivery is queued too.
-  const queued = messages + changes;
+  const queued = n.messages + n.changes;
 
   // One account, both distributions: its tiers and free tier apply to their sum, shared out by
   // bytes (data out) and by requests.
@@ -189,32 +135,29 @@ export function monthlyCost(
   const service = (item: string, usd: number): LineItem => ({ item, usd, part: 'service' });
   const photo = (item: string, usd: number): LineItem => ({ item, usd, part: 'photos' });
   const lines: LineItem[] = [
-    service('DynamoDB reads', reads * prices.dynamoReadRequestUnit.usd),
-    service('DynamoDB writes', writes * prices.dynamoWriteRequestUnit.usd),
-    service('DynamoDB storage', dynamoGb * prices.dynamoStorageGbMonth.usd),
+    service('DynamoDB reads', n.reads * prices.dynamoReadRequestUnit),
+    service('DynamoDB writes', n.writes * prices.dynamoWriteRequestUnit),
+    service('DynamoDB storage', dynamoGb * prices.dynamoStorageGbMonth),
     service(
       'Lambda (GB-s and requests)',
-      gbSeconds * prices.lambdaArmGbSecond.usd + invocations * prices.lambdaRequest.usd,
+      gbSeconds * prices.lambdaArmGbSecond + invocations * prices.lambdaRequest,
     ),
-    service('API Gateway HTTP API', apiGatewayRequests * prices.httpApiRequest.usd),
+    service('API Gateway HTTP API', apiGatewayRequests * prices.httpApiRequest),
     service('CloudFront, site API (HTTPS requests, data out)', cfShare(siteBytes, siteRequests)),
     service(
       'WAF, site distribution (web ACL, rules, requests)',
-      prices.wafWebAclMonth.usd + a.wafRules * prices.wafRuleMonth.usd + siteRequests * prices.wafRequest.usd,
+      prices.wafWebAclMonth + a.wafRules * prices.wafRuleMonth + siteRequests * prices.wafRequest,
     ),
     service(
       'SQS and SES (events, webhooks, emails)',
-      queued * a.sqsRequestsPerMessage * prices.sqsRequest.usd + messages * prices.sesEmail.usd,
+      queued * a.sqsRequestsPerMessage * prices.sqsRequest + n.messages * prices.sesEmail,
     ),
-    service(
-      'CloudWatch Logs ingest',
-      ((invocations * a.logBytesPerInvocation) / GB) * prices.logsIngestGb.usd,
-    ),
+    service('CloudWatch Logs ingest', ((invocations * a.logBytesPerInvocation) / GB) * prices.logsIngestGb),
     photo('CloudFront, photos (HTTPS requests, data out)', cfShare(photoBytes, photoRequests)),
     photo(
       'S3, photos (storage, origin GETs)',
-      ((ref.listings * a.photoStorageBytesPerListing) / GB) * prices.s3StorageGbMonth.usd +
-        photoRequests * (1 - a.photoHitRatio) * prices.s3Get.usd,
+      ((ref.listings * a.photoStorageBytesPerListing) / GB) * prices.s3StorageGbMonth +
+        photoRequests * (1 - a.photoHitRatio) * prices.s3Get,
     ),
   ];
   const sum = (part: LineItem['part']) =>
@@ -225,21 +168,18 @@ export function monthlyCost(
     photos: sum('photos'),
     total: sum('service') + sum('photos'),
     photoBytesOut: photoBytes,
+    /** Site requests a minute that reach the API and spend the site budget (GETs the edge missed). */
     budgetedSiteRequestsPerMinute: budgeted / (a.daysPerMonth * 24 * 60),
   };
 }
 
 /** `1234.5` → `1,234.50`. */
-export function usd(value: number): string {
-  return value.toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 });
-}
+export const usd = (value: number) =>
+  value.toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 });
 
 const count = (n: number) => n.toLocaleString('en-US');
 
-/**
- * The README block: a one-line summary per reference Tenant, then the table (the service's lines and
- * their sum, photo delivery's and theirs, the total), one column per reference.
- */
+/** The README block: a summary line per reference Tenant, then the table, a column per reference. */
 export function renderCostTable(
   columns: readonly { ref: Reference; cost: MonthlyCost }[],
   measuredOn: string,
@@ -257,10 +197,9 @@ export function renderCostTable(
     return `| ${b(label)} | ${columns.map((c) => b(usd(pick(c.cost)))).join(' | ')} |`;
   };
   const linesOf = (part: LineItem['part']) =>
-    first.cost.lines
-      .map((line, i) => ({ line, i }))
-      .filter(({ line }) => line.part === part)
-      .map(({ line, i }) => row(line.item, (c) => c.lines[i]?.usd ?? Number.NaN));
+    first.cost.lines.flatMap((line, i) =>
+      line.part === part ? [row(line.item, (c) => c.lines[i]?.usd ?? Number.NaN)] : [],
+    );
   const refs = columns
     .map(
       ({ ref }) =>
@@ -289,19 +228,13 @@ export const COST_BLOCK_START = '<!-- cost-table:start -->';
 export const COST_BLOCK_END = '<!-- cost-table:end -->';
 
 /**
- * The text with everything between the markers replaced by `table` (markers kept, on their own
- * lines), every byte outside them unchanged. Refuses a text without exactly one pair in order.
+ * The text with what is between the markers replaced by `table`, every byte outside them unchanged.
+ * Refuses a text without exactly one pair in order.
  */
 export function replaceCostBlock(text: string, table: string): string {
-  const start = text.indexOf(COST_BLOCK_START);
-  const end = text.indexOf(COST_BLOCK_END);
-  if (
-    start < 0 ||
-    end < start ||
-    text.indexOf(COST_BLOCK_START, start + 1) >= 0 ||
-    text.indexOf(COST_BLOCK_END, end + 1) >= 0
-  ) {
+  const [start, end] = [text.indexOf(COST_BLOCK_START), text.indexOf(COST_BLOCK_END)];
+  const once = (marker: string) => text.split(marker).length === 2;
+  if (!once(COST_BLOCK_START) || !once(COST_BLOCK_END) || end < start)
     throw new Error(`expected one ${COST_BLOCK_START} … ${COST_BLOCK_END} block`);
-  }
   return `${text.slice(0, start + COST_BLOCK_START.length)}\n${table}\n${text.slice(end)}`;
 }

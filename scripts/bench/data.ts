@@ -1,9 +1,6 @@
 /**
- * The scale runs' generated data, from a seeded draw (the same population on every run and machine):
- * an agency's listings as the service stores them (domain `planListingChange`: texts, Place path,
- * plain fields), for the site section's Tenant and the search section's catalogue; and a CRM's
- * Leads as functions/data/leads.ts stores them before `withDerivedKeys`. No module that reads
- * configuration.
+ * The generated data, from a seeded draw (the same population on every run and machine): an agency's
+ * listings and a CRM's Leads, as the service stores them. No module that reads configuration.
  */
 import { readFileSync } from 'node:fs';
 import type { EntityItem } from 'electrodb';
@@ -11,17 +8,8 @@ import type { Lead } from '../../functions/data/entities/lead.ts';
 import * as leads from '../../functions/domain/leads.ts';
 import { planListingChange } from '../../functions/domain/listing-change.ts';
 import { slugify } from '../../functions/domain/slug.ts';
-
-/** mulberry32: small, fast, and the same sequence for the same seed on every machine. */
-export function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = Math.imul(a ^ (a >>> 15), a | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+// mulberry32, the project's one seeded generator: the same sequence for a seed on every machine.
+import { seededRandom as prng } from '../local/demo-photos.ts';
 
 /** `'a 1, b 2'` → `[['a', 1], ['b', 2]]`: values by weight. */
 export const weights = <T extends string>(list: string) =>
@@ -55,7 +43,7 @@ export function demoPlaces(): Map<string, Place> {
 }
 
 /** Where the listings are, by weight: towns and neighbourhoods of the demo Places. */
-const PLACES = weights(
+export const PLACES = weights(
   'ES-MA-MAR 18, ES-MA-MAR-PB 8, ES-MA-MAR-GM 6, ES-MA-EST 12, ES-MA-BEN 10, ES-MA-MLG 12, ES-MA-NER 6, ' +
     'ES-CA-SOT 7, ES-IB-PMI 8, PT-FAR-LAG 5, PT-FAR-LOU 4, PT-LIS-CAS 4',
 );
@@ -69,6 +57,7 @@ const TYPES = {
   semi_detached: [9, 300_000, 1_100_000, 1_500, 4_500, '3 60, 4 40'],
   finca: [6, 400_000, 3_000_000, 2_000, 8_000, '3 40, 4 40, 6 20'],
 } as const;
+const TYPE_WEIGHTS = Object.entries(TYPES).map(([t, [w]]) => [t as keyof typeof TYPES, w] as const);
 /** Amenities by how often a listing has them, in percent. */
 const AMENITIES = weights(
   'pool 45, private_pool 15, garden 30, terrace 60, balcony 35, garage 30, private_parking 25, elevator 35, ' +
@@ -89,19 +78,16 @@ const DAY = 86_400_000;
 type Tenant = { tenantId: string; agentIds: string[]; places: Map<string, Place> };
 
 /**
- * Listing `i` of a Tenant's catalogue, as stored: created over the last two years, edited up to 90
- * days later; 2 % drafts (no Place), 5 % archived (in the archived list, as the service files them).
+ * Listing `i` of an agency's catalogue, drawn from its seed: the create shape with its Place, when
+ * it was created (in two years) and edited (up to 90 days later), whether a draft (2 %) or archived (5 %).
  */
-export function listingAt(i: number, o: Tenant) {
+function drawListing(i: number, places: Map<string, Place>) {
   const rand = prng(Math.imul(i + 1, 2654435761));
-  const type = weighted(
-    rand,
-    Object.entries(TYPES).map(([t, [w]]) => [t, w] as const),
-  );
-  const [, saleMin, saleMax, rentMin, rentMax, bedWeights] = TYPES[type as keyof typeof TYPES];
+  const type = weighted(rand, TYPE_WEIGHTS);
+  const [, saleMin, saleMax, rentMin, rentMax, bedWeights] = TYPES[type];
   const rent = rand() < 0.3;
   const beds = Number(weighted(rand, weights(bedWeights)));
-  const place = o.places.get(weighted(rand, PLACES)) as Place;
+  const place = places.get(weighted(rand, PLACES)) as Place;
   const amenities = AMENITIES.filter(([, percent]) => rand() * 100 < percent).map(([a]) => a);
   const noun = `${beds ? `${beds}-bedroom ` : ''}${type.replace('_', '-')}`;
   const title = `${pick(rand, OPENERS)} ${noun} in ${place.name}`;
@@ -111,7 +97,6 @@ export function listingAt(i: number, o: Tenant) {
   const createdAt = new Date(Date.now() - 91 * DAY - rand() * 730 * DAY);
   const updatedAt = new Date(createdAt.getTime() + rand() * 90 * DAY).toISOString();
   const kind = rand();
-  const [draft, archived] = [kind < 0.02, kind >= 0.02 && kind < 0.07];
   const write = {
     title,
     description: `A ${noun} ${pick(rand, POINTS)}.${views} Reference ${i + 1}.`,
@@ -125,25 +110,40 @@ export function listingAt(i: number, o: Tenant) {
     is_featured: rand() < 0.04,
     ai_enrichment: false,
     ...(rent ? { rent_price: price(rentMin, rentMax, 50) } : { price: price(saleMin, saleMax, 5000) }),
-    ...(draft ? {} : { place_code: place.code }),
+    place_code: place.code,
   };
-  const author = { name: 'bench', via: 'api' as const };
-  const agentId = o.agentIds[i % o.agentIds.length] ?? null;
+  return { write, place, createdAt, updatedAt, draft: kind < 0.02, archived: kind >= 0.02 && kind < 0.07 };
+}
+
+/** The import's feed: the catalogue's first `count` listings, all with a Place, each an `internal_ref`. */
+export const importFeed = (count: number, prefix: string): Record<string, unknown>[] => {
+  const places = demoPlaces();
+  return Array.from({ length: count }, (_, i) => ({
+    internal_ref: `${prefix}-${i + 1}`,
+    ...drawListing(i, places).write,
+  }));
+};
+
+/** Listing `i` of a Tenant's catalogue as stored: a draft without its Place, an archived one filed so. */
+export function listingAt(i: number, o: Tenant) {
+  const { write: drawn, place, createdAt, updatedAt, draft, archived } = drawListing(i, o.places);
+  const { place_code, ...write } = drawn;
   const resolved = {
-    author,
+    author: { name: 'bench', via: 'api' as const },
     language: 'en',
     sourceLanguage: 'en',
-    agentId,
+    agentId: o.agentIds[i % o.agentIds.length] ?? null,
     place: draft ? undefined : place,
   };
-  const { set } = planListingChange(undefined, write, resolved, createdAt.toISOString());
+  const input = draft ? write : { ...write, place_code };
+  const { set } = planListingChange(undefined, input, resolved, createdAt.toISOString());
   return {
     ...set,
     tenantId: o.tenantId,
     id: `${String(i).padStart(8, '0')}-0000-4000-8000-${o.tenantId.replaceAll('-', '').slice(-12)}`,
-    title,
+    title: write.title,
     // A slug of its own: its title's and its number.
-    slug: `${slugify(title)}-${i + 1}`,
+    slug: `${slugify(write.title)}-${i + 1}`,
     ...{ origin: 'api', createdBy: 'bench', updatedBy: 'bench', sourceLanguage: 'en' },
     ...{ createdAt: createdAt.toISOString(), updatedAt },
     ...(archived && { archivedAt: updatedAt, listKey: 'archived-properties' }),
@@ -166,9 +166,8 @@ const LAST_NAMES = (
   'Esposito, Andersson, Johansson, Håkansson, Nielsen, Ivanova, Petrov, Gonçalves, Costa'
 ).split(', ');
 /**
- * Surnames of a fixed handful of Leads (every RARE_EVERY-th, from offsets 7 and 11): a rare word
- * under a rare prefix (zub), and one under the most common prefix (mar: María, Marta, Martínez…),
- * the case a prefix partition serves worst.
+ * Surnames of a few Leads (every RARE_EVERY-th, from offsets 7 and 11): a rare word under a rare prefix
+ * (zub), and one under the most common (mar: María, Marta, Martínez…), what a prefix partition serves worst.
  */
 export const RARE_SURNAMES = { rare: 'Zubizarreta', rareBehindCommonPrefix: 'Marchetti' } as const;
 const RARE_EVERY = 2500;

@@ -1,7 +1,7 @@
 /**
- * `npm run bench [-- --only SECTIONS] [options]`: the figures the README and docs/bench.md claim, a
- * registry of sections run in this order; the scale runs (leads, site, import) only when named.
- * Progress goes to stderr, the report (markdown) to stdout, the figures as JSON to `--out`.
+ * `npm run bench [-- --only SECTIONS] [options]` (docs/bench.md): a registry of sections run in this
+ * order, the scale runs only when named. Progress to stderr, the report (markdown) to stdout, the
+ * figures as JSON to `--out`.
  */
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
@@ -17,26 +17,15 @@ import { cost } from './sections/cost.ts';
 import { importSection } from './sections/import.ts';
 import { leads } from './sections/leads.ts';
 import { load } from './sections/load.ts';
-import { photos } from './sections/photos.ts';
-import { search } from './sections/search.ts';
-import { site } from './sections/site.ts';
+import { search, site } from './sections/site.ts';
 
-const SECTIONS: Section<unknown>[] = [coldStart, cost, load, search, photos, leads, site, importSection];
+const SECTIONS: Section<unknown>[] = [coldStart, cost, load, search, leads, site, importSection];
 const names = SECTIONS.map((s) => `${s.name}${s.optIn ? ' (when named)' : ''}`).join(', ');
 /** Each option: its default, the least value of a whole number (checked before anything runs), its help. */
 const OPTIONS: Record<string, [string | undefined, number | undefined, string]> = {
-  only: [
-    undefined,
-    undefined,
-    `sections, comma-separated: ${names}; by default all but those run only when named`,
-  ],
+  only: [undefined, undefined, `sections, comma-separated: ${names}; by default all but those when named`],
   out: [undefined, undefined, 'write the figures as JSON to this file (default .bench/last.json)'],
   runs: ['7', 1, 'cold-start: fresh processes per function (medians of them)'],
-  'cursor-key': [
-    'env',
-    undefined,
-    'cold-start: the cursor key from CURSOR_SECRET (`env`) or `secrets-manager`',
-  ],
   samples: ['5', 1, 'measured requests per row of the DynamoDB sections, after a warm-up'],
   connections: ['8', 1, 'load: concurrent autocannon connections'],
   duration: ['8', 1, 'load: seconds per autocannon run'],
@@ -85,9 +74,7 @@ if (!(rate >= 0 && rate <= 1)) refuse('--throttle-rate must be from 0 to 1');
 if ((numbers.get('archived') ?? 0) > (numbers.get('leads') ?? 0)) refuse('--archived cannot exceed --leads');
 if (!['minute', 'local'].includes(value('rebuild-schedule') ?? ''))
   refuse('--rebuild-schedule is minute or local');
-const named = value('only')
-  ?.split(',')
-  .map((n) => n.trim());
+const named = value('only')?.split(/\s*,\s*/);
 const unknown = named?.filter((n) => !SECTIONS.some((s) => s.name === n));
 if (unknown?.length) refuse(`--only: no section named "${unknown.join('", "')}"`);
 const planned = SECTIONS.filter((s) => (named ? named.includes(s.name) : !s.optIn));
@@ -100,7 +87,7 @@ const stopAll = async () => {
 for (const signal of ['SIGINT', 'SIGTERM'] as const)
   process.once(signal, () => void stopAll().finally(() => process.exit(130)));
 
-let service: Promise<Service> | undefined;
+/** The service, started by the first section that asks; the later ones share it. */
 async function startService(): Promise<Service> {
   log('Starting DynamoDB Local (in memory) and the fixture Tenant…');
   const dynamoLocal = await startDynamoLocal();
@@ -110,20 +97,17 @@ async function startService(): Promise<Service> {
   Object.assign(process.env, localHandlerEnv(dynamoLocal.endpoint));
   (await import('../local/adapters/index.ts')).bindLocalAdapters();
   const { dynamo } = await import('../../functions/data/client.ts');
-  const recorder = startDynamoRecorder(dynamo());
   const { createFixture, useRecorder } = await import('./dynamo-costs.ts');
-  useRecorder(recorder);
-  return { endpoint: dynamoLocal.endpoint, recorder, fixture: await createFixture() };
+  useRecorder(startDynamoRecorder(dynamo()));
+  return { endpoint: dynamoLocal.endpoint, fixture: await createFixture() };
 }
 
+let service: Promise<Service> | undefined;
 const ctx: BenchContext = {
   num: (name, fallback) => numbers.get(name) ?? fallback ?? Number.NaN,
   text: value,
   log,
-  service: () => {
-    service ??= startService();
-    return service;
-  },
+  service: () => (service ??= startService()),
   onStop: (stop) => void stops.push(stop),
 };
 
@@ -133,14 +117,12 @@ const figures: Record<string, unknown> = {};
 try {
   for (const [i, section] of planned.entries()) {
     log(`[${i + 1}/${planned.length}] ${section.name}: ${section.about}`);
-    const [load, t0] = [loadAverages(), performance.now()];
+    const [start, t0] = [loadAverages(), performance.now()];
     const result = await section.run(ctx);
-    const seconds = Math.round((performance.now() - t0) / 1000);
-    const loadAverage = { start: load, end: loadAverages() };
-    figures[section.name] = { seconds, loadAverage, ...(result as object) };
-    const loads = `${loadAverage.start.join(' / ')} at start, ${loadAverage.end.join(' / ')} at end`;
-    report.push(`## ${section.name}`, '', `${seconds} s; load average ${loads}.`, '');
-    report.push(...section.render(result), '');
+    const [seconds, end] = [Math.round((performance.now() - t0) / 1000), loadAverages()];
+    figures[section.name] = { seconds, loadAverage: { start, end }, ...(result as object) };
+    const loads = `${seconds} s; load average ${start.join(' / ')} at start, ${end.join(' / ')} at end.`;
+    report.push(`## ${section.name}`, '', loads, '', ...section.render(result), '');
   }
   const seconds = Math.round((performance.now() - started) / 1000);
   const at = new Date().toISOString();

@@ -47,8 +47,13 @@ export const times = (n: number) => (Number.isFinite(n) ? `${n.toFixed(2)}×` : 
 /** A target's verdict; an unmeasured figure (NaN) fails. */
 export const mark = (ok: boolean) => (ok ? 'pass' : 'FAIL');
 
-/** A markdown table: the first column left-aligned, the others right-aligned. */
-export function table(header: readonly string[], rows: readonly (readonly (string | number)[])[]): string[] {
+/** A column of a markdown table: its header and a row's cell. */
+export type Column<R> = readonly [header: string, cell: (row: R) => string | number];
+
+/** A markdown table, a line a row: the first column left-aligned, the others right-aligned. */
+export function table<R>(columns: readonly Column<R>[], rows: readonly R[]): string[] {
   const line = (cells: readonly (string | number)[]) => `| ${cells.join(' | ')} |`;
-  return [line(header), line(header.map((_, i) => (i ? '---:' : '---'))), ...rows.map(line)];
+  const header = columns.map(([name]) => name);
+  const body = rows.map((row) => line(columns.map(([, cell]) => cell(row))));
+  return [line(header), line(header.map((_, i) => (i ? '---:' : '---'))), ...body];
 }

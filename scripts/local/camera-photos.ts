@@ -119,15 +119,6 @@ export async function cameraJpeg(
     .toBuffer();
 }
 
-/** A 4,000 × 3,000 PNG of the same kind of scene (a screenshot-sized or exported photo). */
-export async function largePng(): Promise<Buffer> {
-  const width = 4000;
-  const height = 3000;
-  return sharp(await photoPixels(width, height), { raw: { width, height, channels: 3 } })
-    .png()
-    .toBuffer();
-}
-
 /** A small real photo (`width` × `height`), to decode fast. */
 export async function smallJpeg(width = 800, height = 600): Promise<Buffer> {
   return sharp(await photoPixels(width, height), { raw: { width, height, channels: 3 } })

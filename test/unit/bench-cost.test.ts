@@ -16,7 +16,7 @@ import {
   renderCostTable,
   replaceCostBlock,
 } from '../../scripts/bench/cost-table.ts';
-import { billedUnits } from '../../scripts/bench/dynamo-costs.ts';
+import { billedUnits } from '../../scripts/bench/dynamo-recorder.ts';
 import { PRICES, tieredUsd } from '../../scripts/bench/prices.ts';
 
 const nothing: MeasuredOperation = {
@@ -78,7 +78,7 @@ describe('CloudFront: tiered data out, HTTPS requests, the free tier', () => {
 
   it('goes down every tier for a large month', () => {
     // Act: 200 TB = 10 + 40 + 100 + 50 of the 350 TB tier, the first TB free.
-    const usd = tieredUsd(200 * TB, PRICES.cloudFrontDataOut.tiers, 1 * TB);
+    const usd = tieredUsd(200 * TB, PRICES.cloudFrontDataOut, 1 * TB);
 
     // Assess
     expect(usd).toBeCloseTo((9 * 0.085 + 40 * 0.08 + 100 * 0.06 + 50 * 0.04) * TB, 6);
@@ -142,7 +142,7 @@ describe('monthlyCost: measured units × the month × the price list', () => {
     const workers = changes * ASSUMPTIONS.workerInvocationsPerChange;
     const gbSeconds = calls * 0.15 * 0.2 * 0.5 + workers * (ASSUMPTIONS.workerMs / 1000) * 0.5;
     const expected =
-      gbSeconds * PRICES.lambdaArmGbSecond.usd + (calls + siteCalls + workers) * PRICES.lambdaRequest.usd;
+      gbSeconds * PRICES.lambdaArmGbSecond + (calls + siteCalls + workers) * PRICES.lambdaRequest;
     expect(lambda).toBeCloseTo(expected, 10);
   });
 

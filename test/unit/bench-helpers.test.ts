@@ -1,4 +1,7 @@
 import { spawnSync } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import { BedrockRuntimeClient, ConverseCommand } from '@aws-sdk/client-bedrock-runtime';
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { SESv2Client, SendEmailCommand } from '@aws-sdk/client-sesv2';
@@ -9,9 +12,10 @@ import { ScoreOutput } from '../../functions/domain/scoring.ts';
 import { routes } from '../../functions/routes.ts';
 import { workers } from '../../functions/workers.ts';
 import { awsEndpointEnv, responderQueueUrl, startAwsResponder } from '../../scripts/bench/aws-responder.ts';
+import { runChild, startChild } from '../../scripts/bench/child.ts';
 import { asciiWord, leadAt, RARE_SURNAMES, uuidOf } from '../../scripts/bench/data.ts';
-import { costOf, indexWrites } from '../../scripts/bench/dynamo-costs.ts';
-import { unitsOf, withConsumedCapacity } from '../../scripts/bench/dynamo-recorder.ts';
+import { COST_COLUMNS, type CostResult, checksOf } from '../../scripts/bench/dynamo-costs.ts';
+import { costOf, indexWrites, unitsOf, withConsumedCapacity } from '../../scripts/bench/dynamo-recorder.ts';
 import { pathOf } from '../../scripts/bench/sections/cold-fixture.ts';
 import {
   COLD_START_TARGET,
@@ -22,7 +26,7 @@ import {
   servicesCalled,
   successful,
 } from '../../scripts/bench/sections/cold-start.ts';
-import { median, percentile, ratio, summarize } from '../../scripts/bench/stats.ts';
+import { median, percentile, ratio, summarize, table } from '../../scripts/bench/stats.ts';
 
 /** What a population holds: Leads by status, owner and tier, and the archived ones. */
 function population(leads: ReturnType<typeof leadAt>[]) {
@@ -66,6 +70,67 @@ describe('bench statistics', () => {
   });
 });
 
+describe('the bench tables and bounds', () => {
+  const result = { label: 'GET x', readUnits: 1, sequentialRoundTrips: 3, latencyMs: Number.NaN, checks: [] };
+
+  it('prints a markdown table a line a row, the first column left-aligned', () => {
+    const rows = [
+      { label: 'a', n: 1 },
+      { label: 'b', n: 22 },
+    ];
+    expect(
+      table<(typeof rows)[number]>(
+        [
+          ['row', (r) => r.label],
+          ['n', (r) => r.n],
+        ],
+        rows,
+      ),
+    ).toEqual(['| row | n |', '| --- | ---: |', '| a | 1 |', '| b | 22 |']);
+  });
+
+  it('checks each bound against its figure, an unmeasured one failing', () => {
+    // Act
+    const checks = checksOf(result as unknown as CostResult, { rcu: 1, seq: 2, ms: 25 });
+    // Assess
+    expect(checks).toEqual(['RCU ≤ 1 pass', 'seq ≤ 2 FAIL', 'ms ≤ 25 FAIL']);
+    expect(COST_COLUMNS.checks[1]({ ...result, checks } as unknown as CostResult)).toBe(checks.join('; '));
+  });
+});
+
+describe('the child-process runner', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'bench-child-'));
+  const child = resolve('scripts/bench/child.ts');
+  const script = (name: string, body: string) => {
+    writeFileSync(join(dir, name), `import { answer, childInput } from '${child}';\n${body}\n`);
+    return join(dir, name);
+  };
+
+  it("answers a job's input with its answer; a failed job rejects, naming its exit code", async () => {
+    // Prepare: a job whose handler logs on stdout before it answers (the report is the bench's stdout)
+    const doubler = script(
+      'double.ts',
+      'const { n } = await childInput();\nconsole.log("noise");\nanswer({ twice: n * 2 });',
+    );
+    const failing = script('fail.ts', 'await childInput();\nprocess.exit(3);');
+    // Act / Assess
+    expect(await runChild(doubler, { n: 21 })).toEqual({ twice: 42 });
+    await expect(runChild(failing, {})).rejects.toThrow(/fail\.ts exited 3/);
+    // A job that answers, then fails, failed.
+    const late = script('late.ts', 'await childInput();\nprocess.send?.({ ok: 1 }, () => process.exit(2));');
+    await expect(runChild(late, {})).rejects.toThrow(/late\.ts exited 2/);
+  });
+
+  it("gives a server's first answer while it runs, and stops it", async () => {
+    const server = startChild<{ url: string }>(
+      script('server.ts', 'await childInput();\nanswer({ url: "u" }, false);\nsetInterval(() => {}, 1000);'),
+      {},
+    );
+    expect(await server.first).toEqual({ url: 'u' });
+    await server.stop();
+  });
+});
+
 describe('the cold-start section', () => {
   const bundle = (name: string, kb = 300) => ({
     name,
@@ -87,12 +152,11 @@ describe('the cold-start section', () => {
 
   it('judges each function by its medians over the floor measured in the same passes', () => {
     // Act: one function just inside both targets, one over on first response
-    const inside = coldRow(bundle('getThing'), samples([100, 115, 400], [200, 230, 900]), floor, []);
+    const inside = coldRow(bundle('getThing'), samples([100, 115, 400], [200, 230, 900]), floor);
     const over = coldRow(
       bundle('putThing'),
       [...samples([80, 90], [200, 240]), ...samples([100], [250], '422')],
       floor,
-      [],
     );
 
     // Assess
@@ -110,7 +174,7 @@ describe('the cold-start section', () => {
   });
 
   it('fails a ratio it could not measure, and counts only 2xx and clean batches as answers', () => {
-    expect(coldRow(bundle('noFloor'), samples([100], [200]), [], []).ok).toMatchObject({ moduleLoad: false });
+    expect(coldRow(bundle('noFloor'), samples([100], [200]), []).ok).toMatchObject({ moduleLoad: false });
     expect(successful(['200', '201'])).toBe(true);
     expect(successful(['ok'])).toBe(true);
     expect(successful(['200', '404'])).toBe(false);
@@ -121,11 +185,11 @@ describe('the cold-start section', () => {
 
   it('prints a mark per target, names the functions that fail, and the AWS services each called', () => {
     // Prepare
-    const slow = coldRow(bundle('slowThing'), samples([130], [210]), samples([100], [200]), ['SESv2']);
+    const slow = coldRow(bundle('slowThing'), samples([130], [210]), samples([100], [200]));
     const report = {
       runs: 1,
-      floor: coldRow(bundle('floor'), floor, floor, []),
-      rows: [{ ...slow, guessed: false }],
+      floor: coldRow(bundle('floor'), floor, floor),
+      rows: [{ ...slow, sent: ['SESv2'] }],
     };
     // Act
     const text = coldStart.render(report).join('\n');
@@ -168,7 +232,7 @@ describe('the bench command line', () => {
     const { status, stdout } = bench('--help');
     expect(status).toBe(0);
     expect(stdout).toContain(
-      'cold-start, cost, load, search, photos, leads (when named), site (when named), import (when named)',
+      'cold-start, cost, load, search, leads (when named), site (when named), import (when named)',
     );
   });
 

@@ -1,10 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { PropertyCreate } from '../../functions/contract/properties.ts';
+import { demoPlaces, importFeed, listingAt, PLACES } from '../../scripts/bench/data.ts';
 import {
   failuresByError,
-  IMPORT_PLACES,
   type ImportSection,
-  importFeed,
   importRun,
   renderImport,
   type SnapshotRewrite,
@@ -21,9 +20,9 @@ describe('the import bench: the feed', () => {
     for (const item of feed) expect(PropertyCreate.safeParse(item).success).toBe(true);
     expect(new Set(feed.map((i) => i.internal_ref)).size).toBe(500);
     expect(feed[0]?.internal_ref).toBe('BENCH-X-1');
-    const placeCodes = new Set(IMPORT_PLACES.map(([code]) => code));
+    const placeCodes = new Set(PLACES.map(([code]) => code));
     for (const item of feed) expect(placeCodes.has(item.place_code as string)).toBe(true);
-    expect(new Set(feed.map((i) => i.place_code)).size).toBe(IMPORT_PLACES.length);
+    expect(new Set(feed.map((i) => i.place_code)).size).toBe(PLACES.length);
     expect(new Set(feed.map((i) => i.property_type)).size).toBeGreaterThanOrEqual(4);
     expect(new Set(feed.map((i) => i.listing_type))).toEqual(new Set(['sale', 'rent']));
     expect(feed.every((i) => i.ai_enrichment === false)).toBe(true);
@@ -31,7 +30,25 @@ describe('the import bench: the feed', () => {
 
   it('is the same feed for the same arguments, so a second run of it is the resume', () => {
     expect(importFeed(50, 'R')).toEqual(importFeed(50, 'R'));
-    expect(importFeed(50, 'R', 1)).not.toEqual(importFeed(50, 'R', 2));
+  });
+
+  it("is the site section's catalogue in the create shape, drafts given their Place", () => {
+    // Prepare
+    const tenant = {
+      tenantId: '5e5e5e5e-0000-4000-8000-000000000000',
+      agentIds: ['a1'],
+      places: demoPlaces(),
+    };
+
+    // Act
+    const feed = importFeed(200, 'C');
+    const stored = feed.map((_, i) => listingAt(i, tenant) as Record<string, unknown>);
+
+    // Assess: the same titles and prices; the catalogue's drafts have no Place, the feed's all do.
+    expect(feed.map((i) => i.title)).toEqual(stored.map((l) => l.title));
+    expect(feed.map((i) => i.price ?? i.rent_price)).toEqual(stored.map((l) => l.price ?? l.rentPrice));
+    expect(stored.some((l) => !l.placeCode)).toBe(true);
+    expect(stored.filter((l, i) => l.placeCode === feed[i]?.place_code).length).toBeGreaterThan(190);
   });
 });
 

@@ -1,18 +1,41 @@
 /**
- * The cold-start floor: the least a handler of this service can be. One SDK
- * `DynamoDBDocumentClient` over `DynamoDBClient`, one ElectroDB entity, one `zod/mini` schema,
- * middy, one GetItem, an API Gateway v2 answer. The bench bundles it with the deployed esbuild
- * settings and judges every function's module load and first response against it.
- *
- * Like the service's functions it reads its table from TABLE_NAME and leaves the endpoint to the
- * SDK (AWS_ENDPOINT_URL_DYNAMODB locally, the regional endpoint in Lambda).
+ * The cold-start floor: the least a handler of this service can be (one SDK DynamoDBDocumentClient,
+ * one ElectroDB entity, one `zod/mini` schema, middy, one GetItem). Like the service's functions it
+ * reads its table from TABLE_NAME and leaves the endpoint to the SDK.
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import middy from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import { Entity } from 'electrodb';
 import * as z from 'zod/mini';
-import { floorListing } from './listing.ts';
+
+/**
+ * The floor's one ElectroDB entity: a small listing on the service's table key layout (`pk`/`sk`).
+ * The bench seeds the item the handler reads through it too.
+ */
+export function floorListing(options: { table: string; client?: unknown }) {
+  return new Entity(
+    {
+      model: { service: 'bench', entity: 'floorListing', version: '1' },
+      attributes: {
+        id: { type: 'string', required: true },
+        title: { type: 'string', required: true },
+        price: { type: 'string' },
+        updatedAt: { type: 'string', required: true },
+      },
+      indexes: {
+        byId: {
+          // ElectroDB's own key format: nothing in the service's key space starts with `$bench`.
+          pk: { field: 'pk', composite: ['id'] },
+          sk: { field: 'sk', composite: [] },
+        },
+      },
+    },
+    // ElectroDB types its client loosely as well; the handler passes a DynamoDBDocumentClient.
+    { table: options.table, ...(options.client ? { client: options.client as never } : {}) },
+  );
+}
 
 const FloorPath = z.object({ listing_id: z.string().check(z.minLength(1), z.maxLength(64)) });
 

@@ -1,9 +1,6 @@
 /**
- * The load section's floor: a bare `node:http` server answering every request with one GetItem of
- * the bench listing through the AWS SDK's DynamoDBDocumentClient, the service's own client, and the
- * item as JSON. No routing, auth, rate limit, validation, ElectroDB or logging: what one HTTP request
- * plus one DynamoDB read costs on this machine, run like the service (a process of its own, the same
- * autocannon settings). Input: the endpoint and the listing's key; answer: its URL.
+ * The load section's floor: a bare `node:http` server, each request one GetItem of the bench listing
+ * through the service's own SDK client and nothing else: what an HTTP request and a read cost here.
  */
 import { createServer } from 'node:http';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';

@@ -1,9 +1,6 @@
 /**
- * The cold-start section's Tenant, and the event each function serves: the route's usual successful
- * request, a stream record, the message each queue's producer sends, the schedule's event. Made in
- * this process, through the service's handlers and services, between the samples (a request that
- * uses its target up gets a fresh one). A route added since gets the fixture's ids by path parameter
- * name (a write a guessed `{}` body), and the table shows what it answered.
+ * The cold-start section's Tenant, and the event each function serves, made through the service's
+ * handlers between the samples: a request that uses its target up gets a fresh one each sample.
  */
 import { randomUUID } from 'node:crypto';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
@@ -15,12 +12,12 @@ import {
   apiEvent,
   type BenchFixture,
   type BenchRequest,
-  invoke,
   siteRequest,
   sqsEvent,
+  succeed,
 } from '../dynamo-costs.ts';
 import { BENCH_TABLE, startLocalStores } from '../env.ts';
-import { floorListing } from '../floor/listing.ts';
+import { floorListing } from '../floor/handler.ts';
 
 export type ColdFixture = BenchFixture & { endpoint: string; ids: Record<string, string> };
 const CRITERIA = { listing_type: 'sale', place_codes: ['ES-MA-MAR'], notes: 'Sea view' };
@@ -31,11 +28,8 @@ const hooks = 'https://hooks.bench.example';
 const photos = 'https://photos.bench.example';
 
 /** An id (or `field`) of a request's answer, through its handler; a failure stops the section. */
-async function made(fx: BenchFixture, op: OperationId, request: BenchRequest, field = 'id') {
-  const res = await invoke(op, fx.apiKey, request);
-  if (res.statusCode >= 300) throw new Error(`cold-start fixture ${op}: ${res.statusCode} ${res.body}`);
-  return String((JSON.parse(res.body ?? '{}') as Record<string, unknown>)[field]);
-}
+const made = async (fx: BenchFixture, op: OperationId, request: BenchRequest, field = 'id') =>
+  String((await succeed(op, fx.apiKey, request))[field]);
 const lead = (fx: BenchFixture) =>
   made(fx, 'createLead', { body: { name: 'C', email: `c-${uuid()}@x.example` } });
 const webhook = () => ({ url: `${hooks}/${uuid()}`, events: ['lead.created'] });
@@ -44,18 +38,24 @@ const ping = (fx: ColdFixture) => made(fx, 'testWebhook', { pathParameters: fx.i
 const photoUrl = () => ({ url: `${photos}/${uuid()}.jpg` });
 const photo = (fx: ColdFixture) =>
   made(fx, 'importPropertyImage', { pathParameters: fx.ids, body: photoUrl() });
+const walkIn = () => ({ name: 'Walk-in', email: `walk-${uuid()}@example.com` });
+/** A new contact's Inquiry about the fixture listing, as a portal sends it. */
+const inquiry = (fx: BenchFixture, message: string) => {
+  const about = { message, property_id: fx.propertyId };
+  return { body: { source: 'bench', type: 'inquiry', person: walkIn(), ...about } };
+};
 
 /** A gallery photo through the import worker's own service function, on a local S3. */
 async function image(fx: ColdFixture): Promise<string> {
   const { importPhoto } = await import('../../../functions/services/photo-processing.ts');
   const stop = await startLocalStores();
-  const body = Buffer.from(PNG, 'base64');
-  const added = await importPhoto(
-    fx.tenantId,
-    fx.propertyId,
-    { importId: uuid(), attempt: 1, body, contentType: 'image/png' },
-    {},
-  );
+  const png = {
+    importId: uuid(),
+    attempt: 1,
+    body: Buffer.from(PNG, 'base64'),
+    contentType: 'image/png' as const,
+  };
+  const added = await importPhoto(fx.tenantId, fx.propertyId, png, {});
   await stop();
   if (!added.ok) throw new Error(`cold-start photo: ${added.reason} ${added.detail}`);
   return added.image.id;
@@ -77,15 +77,7 @@ export async function seedColdFixture(base: BenchFixture, endpoint: string): Pro
   };
   const fx = { ...base, endpoint, ids };
   ids.lead_id = await lead(fx);
-  const person = { name: 'Cold', email: `c-${uuid()}@example.com` };
-  const inquiry = {
-    source: 'bench',
-    type: 'inquiry',
-    person,
-    message: 'Free?',
-    property_id: base.propertyId,
-  };
-  ids.inquiry_id = await made(fx, 'ingestLead', { body: inquiry }, 'inquiry_id');
+  ids.inquiry_id = await made(fx, 'ingestLead', inquiry(fx, 'Free?'), 'inquiry_id');
   const note = { kind: 'note', title: 'Called back' };
   ids.activity_id = await made(fx, 'createActivity', { pathParameters: ids, body: note });
   await made(fx, 'putLeadCriteria', { pathParameters: ids, body: CRITERIA }, 'lead_id');
@@ -95,9 +87,10 @@ export async function seedColdFixture(base: BenchFixture, endpoint: string): Pro
   ids.slug = await made(fx, 'getProperty', { pathParameters: ids }, 'slug');
   const slugs = [['location', 'listSiteLocations', 'place'] as const, ['agent', 'listSiteAgents'] as const];
   for (const [name, op, kind] of slugs) {
-    const answer = (await invoke(op, '', siteRequest(fx.siteKey))).body ?? '{}';
-    const { items } = JSON.parse(answer) as { items: { slug: string; kind?: string }[] };
-    ids[name] = items.find((item) => kind === undefined || item.kind === kind)?.slug ?? '';
+    const { items } = (await succeed(op, '', siteRequest(fx.siteKey))) as {
+      items?: { slug: string; kind?: string }[];
+    };
+    ids[name] = items?.find((item) => kind === undefined || item.kind === kind)?.slug ?? '';
   }
   // The events log is the stream consumer's: its events processor, run on the listing's creation.
   const { eventsOf } = await import('../../../functions/streams/events.ts');
@@ -117,30 +110,22 @@ export async function seedColdFixture(base: BenchFixture, endpoint: string): Pro
 /** A route's sample: other ids than the fixture's (a fresh target to use up), and a body. */
 type Sample = { ids?: Record<string, string>; body?: unknown };
 type Request = (fx: ColdFixture, i: number) => Sample | Promise<Sample>;
-const fresh =
-  (name: string, make: (fx: ColdFixture) => Promise<string>): Request =>
-  async (fx) => ({
-    ids: { [name]: await make(fx) },
-  });
+function fresh(name: string, make: (fx: ColdFixture) => Promise<string>): Request {
+  return async (fx) => ({ ids: { [name]: await make(fx) } });
+}
 const listing = (fx: ColdFixture) => made(fx, 'createProperty', { body: { title: 'Cold to archive' } });
-const walkIn = () => ({ name: 'Walk-in', email: `walk-${uuid()}@example.com` });
 
-/** The writes, with their bodies or fresh targets; any GET or DELETE reads the fixture's ids. */
+/**
+ * The requests with a body or a fresh target, and the site routes by another slug than the fixture
+ * listing's (its Place's, its Agent's); any other request is the fixture's ids and no body.
+ */
 const REQUESTS: Partial<Record<OperationId, Request>> = {
   createProperty: (_fx, i) => ({ body: { title: `Cold flat ${i}`, price: '250000' } }),
   updateProperty: (_fx, i) => ({ body: { price: String(450000 + i * 1000) } }),
   archiveProperty: fresh('property_id', listing),
   upsertPropertyByRef: (_fx, i) => ({ body: { title: `Cold by reference v${i}` } }),
   createLead: () => ({ body: walkIn() }),
-  ingestLead: (fx) => ({
-    body: {
-      source: 'bench',
-      type: 'inquiry',
-      person: walkIn(),
-      message: 'Visit?',
-      property_id: fx.propertyId,
-    },
-  }),
+  ingestLead: (fx) => inquiry(fx, 'Visit?'),
   updateLead: (_fx, i) => ({ body: { notes: `Cold note ${i}` } }),
   archiveLead: fresh('lead_id', lead),
   createActivity: (_fx, i) => ({ body: { kind: 'note', title: `Cold note ${i}` } }),
@@ -157,17 +142,8 @@ const REQUESTS: Partial<Record<OperationId, Request>> = {
   updateWebhook: () => ({ body: { enabled: true } }),
   deleteWebhookSubscription: fresh('endpoint_id', hook),
   redeliverWebhookDelivery: fresh('delivery_id', ping),
-  testWebhook: () => ({}),
-  rotateWebhookSecret: () => ({}),
-  countSitePropertyView: () => ({}),
-};
-/** Site routes by slug: the fixture listing's, its Place's, its Agent's. */
-const SLUGS: Partial<Record<OperationId, string>> = {
-  getSitePropertyBySlug: 'slug',
-  listSimilarBySlug: 'slug',
-  countSitePropertyView: 'slug',
-  getSiteLocation: 'location',
-  getSiteAgentBySlug: 'agent',
+  getSiteLocation: ({ ids }) => ({ ids: { slug: ids.location ?? '' } }),
+  getSiteAgentBySlug: ({ ids }) => ({ ids: { slug: ids.agent ?? '' } }),
 };
 /** The queue workers' messages, as their producers send them. */
 const MESSAGES: Record<string, (fx: ColdFixture) => Promise<unknown>> = {
@@ -196,18 +172,14 @@ export function pathOf(route: Pick<RouteDefinition, 'path'>, ids: Record<string,
 async function enrichmentRequested(fx: ColdFixture, i: number) {
   const item = await stored(fx);
   const next = { ...item, enrichmentStatus: 'pending', enrichmentRequestId: randomUUID() };
-  const image = (value: object) =>
-    marshall(value, { removeUndefinedValues: true, convertClassInstanceToMap: true });
-  const change = {
-    Keys: marshall({ pk: item.pk, sk: item.sk }),
-    OldImage: image(item),
-    NewImage: image(next),
-  };
-  const dynamodb = { ...change, SequenceNumber: String(1e20 + i), StreamViewType: 'NEW_AND_OLD_IMAGES' };
+  const options = { removeUndefinedValues: true, convertClassInstanceToMap: true };
+  const images = { OldImage: marshall(item, options), NewImage: marshall(next, options) };
+  const order = { SequenceNumber: String(1e20 + i), StreamViewType: 'NEW_AND_OLD_IMAGES' };
+  const dynamodb = { Keys: marshall({ pk: item.pk, sk: item.sk }), ...images, ...order };
   return { Records: [{ eventID: randomUUID(), eventName: 'MODIFY', eventSource: 'aws:dynamodb', dynamodb }] };
 }
 
-/** The event of sample `i` for one function; `guessed` when no case here knows it. */
+/** The event of sample `i` for one function. */
 export async function coldEvent(
   fn: { name: string; entry: string; kind: string },
   fx: ColdFixture,
@@ -215,40 +187,21 @@ export async function coldEvent(
 ) {
   if (fn.kind === 'floor') {
     const floor = { method: 'GET', path: '/floor/{listing_id}' } as RouteDefinition;
-    return {
-      event: apiEvent(floor, fx.apiKey, { pathParameters: { listing_id: fx.ids.floor ?? '' } }),
-      guessed: false,
-    };
+    return apiEvent(floor, fx.apiKey, { pathParameters: { listing_id: fx.ids.floor ?? '' } });
   }
   if (fn.kind === 'http') {
     const route = routeFor(fn.name as OperationId);
-    const operation = route.operationId as OperationId;
-    const own = await REQUESTS[operation]?.(fx, i);
-    const slug = SLUGS[operation];
-    const pathParameters = pathOf(route, {
-      ...fx.ids,
-      ...(slug && { slug: fx.ids[slug] ?? '' }),
-      ...own?.ids,
-    });
-    // A write with no case of its own sends a guessed `{}`.
-    const guessed = !own && !['GET', 'DELETE'].includes(route.method);
-    const request = {
-      pathParameters,
-      ...(own?.body !== undefined || guessed ? { body: own?.body ?? {} } : {}),
-    };
-    if (route.scope !== 'publishable') return { event: apiEvent(route, fx.apiKey, request), guessed };
-    return { event: apiEvent(route, '', siteRequest(fx.siteKey, request)), guessed };
+    const own = await REQUESTS[route.operationId as OperationId]?.(fx, i);
+    // A request with no case of its own sends no body: its row shows what that answered.
+    const pathParameters = pathOf(route, { ...fx.ids, ...own?.ids });
+    const request = { pathParameters, ...(own?.body !== undefined && { body: own.body }) };
+    if (route.scope !== 'publishable') return apiEvent(route, fx.apiKey, request);
+    return apiEvent(route, '', siteRequest(fx.siteKey, request));
   }
   // The stream consumer queues the enrichment (the outbox pattern): one write.
-  if (fn.kind === 'stream')
-    return { event: await enrichmentRequested(fx, i), guessed: fn.entry !== 'functions/streams/consumer.ts' };
-  const message = MESSAGES[fn.entry];
-  if (fn.kind === 'queue')
-    return { event: sqsEvent(message ? await message(fx) : {}, fn.name), guessed: !message };
+  if (fn.kind === 'stream') return enrichmentRequested(fx, i);
+  if (fn.kind === 'queue') return sqsEvent((await MESSAGES[fn.entry]?.(fx)) ?? {}, fn.name);
   // A schedule's event a minute past: a run whose window has closed makes one pass (the catalogue
   // rebuilder would otherwise go on for its whole window).
-  return {
-    event: { 'detail-type': 'Scheduled Event', time: new Date(Date.now() - 60_000).toISOString() },
-    guessed: false,
-  };
+  return { 'detail-type': 'Scheduled Event', time: new Date(Date.now() - 60_000).toISOString() };
 }

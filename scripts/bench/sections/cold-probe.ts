@@ -1,28 +1,19 @@
 /**
- * One cold-start sample, in a fresh process run as in Lambda (cold-start.ts): reads the bundle's URL
- * and the event, then times `import()` of the bundle, and `import()` plus the handler's answer; Node's
- * own start-up, the same for all, is left out.
+ * One cold-start sample in a fresh process run as in Lambda: times `import()` of the bundle, and
+ * `import()` plus the handler's answer to the event; Node's own start-up, the same for all, left out.
  */
+import { lambdaContext } from '../../local/lambda-events.ts';
 import { answer, childInput } from '../child.ts';
 
 const { url, event, name } = await childInput<{ url: string; event: unknown; name: string }>();
-const arn = `arn:aws:lambda:us-east-1:000000000000:function:${name}`;
-const context = {
-  functionName: name,
-  invokedFunctionArn: arn,
-  memoryLimitInMB: '1024',
-  awsRequestId: crypto.randomUUID(),
-};
-const lambda = { ...context, functionVersion: '$LATEST', getRemainingTimeInMillis: () => 29_000 };
+const lambda = lambdaContext(name, crypto.randomUUID());
 const started = performance.now();
 const module = (await import(url)) as { handler: (event: unknown, context: unknown) => Promise<unknown> };
 const importMs = performance.now() - started;
 let status: string;
 try {
-  const result = (await module.handler(event, lambda)) as {
-    statusCode?: number;
-    batchItemFailures?: unknown[];
-  };
+  type Result = { statusCode?: number; batchItemFailures?: unknown[] } | undefined;
+  const result = (await module.handler(event, lambda)) as Result;
   const failed = result?.batchItemFailures?.length;
   status = result?.statusCode ? String(result.statusCode) : failed ? `${failed} failed` : 'ok';
 } catch (error) {

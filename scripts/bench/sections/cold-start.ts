@@ -1,10 +1,7 @@
 /**
- * Cold start against the floor: every deployed function (a row of the route or worker table) bundled
- * as CDK bundles it (lib/bundling.ts), beside the floor handler (floor/handler.ts), the least a
- * handler of this service can be. A sample is one fresh `node` run as in Lambda (cold-probe.ts) that
- * times `import()` of a bundle (module load) and `import()` plus its answer to one real event (first
- * response), against DynamoDB Local and the bench's AWS responder. Passes go round-robin over every
- * function, the floor probed before every 8 of them. Targets: both medians ≤ 1.15× the floor's.
+ * Cold start against the floor (docs/bench.md, cold-start): every deployed function bundled as CDK
+ * bundles it, each sample a fresh `node` run as in Lambda (cold-probe.ts). Targets: module load and
+ * first response, medians, ≤ 1.15× the floor's (floor/handler.ts, the least a handler can be).
  */
 import { mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
@@ -14,7 +11,7 @@ import { build } from 'esbuild';
 import { routes } from '../../../functions/routes.ts';
 import { workers } from '../../../functions/workers.ts';
 import { esbuildOptions, HANDLER_FILE, staticClosure } from '../../../lib/bundling.ts';
-import { awsEndpointEnv, responderQueueUrl, startAwsResponder } from '../aws-responder.ts';
+import { startAwsResponder } from '../aws-responder.ts';
 import { runChild } from '../child.ts';
 import { defineSection } from '../context.ts';
 import { coldStartEnv } from '../env.ts';
@@ -39,8 +36,8 @@ export const handlerEntries = (): Fn[] => [
 ];
 
 /**
- * One function bundled into its own folder as CDK bundles it, code splitting included; its KB are
- * what Node reads at import (the entry and the chunks it imports statically), minified, and gzipped.
+ * One function bundled as CDK bundles it, code splitting included; its KB are what Node reads at
+ * import (the entry and the chunks it imports statically), and gzipped.
  */
 async function bundle(fn: Fn, outDir: string) {
   const dir = resolve(outDir, fn.name);
@@ -50,12 +47,8 @@ async function bundle(fn: Fn, outDir: string) {
   const file = join(dir, HANDLER_FILE);
   const loaded = metafile ? staticClosure(metafile, relative(ROOT, file)) : [];
   const code = Buffer.concat(loaded.map((output) => readFileSync(resolve(ROOT, output))));
-  return {
-    ...fn,
-    file,
-    kb: round(code.length / 1024),
-    gzipKb: round(gzipSync(code, { level: 9 }).length / 1024),
-  };
+  const gzipped = gzipSync(code, { level: 9 });
+  return { ...fn, file, kb: round(code.length / 1024), gzipKb: round(gzipped.length / 1024) };
 }
 type Bundle = Awaited<ReturnType<typeof bundle>>;
 /** A sample's spans, ms; its answer: an HTTP status, `ok` or `N failed` for a batch, or `threw: …`. */
@@ -72,12 +65,7 @@ export const servicesCalled = (before: Record<string, number>, after: Record<str
     .sort();
 
 /** A function's row: its samples' summaries, each median over the floor's, and its answers. */
-export function coldRow(
-  b: { name: string; kb: number; gzipKb: number },
-  samples: Sample[],
-  floor: Sample[],
-  sent: string[],
-) {
+export function coldRow(b: Pick<Bundle, 'name' | 'kb' | 'gzipKb'>, samples: Sample[], floor: Sample[]) {
   const over = (pick: (s: Sample) => number) =>
     round(ratio(median(samples.map(pick)), median(floor.map(pick))), 2);
   const ratios = { moduleLoad: over((s) => s.importMs), firstResponse: over((s) => s.firstMs) };
@@ -85,23 +73,15 @@ export function coldRow(
   const ok = {
     moduleLoad: ratios.moduleLoad <= COLD_START_TARGET,
     firstResponse: ratios.firstResponse <= COLD_START_TARGET,
+    answers: successful(statuses),
   };
-  const moduleLoad = summarize(samples.map((s) => s.importMs));
-  const firstResponse = summarize(samples.map((s) => s.firstMs));
-  const answers = successful(statuses);
-  return {
-    name: b.name,
-    kb: b.kb,
-    gzipKb: b.gzipKb,
-    moduleLoad,
-    firstResponse,
-    ratios,
-    ok: { ...ok, answers },
-    statuses,
-    sent,
-  };
+  const [moduleLoad, firstResponse] = [
+    summarize(samples.map((s) => s.importMs)),
+    summarize(samples.map((s) => s.firstMs)),
+  ];
+  return { name: b.name, kb: b.kb, gzipKb: b.gzipKb, moduleLoad, firstResponse, ratios, ok, statuses };
 }
-export type ColdRow = ReturnType<typeof coldRow>;
+export type ColdRow = ReturnType<typeof coldRow> & { sent?: string[] };
 
 export const coldStart = defineSection({
   name: 'cold-start',
@@ -121,31 +101,24 @@ export const coldStart = defineSection({
     const { endpoint, fixture } = await ctx.service();
     const fx = await seedColdFixture(fixture, endpoint);
     const responder = await startAwsResponder();
-    const aws = {
-      endpoints: awsEndpointEnv(responder.origins),
-      queueUrl: responderQueueUrl(responder.origins),
-    };
     const [floor, ...functions] = bundles as [Bundle, ...Bundle[]];
-    const samples = new Map<string, Sample[]>(bundles.map((b) => [b.name, []]));
-    const sent = new Map<string, Set<string>>(bundles.map((b) => [b.name, new Set()]));
-    const guessed = new Set<string>();
+    const seen = () => ({ samples: [] as Sample[], sent: new Set<string>() });
+    const of = new Map(bundles.map((b) => [b.name, seen()]));
     const probe = async (b: Bundle, pass: number) => {
-      const { event, guessed: guess } = await coldEvent(b, fx, pass);
-      if (guess) guessed.add(b.name);
-      const before = responder.calls();
-      const input = { url: pathToFileURL(b.file).href, event, name: b.name };
-      const sample = await runChild<Sample>(
-        'sections/cold-probe.ts',
-        input,
-        coldStartEnv(endpoint, aws, b.name),
-      );
+      const event = await coldEvent(b, fx, pass);
+      const [input, before] = [{ url: pathToFileURL(b.file).href, event, name: b.name }, responder.calls()];
+      const env = coldStartEnv(endpoint, responder.origins, b.name);
+      const sample = await runChild<Sample>('sections/cold-probe.ts', input, env);
       const called = servicesCalled(before, responder.calls());
       // A call the responder refused fails the sample, whatever the handler answered.
       if (called.includes('refused')) sample.status = `${sample.status} (refused AWS call)`;
-      for (const s of called) sent.get(b.name)?.add(s);
-      if (pass > 0) samples.get(b.name)?.push(sample);
+      const row = of.get(b.name)!;
+      for (const s of called) row.sent.add(s);
+      if (pass > 0) row.samples.push(sample);
     };
     // The first pass warms the OS file cache and the fixture's first write paths, and is not kept.
+    // The floor is probed before every 8 functions, so that a neighbour's burst of load lands on it
+    // as on the functions it is compared with.
     try {
       for (let pass = 0; pass <= runs; pass++) {
         for (const [i, b] of functions.entries()) {
@@ -157,10 +130,12 @@ export const coldStart = defineSection({
     } finally {
       await responder.stop();
     }
-    const of = (b: Bundle) => samples.get(b.name) ?? [];
-    const row = (b: Bundle) => coldRow(b, of(b), of(floor), [...(sent.get(b.name) ?? [])]);
-    const rows = functions.map((b) => ({ ...row(b), guessed: guessed.has(b.name) }));
-    return { runs, floor: row(floor), rows };
+    const floorSamples = of.get(floor.name)!.samples;
+    const rows: ColdRow[] = functions.map((b) => {
+      const { samples, sent } = of.get(b.name)!;
+      return { ...coldRow(b, samples, floorSamples), sent: [...sent] };
+    });
+    return { runs, floor: coldRow(floor, floorSamples, floorSamples), rows };
   },
   render({ runs, floor, rows }) {
     const cap = `≤ ${times(COLD_START_TARGET)}`;
@@ -168,24 +143,25 @@ export const coldStart = defineSection({
     const passing = (pick: (r: ColdRow) => boolean) =>
       `${rows.length - failing(pick).length}/${rows.length} pass (FAIL: ${failing(pick).join(', ') || 'none'})`;
     const ms = (s: Summary) => `${fixed(s.median)} (${fixed(s.p90)})`;
-    const answer = (r: (typeof rows)[number]) =>
-      `${r.statuses.join(', ')}${r.ok.answers ? '' : ' (!)'}${r.guessed ? ' (guessed)' : ''}${r.sent.map((s) => ` +${s}`).join('')}`;
+    const flags = (r: ColdRow) =>
+      `${r.ok.answers ? '' : ' (!)'}${(r.sent ?? []).map((s) => ` +${s}`).join('')}`;
     return [
       `${runs} fresh processes a function, ${floor.moduleLoad.count} for the floor; ms: median (p90). The floor: ${floor.kb} KB (${floor.gzipKb} gzipped), module load ${ms(floor.moduleLoad)} ms, first response ${ms(floor.firstResponse)} ms.`,
       '',
-      ...table(
-        ['function', 'KB', 'gz KB', 'load ms', '× floor', cap, 'first ms', '× floor', cap, 'answer'],
-        rows.map((r) => [
-          ...[
-            r.name,
-            fixed(r.kb),
-            fixed(r.gzipKb),
-            ms(r.moduleLoad),
-            times(r.ratios.moduleLoad),
-            mark(r.ok.moduleLoad),
-          ],
-          ...[ms(r.firstResponse), times(r.ratios.firstResponse), mark(r.ok.firstResponse), answer(r)],
-        ]),
+      ...table<ColdRow>(
+        [
+          ['function', (r) => r.name],
+          ['KB', (r) => fixed(r.kb)],
+          ['gz KB', (r) => fixed(r.gzipKb)],
+          ['load ms', (r) => ms(r.moduleLoad)],
+          ['× floor', (r) => times(r.ratios.moduleLoad)],
+          [cap, (r) => mark(r.ok.moduleLoad)],
+          ['first ms', (r) => ms(r.firstResponse)],
+          ['× floor', (r) => times(r.ratios.firstResponse)],
+          [cap, (r) => mark(r.ok.firstResponse)],
+          ['answer', (r) => `${r.statuses.join(', ')}${flags(r)}`],
+        ],
+        rows,
       ),
       '',
       `Module load ${cap} the floor: ${passing((r) => r.ok.moduleLoad)}.`,

@@ -1,13 +1,11 @@
 /**
- * DynamoDB units per operation and what a month costs: each operation of the reference month's mix
- * through its real handler in this process (the API key cached, as in a warm Lambda), its calls read
- * off the service's client: round trips, units as DynamoDB Local reports them and as AWS bills them,
- * handler time, the answer's bytes. The monthly table (README's) is a pure function of these and the
- * price list (cost-table.ts, prices.ts). Units per request do not depend on the month's volume, so
- * the small fixture Tenant is enough; what scales with the listings (storage) is in the assumptions.
+ * DynamoDB units per operation and what a month costs (docs/bench.md, cost). Units per request do
+ * not depend on the month's volume, so the small fixture Tenant is enough; what scales with the
+ * listings (storage) is in the assumptions (cost-table.ts).
  */
 import { randomUUID } from 'node:crypto';
 import { gzipSync } from 'node:zlib';
+import { routeFor } from '../../../functions/routes.ts';
 import { defineSection, loadAverages } from '../context.ts';
 import {
   type MeasuredOperations,
@@ -19,17 +17,24 @@ import {
   renderCostTable,
 } from '../cost-table.ts';
 import {
+  type Bounds,
+  COST_COLUMNS as C,
   type CostCase,
   type CostResult,
-  expectStatus,
   invoke,
+  liveListing,
   measureCase,
   siteRequest,
 } from '../dynamo-costs.ts';
-import { fixed, table } from '../stats.ts';
+import { table } from '../stats.ts';
 
 /** Every HTTP function's memory: ServiceFunction's default (lib/constructs/service-function.ts). */
 const HTTP_FUNCTION_MEMORY_MB = 1024;
+/** A GET ≤ 2 sequential round trips; `getProperty` ≤ 0.5 RCU and ≤ 1 WCU (its rate-limit write). */
+const boundsOf = (op: MixOperation): Bounds => ({
+  ...(routeFor(op).method === 'GET' && { seq: 2 }),
+  ...(op === 'getProperty' && { rcu: 0.5, wcu: 1 }),
+});
 
 export const cost = defineSection({
   name: 'cost',
@@ -38,29 +43,19 @@ export const cost = defineSection({
     const { fixture } = await ctx.service();
     const [samples, run, key] = [ctx.num('samples'), randomUUID().slice(0, 6), fixture.apiKey];
     const measuredOn = `${new Date().toISOString().slice(0, 10)}, load ${loadAverages().join(' / ')}`;
-    /** A live listing (type, price, Place) the site reads by slug and the API reads and reprices. */
-    const live = async (title: string) => {
-      const body = { title, listing_type: 'sale', price: '450000', currency: 'EUR', place_code: 'ES-MA-MAR' };
-      const created = await invoke('createProperty', key, { body });
-      expectStatus(created, 201, 'cost listing');
-      return JSON.parse(created.body ?? '{}') as { id: string; slug: string };
-    };
-    const { id, slug } = await live(`Bench cost villa ${run}`);
+    const { id, slug } = await liveListing(key, `Bench cost villa ${run}`);
     // A view is counted once per visitor, listing and minute: each measured view is of a listing
     // this visitor has not viewed yet, as a page's view count is.
     const viewed: string[] = [];
-    for (let i = 0; i <= samples + 1; i++) viewed.push((await live(`Bench viewed ${run} ${i}`)).slug);
-    const siteKey = fixture.siteKey;
-    const person = (i: number) => ({
-      name: `Cost Bench ${i}`,
-      email: `cost.bench.${run}.${i}@example.com`,
-      locale: 'es',
-    });
+    for (let i = 0; i <= samples + 1; i++)
+      viewed.push((await liveListing(key, `Bench viewed ${run} ${i}`)).slug);
+    const person = (i: number) => ({ name: `Cost Bench ${i}`, email: `cost.bench.${run}.${i}@example.com` });
     const [flat, inquiry] = [
       { listing_type: 'sale', price: '350000', currency: 'EUR' },
       { source: 'website', type: 'inquiry', message: '¿Sigue disponible?' },
     ];
-    const cases: Record<MixOperation, Omit<CostCase, 'operationId' | 'label'>> = {
+    const site = (r = {}) => siteRequest(fixture.siteKey, r);
+    const cases: Record<MixOperation, Pick<CostCase, 'status' | 'request'>> = {
       getProperty: { status: 200, request: () => ({ pathParameters: { property_id: id } }) },
       listProperties: { status: 200, request: () => ({}) },
       updateProperty: {
@@ -71,22 +66,22 @@ export const cost = defineSection({
         status: 201,
         request: (i) => ({ body: { ...flat, title: `Bench cost flat ${run} ${i}` } }),
       },
-      ingestLead: { status: 201, request: (i) => ({ body: { ...inquiry, person: person(i) } }) },
-      listLeads: { status: 200, request: () => ({ query: { limit: '25' } }) },
-      searchSiteProperties: { status: 200, request: () => siteRequest(siteKey, { query: { limit: '12' } }) },
-      getSitePropertyBySlug: {
-        status: 200,
-        request: () => siteRequest(siteKey, { pathParameters: { slug } }),
+      ingestLead: {
+        status: 201,
+        request: (i) => ({ body: { ...inquiry, person: { ...person(i), locale: 'es' } } }),
       },
+      listLeads: { status: 200, request: () => ({ query: { limit: '25' } }) },
+      searchSiteProperties: { status: 200, request: () => site({ query: { limit: '12' } }) },
+      getSitePropertyBySlug: { status: 200, request: () => site({ pathParameters: { slug } }) },
       countSitePropertyView: {
         status: 204,
-        request: (i) => siteRequest(siteKey, { pathParameters: { slug: viewed[i] ?? slug } }),
+        request: (i) => site({ pathParameters: { slug: viewed[i] ?? slug } }),
       },
     };
     const rows: CostResult[] = [];
     const measured = {} as MeasuredOperations;
     for (const operationId of MIX_OPERATIONS) {
-      const c = { ...cases[operationId], operationId, label: operationId };
+      const c = { ...cases[operationId], operationId, label: operationId, bounds: boundsOf(operationId) };
       const r = await measureCase(c, key, samples);
       // The site distribution compresses answers (gzip or Brotli): gzip, the larger, is what is priced.
       const { body } = await invoke(operationId, key, c.request(samples + 1));
@@ -106,38 +101,11 @@ export const cost = defineSection({
     return { samples, rows, measured, references, table: renderCostTable(references, measuredOn) };
   },
   render({ samples, rows, table: costTable }) {
+    const columns = [C.status, C.rt, C.seq, C.calls, C.rcu, C.wcu, C.billedRcu, C.billedWcu, C.messages];
     return [
-      `Median of ${samples} requests after a warm-up. seq: calls started while no other was in flight. Billed: as AWS bills them (a read that finds nothing at half a unit, a refused conditional write at one, a transaction item at two and its index entries; Local reports none of these); SES/SQS: messages queued (the local outbox and queue's writes).`,
+      `Median of ${samples} requests after a warm-up; the columns: docs/bench.md, cost.`,
       '',
-      ...table(
-        [
-          'operation',
-          'status',
-          'RT',
-          'seq',
-          'calls',
-          'RCU',
-          'WCU',
-          'billed RCU',
-          'billed WCU',
-          'SES/SQS',
-          'ms',
-          'targets',
-        ],
-        rows.map((c) => [
-          ...[
-            c.label,
-            c.status,
-            c.roundTrips,
-            c.sequentialRoundTrips,
-            c.operations.join(', '),
-            c.readUnits,
-            c.writeUnits,
-          ],
-          ...[c.billedReadUnits, c.billedWriteUnits, c.localPortWrites, fixed(c.latencyMs)],
-          c.checks.map((k) => `${k.label} ${k.ok ? 'ok' : 'OVER'}`).join('; ') || '-',
-        ]),
-      ),
+      ...table([['operation', (r) => r.label], ...columns, C.ms, C.checks], rows),
       '',
       ...costTable.split('\n'),
     ];

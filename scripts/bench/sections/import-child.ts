@@ -1,19 +1,16 @@
 /**
- * The import section's run (import.ts), in a process of its own: the DynamoDB faults go on this
- * process's client only, and its stream consumer reads the table's stream from now on (LATEST), so
- * neither the other sections nor their records are touched. What runs is what the local stack runs:
- * the stream consumer on the stream poller with the worker table's mapping (its catalogue reaction
- * marks the Tenant, debounced); the rebuilder on AWS's schedule (each whole minute, with the event's
- * time) or the local stack's (its `localEveryMs`, no event), a tick skipped while a run goes on; the
- * import as `admin listing import` calls it, throttled past the SDK's retries, then the same feed
- * again (the resume). Every call meets the int tests' faults too. Input: the section's options.
+ * The import section's run (import.ts, docs/bench.md), in a process of its own: the DynamoDB faults
+ * go on this process's client only, and its stream consumer reads the table's stream from now on
+ * (LATEST), so neither the other sections nor their records are touched. What runs is what the
+ * local stack runs: the stream consumer, the rebuilder on its schedule, `admin listing import`.
  */
 import { answer, childInput } from '../child.ts';
+import { importFeed } from '../data.ts';
 import { localHandlerEnv, startLocalStores } from '../env.ts';
-import { type ImportInput, importFeed, importRun, type SnapshotRewrite, snapshotFigures } from './import.ts';
+import { type ImportInput, importRun, type SnapshotRewrite, snapshotFigures } from './import.ts';
 
-const { endpoint, listings, throttleRate, concurrency, schedule, coverTimeoutSeconds } =
-  await childInput<ImportInput>();
+const { endpoint, coverTimeoutSeconds, ...options } = await childInput<ImportInput>();
+const { listings, throttleRate, concurrency, schedule } = options;
 const log = (line: string) => process.stderr.write(`  import: ${line}\n`);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 Object.assign(process.env, localHandlerEnv(endpoint));
@@ -27,26 +24,22 @@ faults.addDynamoFaults(dynamo(), { ...faults.DEFAULT_DYNAMO_FAULTS }, { readCurr
 
 // The local stack's snapshot store, each rewrite of the Tenant's snapshot noted as it lands.
 const stopStores = await startLocalStores();
-const { catalogueStore, setCatalogueStore } = await import(
-  '../../../functions/kernel/ports/catalogue-store.ts'
-);
-const { decodeSnapshot, REBUILD_DEBOUNCE_MS } = await import(
-  '../../../functions/services/catalogue-snapshot.ts'
-);
+const ports = await import('../../../functions/kernel/ports/catalogue-store.ts');
+const snapshots = await import('../../../functions/services/catalogue-snapshot.ts');
 const { createTenantFromAdmin } = await import('../../../functions/services/tenants.ts');
 const { getTenant } = await import('../../../functions/data/tenants.ts');
 const slug = `bench-import-${Date.now().toString(36)}`;
 const { tenantId } = await createTenantFromAdmin({ slug, name: 'Bench Import', languages: ['en', 'es'] });
 const tenant = await getTenant(tenantId, { consistent: true });
 if (!tenant) throw new Error('import bench: the new Tenant cannot be read');
-const store = catalogueStore();
+const store = ports.catalogueStore();
 const rewrites: SnapshotRewrite[] = [];
-setCatalogueStore({
+ports.setCatalogueStore({
   read: (id) => store.read(id),
   write: async (id, body, replacing) => {
     const written = await store.write(id, body, replacing);
     if (id !== tenantId || !written) return written;
-    const { watermark, listings: held } = decodeSnapshot(id, body).snapshot;
+    const { watermark, listings: held } = snapshots.decodeSnapshot(id, body).snapshot;
     rewrites.push({ at: Date.now(), watermark, listings: held.length, bytes: body.length });
     log(`snapshot rewrite #${rewrites.length}: ${held.length} listings`);
     return written;
@@ -57,10 +50,11 @@ const { workerFor } = await import('../../../functions/workers.ts');
 const { startStreamPoller, streamMappingOf } = await import('../../local/stream-poller.ts');
 const { handler: consumer } = await import('../../../functions/streams/consumer.ts');
 const onError = (what: string) => (error: unknown) => log(`${what}: ${(error as Error).message}`);
-const mapping = streamMappingOf(workerFor('streamConsumer'));
-const options = { endpoint, tableName: process.env.TABLE_NAME as string, handler: consumer, mapping };
 const poller = startStreamPoller({
-  ...options,
+  endpoint,
+  tableName: process.env.TABLE_NAME as string,
+  handler: consumer,
+  mapping: streamMappingOf(workerFor('streamConsumer')),
   initialPosition: 'LATEST',
   onError: onError('stream consumer'),
 });
@@ -79,17 +73,16 @@ const tick = () => {
     .finally(() => (rebuilding = undefined));
 };
 // EventBridge's `cron(* * * * ? *)` fires at each whole minute; the local stack at its start and then.
+const firstTickIn = schedule === 'minute' ? 60_000 - (Date.now() % 60_000) : 0;
 let interval: NodeJS.Timeout | undefined;
-const first = setTimeout(
-  () => {
-    tick();
-    interval = setInterval(tick, rebuildEveryMs);
-  },
-  schedule === 'minute' ? 60_000 - (Date.now() % 60_000) : 0,
-);
+const first = setTimeout(() => {
+  tick();
+  interval = setInterval(tick, rebuildEveryMs);
+}, firstTickIn);
 
 const { importListings } = await import('../../../functions/services/listing-import.ts');
 const feed = importFeed(listings, `BENCH-${slug}`);
+/** One run of the feed, every DynamoDB call throttled at `rate` past the SDK's retries. */
 const run = async (label: string, rate: number) => {
   const started = performance.now();
   const progress = (done: number, total: number) =>
@@ -101,6 +94,7 @@ const run = async (label: string, rate: number) => {
   return importRun(label, rate, summary, performance.now() - started);
 };
 log(`${listings} listings, throttled at ${throttleRate} past the SDK's retries, ${concurrency} at once…`);
+// The same feed again is the resume: unchanged items skipped, the ones that failed created.
 const runs = [await run('throttled', throttleRate), await run('resume', 0)];
 const importsEndedAt = Date.now();
 // Past the faults' stale window, the table as it is: its last write and its live listings.
@@ -109,11 +103,7 @@ const { queryAllListings } = await import('../../../functions/data/listings.ts')
 const { listingStatus } = await import('../../../functions/domain/listing.ts');
 const stored = await queryAllListings(tenantId);
 const live = stored.filter((l) => listingStatus(l) === 'live').length;
-const last =
-  stored
-    .map((l) => l.updatedAt)
-    .sort()
-    .at(-1) ?? '';
+const last = stored.map((l) => l.updatedAt).sort()[stored.length - 1] ?? '';
 log(`done: ${live} live listings, the last write ${last}; waiting for a snapshot that covers it…`);
 const deadline = Date.now() + coverTimeoutSeconds * 1000;
 while (!rewrites.some((r) => (r.watermark ?? '') >= last) && Date.now() < deadline) await sleep(1000);
@@ -122,18 +112,11 @@ clearInterval(interval);
 await poller.stop();
 await rebuilding;
 await stopStores();
-const section = {
-  listings,
-  throttleRate,
-  concurrency,
-  schedule,
-  rebuildEveryMs,
-  debounceMs: REBUILD_DEBOUNCE_MS,
-};
-const described = faults.describeDynamoFaults(faults.DEFAULT_DYNAMO_FAULTS);
 answer({
-  ...section,
-  faults: described,
+  ...options,
+  rebuildEveryMs,
+  debounceMs: snapshots.REBUILD_DEBOUNCE_MS,
+  faults: faults.describeDynamoFaults(faults.DEFAULT_DYNAMO_FAULTS),
   runs,
   snapshot: snapshotFigures(rewrites, importsEndedAt, last, live),
 });
