@@ -1,5 +1,5 @@
 /**
- * The guides are checked, not hoped (issue 27): every link of README.md and docs/*.md reaches a file
+ * The guides are checked, not hoped: every link of README.md and docs/*.md reaches a file
  * and heading that exist; every `npm run …` in them names a script of package.json, and every admin
  * command one the CLI has; every alarm of the synthesized stacks has a runbook entry in
  * docs/operations.md, and every entry an alarm. Each check is a function of the pages' text, run

@@ -1,5 +1,5 @@
 /**
- * The admin commands of issue 3 (areas, listing import/show, tenant AI switch) together with the
+ * The listing admin commands (areas, listing import/show, tenant AI switch) together with the
  * HTTP reads that show their effect. Most commands run in-process through the CLI's command table;
  * the black-box ones spawn `scripts/admin/main.ts` against this test run's table.
  */

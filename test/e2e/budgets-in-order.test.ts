@@ -1,6 +1,6 @@
 /**
- * Budgets judged in order, shared counters spent only by admitted requests (issue 22 item 2, issue 23
- * row 6), on the real HTTP server with the budgets scaled down through their settings:
+ * Budgets judged in order, shared counters spent only by admitted requests (docs/site-api.md and
+ * docs/getting-started.md), on the real HTTP server with the budgets scaled down through their settings:
  * - one visitor past its `ip-minute` budget does not spend the Tenant's `site-minute`: another
  *   visitor (another loopback address) is still served;
  * - one key past its `key-minute` budget does not spend `tenant-minute` for the Tenant's other keys;
@@ -60,7 +60,7 @@ describe('site budgets', () => {
     expect(statuses.filter((s) => s === 200)).toHaveLength(5);
     expect(statuses.filter((s) => s === 429)).toHaveLength(35);
     expect(other.status).toBe(200);
-    // A cacheable answer: no per-visitor budget headers (issue 23 row 12).
+    // A cacheable answer: no per-visitor budget headers (the edge serves it to every visitor).
     expect(other.headers.ratelimit).toBeUndefined();
   }, 120_000);
 
@@ -111,7 +111,7 @@ describe('site budgets', () => {
   });
 });
 
-describe('budget headers and the edge cache (issue 23 row 12)', () => {
+describe('budget headers and the edge cache', () => {
   it('a successful site GET (cacheable) carries no per-visitor budget headers; a POST, a no-store error and a 429 do', async () => {
     // Prepare
     const { path } = await createSiteTenant(PAGE);

@@ -1,5 +1,5 @@
 /**
- * Issue 16 point 4: an id in a body that names another Tenant's object (Agent, Area, listing) is
+ * One Tenant's ids mean nothing to another: an id in a body that names another Tenant's object (Agent, Area, listing) is
  * treated exactly like an unknown id: the same 422 (or the same documented ingest warning), and
  * nothing is stored that links to the other Tenant's object. One test per reference.
  */

@@ -1,10 +1,10 @@
 /**
- * A generic client, as an integrator writes one from docs/openapi.json (issue 23): one paging loop and
+ * A generic client, as an integrator writes one from docs/openapi.json: one paging loop and
  * one idempotency wrapper for every operation. Driven by the route table (functions/routes.ts) and the
  * document, so a new route is covered without a new test:
  * - every cursor-paged list is walked with the same loop (limit 2, cursor until null) while an item
- *   of its first page is changed, and checked against the order its document states (§4.4 rule 3,
- *   or the order stated per list);
+ *   of its first page is changed, and checked against the order its document states (least recently
+ *   updated first, a changed item moving to the end; or the order stated per list);
  * - every write is sent twice with one Idempotency-Key (the second is a replay: same status and body,
  *   `Idempotent-Replayed: true`), then a third time with its body or query changed (refused, 422).
  */
@@ -39,7 +39,7 @@ const document = JSON.parse(readFileSync(resolve(import.meta.dirname, '../../doc
 const operations = new Map(operationsFrom(document).map((op) => [op.operationId, op]));
 const table: readonly RouteDefinition[] = routes;
 
-/** Every list a client pages with a cursor: its query takes `cursor` (interface §4.4). */
+/** Every list a client pages with a cursor: its query takes `cursor` (docs/getting-started.md, Pages). */
 const pagedLists = table.filter(
   (r) => r.method === 'GET' && operations.get(r.operationId)?.queryParams.some((q) => q.name === 'cursor'),
 );
@@ -48,7 +48,7 @@ type Item = Record<string, unknown> & { id?: string };
 
 /**
  * The orders a list's 200 description may state, and what each promises a pass that changes an
- * item: under §4.4 rule 3 the changed item moves to the end (seen again there); ordered by creation
+ * item: least recently updated first, the changed item moves to the end (seen again there); by creation
  * it keeps its place (seen once). A list stating none of these fails: the document must say.
  */
 const STATED_ORDERS = [

@@ -1,6 +1,6 @@
 /**
- * Issue 23: what a generic client written from the interface and docs/openapi.json relies on, one
- * row of the issue's table per describe, on the real local HTTP server (every answer is also checked
+ * What a generic client written from docs/openapi.json and the guides relies on, one behaviour per
+ * describe, on the real local HTTP server (every answer is also checked
  * against the document by test/support/http.ts).
  */
 import { randomUUID } from 'node:crypto';
@@ -49,7 +49,7 @@ async function newEndpoint(events = ['property.updated']) {
   return res.body as { id: string };
 }
 
-describe('row 1: the idempotency fingerprint identifies the request', () => {
+describe('the idempotency fingerprint identifies the request', () => {
   it('the same key and body with another query is refused (422), with the query reordered it replays', async () => {
     // Prepare
     const key = randomUUID();
@@ -82,7 +82,7 @@ describe('row 1: the idempotency fingerprint identifies the request', () => {
   });
 });
 
-describe('row 2: the webhook lists state their order', () => {
+describe('the webhook lists state their order', () => {
   it('GET /v1/webhooks and …/deliveries say in the document which (field, id) order they follow', () => {
     // Prepare
     const described = (path: string) => document.paths[path].get.responses['200'].description as string;
@@ -96,7 +96,7 @@ describe('row 2: the webhook lists state their order', () => {
   });
 });
 
-describe('row 3: a send to a disabled endpoint is a refused state change (422), not a 409', () => {
+describe('a send to a disabled endpoint is a refused state change (422), not a 409', () => {
   it('POST …/test and …:redeliver on a disabled endpoint answer 422 endpoint_disabled', async () => {
     // Prepare
     const endpoint = await newEndpoint();
@@ -120,7 +120,7 @@ describe('row 3: a send to a disabled endpoint is a refused state change (422), 
   });
 });
 
-describe('row 4: one listing, one shape', () => {
+describe('one listing, one shape', () => {
   it('GET /v1/properties items carry the Areas GET /v1/properties/{id} carries', async () => {
     // Prepare
     const places = await createTestPlaces();
@@ -149,7 +149,7 @@ describe('row 4: one listing, one shape', () => {
   });
 });
 
-describe('row 5: a named Agent that does not become the Owner is warned about (agent_unmatched)', () => {
+describe('a named Agent that does not become the Owner is warned about (agent_unmatched)', () => {
   const ingest = (body: Record<string, unknown>) =>
     api.call('POST', '/v1/leads:ingest', {
       body: {
@@ -211,7 +211,7 @@ describe('row 5: a named Agent that does not become the Owner is warned about (a
   });
 });
 
-describe('row 7: site writes honour Idempotency-Key (scoped to the publishable key)', () => {
+describe('site writes honour Idempotency-Key (scoped to the publishable key)', () => {
   it('a re-submitted form replays the first answer and makes one Inquiry; another body is refused', async () => {
     // Prepare
     const page = 'https://www.agency.example';
@@ -243,7 +243,7 @@ describe('row 7: site writes honour Idempotency-Key (scoped to the publishable k
   });
 });
 
-describe('row 8: the RateLimit examples are in the form the service sends', () => {
+describe('the RateLimit examples are in the form the service sends', () => {
   it('the documented RateLimit and RateLimit-Policy examples parse as the real headers do (names unquoted)', async () => {
     // Prepare
     const example = (name: string) =>
@@ -264,7 +264,7 @@ describe('row 8: the RateLimit examples are in the form the service sends', () =
   });
 });
 
-describe('row 10: a listing taken back from the archive', () => {
+describe('a listing taken back from the archive', () => {
   it('a by-ref PUT leaves an archived listing archived; archived: false brings it back live, with its events', async () => {
     // Prepare
     const places = await createTestPlaces();
@@ -326,7 +326,7 @@ async function waitFor<T>(probe: () => Promise<T | undefined>, ms = 60_000): Pro
   }
 }
 
-describe('row 11: recover the failed deliveries of an endpoint', () => {
+describe('recover the failed deliveries of an endpoint', () => {
   it('deliveries that fell due while disabled are queued again by POST …/recover (202 with a count)', async () => {
     // Prepare: an event fanned out to the endpoint, falling due while the endpoint is disabled.
     const endpoint = await newEndpoint(['property.updated']);

@@ -1,5 +1,5 @@
 /**
- * The listing model over HTTP (issue 3, interface §2.4, §3.3, §3.8, §4.1): every writable field and
+ * The listing model over HTTP (docs/listings.md): every writable field and
  * its 422s, Agents, upsert by internal_ref, languages, slugs, price history and the enrichment
  * status, through the real local HTTP server.
  */
@@ -81,7 +81,7 @@ async function listingShow(slug: string, id: string): Promise<Listing & Record<s
 }
 
 describe('every writable field', () => {
-  it('stores and returns each field of §2.4 as sent (normalised), with defaults for the rest', async () => {
+  it('stores and returns each writable field as sent (normalised), with defaults for the rest', async () => {
     // Prepare
     const ref = unique('REF');
     const body = {

@@ -279,7 +279,7 @@ describe('import by URL', () => {
     expect(listing.body.images).toHaveLength(1);
   });
 
-  it('imports a URL again after its photo was deleted: a new fetch (202, same id) puts the photo back (issue 23 row 9)', async () => {
+  it('imports a URL again after its photo was deleted: a new fetch (202, same id) puts the photo back', async () => {
     // Prepare: imported, ready, then its photo deleted from the gallery.
     const propertyId = await newListing();
     const url = `${base}/photo.webp`;

@@ -191,7 +191,7 @@ describe('rate limit beside the read', () => {
     expect(res.headers.get('ratelimit-policy')).toMatch(/tenant-minute/);
   });
 
-  it('counts every admitted GET once; refused ones spend no budget (issue 22 row 2)', async () => {
+  it('counts every admitted GET once; refused ones spend no budget', async () => {
     // Prepare
     const t = await createTestTenant();
     await t.update({ rateLimitPerMinute: 3 });

@@ -1,5 +1,5 @@
 /**
- * Scopes exactly as the interface grants them (§5), driven by the route table: a write scope reads
+ * Scopes exactly as docs/getting-started.md grants them, driven by the route table: a write scope reads
  * nothing of its own resource (only `properties:write` also reads listings), while the answer a
  * write returns stays the write's own result (the created Activity; the new Lead's id and the fields
  * sent: test/e2e/write-answers-scope.test.ts covers what a write-only key's answers leave out).

@@ -1,5 +1,5 @@
 /**
- * Location privacy, one rule over every site read (issue 22 item 3): `exact` publishes address and
+ * Location privacy, one rule over every site read (docs/site-api.md): `exact` publishes address and
  * coordinates as given; `approximate` the coordinates rounded to 2 decimals (about 1 km) and no
  * address; `hidden` neither. Three listings with an address and coordinates, read through search (and `q` on the
  * address's words), by slug, by id, and as similar listings by slug and by id.

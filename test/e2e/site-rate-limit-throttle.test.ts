@@ -1,5 +1,5 @@
 /**
- * The site (publishable-key) budgets' counters under a flood (issue 26 item 5), on the real HTTP
+ * The site (publishable-key) budgets' counters under a flood, on the real HTTP
  * server:
  * - a window item refused for capacity, as DynamoDB answers once the SDK's own retries are spent,
  *   answers 429 with Retry-After, never 500 (injected before the SDK's retry step, so every other

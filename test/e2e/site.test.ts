@@ -67,7 +67,7 @@ async function createListing(body: Record<string, unknown>) {
   return res.body as { id: string; slug: string };
 }
 
-describe('publishable keys: the origin rules (§5 rules 1–7)', () => {
+describe('publishable keys: the origin rules (docs/site-api.md)', () => {
   it('an allowed origin gets Access-Control-Allow-Origin = itself and Vary: Origin', async () => {
     const res = await site('GET', '/v1/site/amenities');
     expect(res.status, res.text).toBe(200);
@@ -495,7 +495,7 @@ describe('views', () => {
   });
 });
 
-describe('budgets (§8)', { timeout: 150_000 }, () => {
+describe('budgets (docs/site-api.md)', { timeout: 150_000 }, () => {
   /** Waits for a fresh one-minute window when the current one is nearly over. */
   const freshWindow = async (needSeconds: number) => {
     const left = 60_000 - (Date.now() % 60_000);

@@ -1,5 +1,5 @@
 /**
- * The stream consumer under the fault model's stale reads (issue 34): every non-consistent read it
+ * The stream consumer under the fault model's stale reads: every non-consistent read it
  * makes is answered as of a minute ago. A consumer that read what a change's event needs (the
  * Inquiry's Lead, a listing's Areas) eventually consistently would then build an event from a
  * resource that does not exist yet; the consumer reads them strongly consistently, and its events

@@ -128,7 +128,7 @@ describe('EventBridge Scheduler sends due webhook retries to the delivery queue'
   });
 
   it('lets the role put a schedule Scheduler gave up on in the schedules’ dead-letter queue, and not without its grant', async () => {
-    // Prepare: what Scheduler sends with the schedule's role when the target keeps failing (F1′).
+    // Prepare: what Scheduler sends with the schedule's role when the target keeps failing.
     const role = ladder().schedulerRole;
     const deadLetter: AccessRequest = {
       principal: app.arnOf(role),

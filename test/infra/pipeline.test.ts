@@ -9,7 +9,7 @@ type Json = Record<string, unknown>;
 
 /**
  * The stream consumer's row, changed from what the stack used to hard-code, so that the event source
- * mapping shows whether it follows the row (issue 24: one source for the AWS mapping and the local poller).
+ * mapping shows whether it follows the row (one source for the AWS mapping and the local poller).
  */
 const STREAM_ROW = vi.hoisted(() => ({ batchSize: 37, retryAttempts: 4, maxRecordAgeSeconds: 7200 }));
 
@@ -61,7 +61,7 @@ describe("the stream consumer's event source mapping", () => {
   });
 });
 
-describe('the webhook ladder loses no rung unnoticed (issue 24, F1′)', () => {
+describe('the webhook ladder loses no rung unnoticed', () => {
   const alarms = () =>
     Object.values(template.findResources('AWS::CloudWatch::Alarm')).map((a) => a.Properties as Json);
 

@@ -1,5 +1,5 @@
 /**
- * What DynamoDB does and DynamoDB Local never does (issue 21, findings 6 and 7): eventually consistent
+ * What DynamoDB does and DynamoDB Local never does: eventually consistent
  * reads that lag a write, and transactions cancelled because another one was on the same item. Each
  * test forces the fault for the calls it makes (withDynamoFaults), whatever the run's settings.
  */
@@ -33,7 +33,7 @@ beforeAll(async () => {
   };
 });
 
-describe('eventually consistent reads right after a write (finding 6)', () => {
+describe('eventually consistent reads right after a write', () => {
   it('answers an edit with the listing as written, not the version an eventually consistent read still sees', async () => {
     // Prepare
     const { record } = await createListing(
@@ -77,7 +77,7 @@ describe('eventually consistent reads right after a write (finding 6)', () => {
   });
 });
 
-describe('transactions cancelled for a conflict (finding 7)', () => {
+describe('transactions cancelled for a conflict', () => {
   it('creates a listing whose slug claim conflicted once under its own slug, not a suffixed one', async () => {
     // Act: member 0 is the slug's claim.
     const { record } = await withDynamoFaults(conflictOnce(0), () =>

@@ -1,5 +1,5 @@
 /**
- * The persisted catalogue (issue 25, points 1–4) on DynamoDB Local and the local S3 (s3rver): the
+ * The persisted catalogue (the catalogue snapshot of docs/architecture.md) on DynamoDB Local and the local S3 (s3rver): the
  * snapshot's round trip, the fallbacks, the debounced rebuilds, matches from it, and the byte budget.
  */
 import { randomUUID } from 'node:crypto';

@@ -414,7 +414,7 @@ describe('enrichment: off and paused', () => {
     );
   });
 
-  it('charges a run whose charge a concurrent charge of the month cancelled (TransactionConflict; issue 24, F3)', async () => {
+  it('charges a run whose charge a concurrent charge of the month cancelled (TransactionConflict)', async () => {
     // Prepare
     const agency = await newAgency();
     const created = await create(agency, villa);

@@ -1,5 +1,5 @@
 /**
- * Defence in depth (issue 22 items 5 and 7): control characters never reach an email subject, webhook
+ * Defence in depth: control characters never reach an email subject, webhook
  * URLs are stored normalised and a raw CR/LF is refused (422), `authenticate` goes by the stored key
  * kind, and a webhook send refused for its address does not say what the name resolved to.
  */

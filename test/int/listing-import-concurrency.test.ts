@@ -1,5 +1,5 @@
 /**
- * importListings runs items concurrently (issue 25, point 6). The real upsert runs; it is only
+ * importListings runs items concurrently. The real upsert runs; it is only
  * wrapped to observe which items are in flight at once, so the tests count, never time.
  */
 import { beforeAll, describe, expect, it, vi } from 'vitest';

@@ -1,5 +1,5 @@
 /**
- * Issue 26, point 1 for listings: archived listings in a list of their own, so `GET /v1/properties`
+ * A listings list costs what it returns: archived listings in a list of their own, so `GET /v1/properties`
  * costs what it returns however many listings a Tenant archived before its live ones were last
  * touched; include_archived reads both lists; the catalogue's catch-up still sees an archival;
  * `listing migrate` re-files listings archived before the list existed.

@@ -1,6 +1,6 @@
 /**
  * The local ladder alone (scripts/local/adapters/webhook-ladder.ts): the AWS rule, SQS delay up to
- * 15 minutes and a schedule beyond (issue 24, L5).
+ * 15 minutes and a schedule beyond.
  */
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
@@ -16,7 +16,7 @@ import {
 } from '../../scripts/local/adapters/webhook-ladder.ts';
 import { holding, messageWith } from '../support/webhook-fixtures.ts';
 
-describe('the local ladder (L5)', () => {
+describe('the local ladder', () => {
   it('puts a wait of up to 15 minutes on the queue with its delay, and nothing in the schedules', async () => {
     // Prepare
     const token = randomUUID().replaceAll('-', '');

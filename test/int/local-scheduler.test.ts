@@ -1,5 +1,5 @@
 /**
- * The local stand-in of EventBridge Scheduler (scripts/local/adapters/webhook-ladder.ts, issue 34):
+ * The local stand-in of EventBridge Scheduler (scripts/local/adapters/webhook-ladder.ts):
  * at-least-once firing, a failed send to the queue retried on a later pass, the audit log, the soak's
  * lost-rung plant; and a schedule fired twice makes one attempt of its delivery.
  */

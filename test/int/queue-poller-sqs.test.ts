@@ -1,6 +1,6 @@
 /**
  * The local stand-in of the SQS event sources (scripts/local/queue-poller.ts), alone: visibility
- * timeouts and receive counts (issue 24, L3 rest) and concurrent batches of the row's size (L4).
+ * timeouts and receive counts, and concurrent batches of the row's size.
  */
 import type { SQSEvent } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
@@ -44,7 +44,7 @@ async function put(queue: string, count: number) {
   }
 }
 
-describe('the local queue event source (L3): the visibility timeout of the worker table', () => {
+describe('the local queue event source: the visibility timeout of the worker table', () => {
   it("takes each queue's visibility timeout from its worker row (six times the worker's timeout)", () => {
     expect(visibilityTimeoutMsOf('webhooks')).toBe(
       visibilityTimeoutSeconds(workerFor('webhookDelivery')) * 1000,
@@ -120,7 +120,7 @@ describe('the local queue event source: the function timeout of the worker table
   });
 });
 
-describe('the local queue event source (L4): maxConcurrency batches at once, of the row batch size', () => {
+describe('the local queue event source: maxConcurrency batches at once, of the row batch size', () => {
   it('runs up to maxConcurrency batches side by side, each of at most batchSize messages', async () => {
     // Prepare: 6 messages; a handler that holds each batch until 3 are in flight (or a generous wait)
     const queue = unique('q') as 'ai';

@@ -1,5 +1,5 @@
 /**
- * The local stand-in of the SQS event sources (scripts/local/queue-poller.ts), alone (issue 24, L3).
+ * The local stand-in of the SQS event sources (scripts/local/queue-poller.ts), alone.
  */
 import type { SQSEvent } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
@@ -14,7 +14,7 @@ async function messagesOf(queue: string) {
   return data;
 }
 
-describe('the local queue event source (L3): receive counts and the dead-letter queue', () => {
+describe('the local queue event source: receive counts and the dead-letter queue', () => {
   it('moves a message that failed maxReceiveCount receives (the worker table: 5) to the local DLQ, never dropping it', async () => {
     // Prepare: a queue of the test's own name, a message already received 4 times
     const queue = unique('q') as 'ai';

@@ -98,7 +98,7 @@ describe('owner notification: a stream reaction, retried by the consumer, sent o
     expect(consumer.parked).toEqual([]);
   });
 
-  it('parks an email SES refuses for good instead of failing the record, which goes on (issue 24, F2)', async () => {
+  it('parks an email SES refuses for good instead of failing the record, which goes on', async () => {
     // Prepare: the next email is refused (SES sandbox, an unverified recipient)
     refusals = 1;
     // Act

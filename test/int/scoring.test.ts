@@ -553,7 +553,7 @@ describe('scoring: AI spend', () => {
   });
 });
 
-describe('scoring: one request, one result (issue 24, F4)', () => {
+describe('scoring: one request, one result', () => {
   const answer: Omit<Score, 'tier'> = {
     score: 71,
     buyer_type: 'relocation',

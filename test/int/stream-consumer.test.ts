@@ -54,7 +54,7 @@ describe('the stream consumer and undecodable records', () => {
     expect(result.batchItemFailures).toEqual([{ itemIdentifier: '2' }, { itemIdentifier: '3' }]);
   });
 
-  it('throws when the first record of a batch of several fails, so that Lambda splits the batch (F2)', async () => {
+  it('throws when the first record of a batch of several fails, so that Lambda splits the batch', async () => {
     // Act
     const outcome = streamConsumer({
       Records: [

@@ -1,8 +1,8 @@
 /**
  * The local stand-in of the stream consumer's event source mapping (scripts/local/stream-poller.ts),
- * alone: each behaviour of Lambda's DynamoDB event source the local stack relies on (issue 24, L1,
- * L2, L6), on a table of its own on DynamoDB Local so that no other test's records mix in. The last
- * part runs the real consumer behind it (F2).
+ * alone: each behaviour of Lambda's DynamoDB event source the local stack relies on, on a table of
+ * its own on DynamoDB Local so that no other test's records mix in. The last part runs the real
+ * consumer behind it on a poison record.
  */
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -85,7 +85,7 @@ async function parkedItems(table: string) {
   return Items;
 }
 
-describe('the local stream event source (L1): checkpoints per shard, durably', () => {
+describe('the local stream event source: checkpoints per shard, durably', () => {
   it('resumes after a restart where it was, and redelivers the batch a crash interrupted', async () => {
     // Prepare
     const table = await ownTable();
@@ -116,7 +116,7 @@ describe('the local stream event source (L1): checkpoints per shard, durably', (
   });
 });
 
-describe('the local stream event source (L2): the mapping settings of the worker table', () => {
+describe('the local stream event source: the mapping settings of the worker table', () => {
   it('hands over at most batchSize records per invocation', async () => {
     // Prepare
     const table = await ownTable();
@@ -241,7 +241,7 @@ describe('the local stream event source (L2): the mapping settings of the worker
   });
 });
 
-describe('the local stream event source (L6): new shards', () => {
+describe('the local stream event source: new shards', () => {
   it('reads a child shard from its start once its parent is read to its end, after a restart too', async () => {
     // Prepare: the parent shard was checkpointed before the restart; it then closed, and a child opened.
     // Mocked (at the SDK edge) for this test only: DynamoDB Local cannot be made to split a shard.
@@ -365,7 +365,7 @@ describe('the local stream event source: idle cost', () => {
   });
 });
 
-describe('a poison record on the faithful event source (issue 24, F2)', () => {
+describe('a poison record on the faithful event source', () => {
   let tenant: TestTenant;
   let api: TestApi;
   beforeAll(async () => {

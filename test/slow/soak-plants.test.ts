@@ -1,5 +1,5 @@
 /**
- * The soak's planted faults in `npm run test:slow` (issue 34, point 6): three of them a run, rotating
+ * The soak's planted faults in `npm run test:slow` (docs/testing.md, Soak): three of them a run, rotating
  * with the run's seed (printed at the start of test:slow), each planted in a half-minute soak
  * (scripts/soak/plants.ts): the audit must fail and name the loss.
  */

@@ -2,8 +2,8 @@
  * Webhooks end to end on the real local stack (`npm start` as a child process, its own DATA_DIR):
  * the API, the stream consumer's fan-out, the delivery worker on the table-backed queue, and
  * receivers on 127.0.0.1 (LOCAL_ALLOW_PRIVATE_URLS=1), with the ladder shrunk by RETRY_DELAY_SCALE.
- * Events are written as the events log writes them (entity `event`, the §6.1 envelope as JSON in
- * `envelope`), since the log itself is built elsewhere.
+ * Events are written as the events log writes them (entity `event`, the envelope of
+ * docs/events-and-webhooks.md as JSON in `envelope`), since the log itself is built elsewhere.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
@@ -403,7 +403,7 @@ describe('delivery and the ladder', () => {
   it('disables an endpoint after 20 failed attempts in a row and emails the admins; enabling resets the count', async () => {
     scripts.set('/down', [500]);
     const endpoint = await subscribe('/down', ['property.updated']);
-    // Failures of attempts made together count once (issue 24, F6): the events are written one after
+    // Failures of attempts made together count once: the events are written one after
     // another's first attempt, so their ladders fail at different moments.
     for (let i = 0; i < 8; i++) {
       const seen = at('/down').length;

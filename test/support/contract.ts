@@ -145,7 +145,7 @@ export function responseProblems(
   const where = `${method.toUpperCase()} ${path} → ${status}`;
   if (TRANSPORT_STATUSES.has(status)) return body === undefined || body === '' ? [] : [`${where}: a body`];
   // The path as a server reads it: dot segments (`/.`, `/..`) are removed before any route is
-  // matched (RFC 3986 §5.2.4), so `/v1/site/locations/.` asks for `/v1/site/locations/`.
+  // matched (RFC 3986, section 5.2.4), so `/v1/site/locations/.` asks for `/v1/site/locations/`.
   const pathname = new URL(path, 'http://server.invalid').pathname;
   const verb = method.toLowerCase();
   const template = contract.templates

@@ -1,7 +1,7 @@
 /**
  * S3 as strict as S3 for presigned PUTs. The local stand-in (s3rver) checks no SigV4 signature and no
- * checksum, so a presigned URL that real S3 refuses (issue 21 finding 3: a CRC32 of an empty body
- * signed into every upload URL) passes locally. This judges a PUT to a presigned URL the way S3
+ * checksum, so a presigned URL that real S3 refuses (with the SDK's default, a CRC32 of an empty
+ * body signed into every upload URL) passes locally. This judges a PUT to a presigned URL the way S3
  * documents it does, before the request reaches the stand-in:
  *
  * - the query authentication parameters (SigV4 query auth: algorithm, credential scope, date,
@@ -16,7 +16,7 @@
  *   InvalidRequest, and a `x-amz-checksum-*` (query or header) that is not the body's is BadDigest;
  *   `X-Amz-Content-Sha256` must be UNSIGNED-PAYLOAD or the body's SHA-256.
  *
- * `uploadContractProblems` adds this service's own promise on top (interface §4.2, docs/photos.md):
+ * `uploadContractProblems` adds this service's own promise on top (docs/photos.md):
  * Content-Type and Content-Length are signed, every header handed out is signed, and the URL fixes
  * no checksum (the service cannot know the bytes when it mints the URL).
  */
@@ -186,7 +186,7 @@ export async function s3RefusalOfPresignedPut(
   return undefined;
 }
 
-/** A presigned upload as the API hands it out (interface §4.2). */
+/** A presigned upload as the API hands it out (docs/photos.md). */
 export interface MintedUpload {
   url: string;
   method: string;

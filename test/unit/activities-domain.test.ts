@@ -39,7 +39,7 @@ describe('checkNewActivity', () => {
   });
 });
 
-describe('planActivityUpdate: completion (§3.4)', () => {
+describe('planActivityUpdate: completion (docs/activities.md)', () => {
   it('completes an open Activity: completed and completedAt set to now', () => {
     const c = change(openTask, { completed: true });
     expect(c).toEqual({

@@ -8,7 +8,7 @@ import {
   normalizeDecimal,
 } from '../../functions/domain/decimal.ts';
 
-describe('DECIMAL_PATTERN (interface §2.1)', () => {
+describe('DECIMAL_PATTERN (the decimal strings of docs/getting-started.md)', () => {
   it.each(['0', '1', '100.50', '+0100.50', '-1', '-0.5', '.5', '5.', '007', '+.5', '250000.00'])(
     'accepts %j',
     (value) => {

@@ -70,7 +70,7 @@ describe('the pipeline state machine', () => {
 });
 
 describe('tiers', () => {
-  it('follows the §2.2 thresholds at their edges', () => {
+  it('follows the tier thresholds (80, 60, 40) at their edges', () => {
     expect([100, 80, 79, 60, 59, 40, 39, 0].map(tierOf)).toEqual([
       'hot',
       'hot',

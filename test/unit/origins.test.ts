@@ -3,7 +3,7 @@ import { botCheckRefusal } from '../../functions/domain/bot-check.ts';
 import { hostnameAllowed, originAllowed, parseOrigins } from '../../functions/domain/origins.ts';
 import { viewerAddressIp, visitorBucket } from '../../functions/domain/visitor.ts';
 
-describe('allowed origins (interface §5 rule 1)', () => {
+describe('allowed origins (the origin rules of docs/site-api.md)', () => {
   it('accepts https hosts, https://*.host and http://localhost, normalised', () => {
     expect(parseOrigins('https://A.example, https://*.a.example,http://localhost:3000')).toEqual({
       origins: ['https://a.example', 'https://*.a.example', 'http://localhost'],
@@ -60,7 +60,7 @@ describe('visitors of the site budgets', () => {
   });
 });
 
-describe('the Turnstile answer of an Inquiry (issue 22 item 7)', () => {
+describe('the Turnstile answer of an Inquiry', () => {
   const origins = ['https://www.agency.example', 'https://*.shop.example', 'http://localhost'];
 
   it('admits a token solved on a host of the allowed origins, for the inquiry form or no action', () => {

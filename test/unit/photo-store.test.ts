@@ -64,7 +64,7 @@ describe('S3PhotoStore.presignPut', () => {
     expect(expires).toBeLessThanOrEqual(Date.now() + 900_000);
   });
 
-  it('fixes no checksum in the URL, so S3 stores the real file PUT with the headers handed out (issue 21 finding 3)', async () => {
+  it('fixes no checksum in the URL, so S3 stores the real file PUT with the headers handed out', async () => {
     // Prepare: the SDK (>= 3.729) computes checksums WHEN_SUPPORTED by default, which at presign time
     // signs the CRC32 of an empty body (AAAAAA==) into the URL; S3 answers any real file BadDigest.
     const file = Buffer.from('GIF89a, then the rest of a photo');
@@ -154,7 +154,7 @@ describe('S3PhotoStore calls', () => {
     });
   });
 
-  it("takes S3's 412 (replaced) and 404 (removed) on a conditional read or copy as PhotoChangedError (issue 22 item 4)", async () => {
+  it("takes S3's 412 (replaced) and 404 (removed) on a conditional read or copy as PhotoChangedError", async () => {
     // Prepare: S3's answers when the object is no longer the version named.
     const preconditionFailed = new S3ServiceException({
       name: 'PreconditionFailed',

@@ -1,6 +1,6 @@
 /**
  * The deployed routes and the local server route the same paths to the same operations with the same
- * parameters (issue 21 findings 9 and 12). The deployed side is modelled from the route keys
+ * parameters. The deployed side is modelled from the route keys
  * (`routeKeyPaths`, which test/infra/api.test.ts checks against the synthesized routes) the way API
  * Gateway selects a route (literal segments before variables, a variable taking one whole segment),
  * followed by the function's own check (`operationParameters`); the local side is the local server's

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { describeRequirement, grants, isScope, SCOPES, satisfies } from '../../functions/domain/scopes.ts';
 
 describe('scopes', () => {
-  it('lists the seven scopes of interface §5', () => {
+  it('lists the seven scopes of docs/getting-started.md', () => {
     expect([...SCOPES].sort()).toEqual(
       [
         'activities:read',

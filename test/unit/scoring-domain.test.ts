@@ -351,7 +351,7 @@ describe('scoreLocally: score range, tiers and actions', () => {
     [59, 'moderate', 'nurture_sequence'],
     [40, 'moderate', 'nurture_sequence'],
     [39, 'cold', 'low_priority'],
-  ] as const)('scores %i as %s with action %s (the §2.2 thresholds)', (target, tier, action) => {
+  ] as const)('scores %i as %s with action %s (the tier thresholds)', (target, tier, action) => {
     // Act
     const result = scoreLocally(scoring(target));
     // Assess
@@ -361,7 +361,7 @@ describe('scoreLocally: score range, tiers and actions', () => {
     expect(result.reasons.length).toBeGreaterThan(0);
   });
 
-  it('tiers every score by the §2.2 thresholds', () => {
+  it('tiers every score by the thresholds of docs/scoring.md', () => {
     // Act
     const tiers = Array.from({ length: 101 }, (_, s) => tierOf(s));
     // Assess
@@ -425,7 +425,7 @@ describe('scoreLocally: buyer type', () => {
     expect(scoreLocally(input({ lead: { notes: 'Called, no answer' } })).buyer_type).toBe('unknown');
   });
 
-  it('only ever answers a §2.2 buyer type', () => {
+  it('only ever answers a buyer type of docs/scoring.md', () => {
     // Act
     const types = ['invest', 'retire', 'holiday', 'relocat', 'hello'].map((m) => said(m));
     // Assess

@@ -80,7 +80,7 @@ describe('s3RefusalOfPresignedPut', () => {
     expect(expired).toMatchObject({ status: 403, code: 'AccessDenied', message: 'Request has expired' });
   });
 
-  it('refuses a checksum signed into the URL that is not the body’s (the SDK default of issue 21 finding 3)', async () => {
+  it('refuses a checksum signed into the URL that is not the body’s (the SDK default: the CRC32 of no body)', async () => {
     // Prepare: a client with the SDK's default checksum setting signs the CRC32 of no body.
     const sdkDefault = new S3Client({ region: 'eu-west-1', credentials: CREDENTIALS });
     const url = await getSignedUrl(

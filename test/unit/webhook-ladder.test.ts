@@ -109,7 +109,7 @@ describe('AwsWebhookLadder', () => {
         Arn: QUEUE_ARN,
         RoleArn: ROLE_ARN,
         Input: JSON.stringify(message),
-        // A schedule Scheduler cannot send (role, quota, queue) lands on a dead-letter queue (F1′).
+        // A schedule Scheduler cannot send (role, quota, queue) lands on a dead-letter queue.
         DeadLetterConfig: { Arn: SCHEDULE_DLQ_ARN },
       },
     });

@@ -12,7 +12,7 @@ type ScheduledRow = WorkerDefinition & { trigger: { kind: 'schedule' } };
 const sweeper = workerFor('webhookSweeper') as ScheduledRow;
 const rebuild = workerFor('catalogueRebuild') as ScheduledRow;
 
-describe('the sweeper timed by the shrunk ladder (issue 34)', () => {
+describe('the sweeper timed by the shrunk ladder', () => {
   it('sweeps locally every 15 minutes × RETRY_DELAY_SCALE, at least once a second', () => {
     expect(localPeriodMsOf(sweeper, 1)).toBe(15 * 60_000);
     expect(localPeriodMsOf(sweeper, 0.01)).toBe(9_000);
