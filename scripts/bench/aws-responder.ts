@@ -27,7 +27,8 @@ export const awsEndpointEnv = (origins: { http1: string; http2: string }) =>
 /** The queue URL: the SQS client sends to the URL's own host whatever AWS_ENDPOINT_URL_SQS says. */
 export const responderQueueUrl = (origins: { http1: string }) => `${origins.http1}/000000000000/queue`;
 
-type Reply = { status: number; body?: unknown; type: string };
+/** An answer: `body` sent as JSON, or `raw` as it is (S3's XML); `etag` for an object written. */
+type Reply = { status: number; body?: unknown; raw?: string; etag?: string; type: string };
 const json = (body: unknown, type = 'application/json'): Reply => ({ status: 200, body, type });
 
 /** Bedrock Converse: a Lead score, the one model call a first response makes (the AI worker's sample). */
@@ -55,7 +56,12 @@ function answer(
   if (service === 'SESv2' && path.endsWith('/v2/email/outbound-emails'))
     return json({ MessageId: randomUUID() });
   if (service === 'Bedrock Runtime' && /\/model\/[^/]+\/converse$/.test(path)) return converse();
-  // S3 DeleteObject (a photo's file): 204 and no body, found or not, as S3 answers it.
+  // S3: no catalogue snapshot yet (GetObject, NoSuchKey: the site reads the table), a snapshot written
+  // (PutObject, its ETag), a photo's file deleted (DeleteObject: 204, found or not), as S3 answers.
+  if (service === 'S3' && req.method === 'GET')
+    return { status: 404, type: 'application/xml', raw: '<Error><Code>NoSuchKey</Code></Error>' };
+  if (service === 'S3' && req.method === 'PUT')
+    return { status: 200, type: 'text/plain', etag: `"${randomUUID()}"` };
   if (service === 'S3' && req.method === 'DELETE') return { status: 204, type: 'text/plain' };
   if (service !== 'Secrets Manager' || target !== 'secretsmanager.GetSecretValue') return undefined;
   const secret = { ARN: String(input.SecretId), Name: 'cursor', SecretString: BENCH_CURSOR_SECRET };
@@ -81,23 +87,23 @@ export async function startAwsResponder(): Promise<AwsResponder> {
       : SERVICES.find((s) => path.startsWith(`/${prefixOf(s)}/`));
     let reply: Reply | undefined;
     try {
-      reply = answer(service, target, req, body ? JSON.parse(body) : {});
+      reply = answer(service, target, req, body && service !== 'S3' ? JSON.parse(body) : {});
     } catch {
       reply = undefined;
     }
     const key = reply && service ? service : 'refused';
     counts[key] = (counts[key] ?? 0) + 1;
     const message = `The bench responder does not answer ${target || path}`;
-    const refused = {
+    const refused: Reply = {
       status: 400,
       type: 'application/json',
       body: { __type: 'ValidationException', message },
     };
-    const { status, type, body: out } = reply ?? refused;
-    const error = status >= 400 ? { 'x-amzn-errortype': 'ValidationException' } : {};
+    const { status, type, body: out, raw, etag } = reply ?? refused;
+    const error = status >= 400 && raw === undefined ? { 'x-amzn-errortype': 'ValidationException' } : {};
     const ids = { 'x-amzn-requestid': randomUUID(), 'x-amz-request-id': randomUUID() };
-    res.writeHead(status, { 'content-type': type, ...ids, ...error });
-    res.end(out === undefined ? '' : JSON.stringify(out));
+    res.writeHead(status, { 'content-type': type, ...ids, ...error, ...(etag ? { etag } : {}) });
+    res.end(raw ?? (out === undefined ? '' : JSON.stringify(out)));
   };
   const http1 = createServer(onRequest);
   const http2 = createHttp2Server(onRequest as never);

@@ -47,7 +47,7 @@ export function coldStartEnv(dynamo: string, responder: { http1: string; http2: 
       TABLE_NAME=${BENCH_TABLE} AWS_ENDPOINT_URL_DYNAMODB=${dynamo} CURSOR_SECRET_ARN=arn:aws:secretsmanager:cursor
       AWS_ACCESS_KEY_ID=bench AWS_SECRET_ACCESS_KEY=bench AWS_SESSION_TOKEN=bench EMAIL_FROM=listings@bench.example
       AI_QUEUE_URL=${q} IMAGE_IMPORT_QUEUE_URL=${q} WEBHOOK_QUEUE_URL=${q} AI_MODEL_ID=eu.bench-v1:0
-      PHOTO_BUCKET=photos-bench PHOTO_BASE_URL=https://photos.bench.example`),
+      PHOTO_BUCKET=photos-bench CATALOGUE_BUCKET=photos-bench PHOTO_BASE_URL=https://photos.bench.example`),
     ...awsEndpointEnv(responder),
     ...BUDGETS,
   };

@@ -9,6 +9,7 @@ import { DeleteQueueCommand, SendMessageCommand, SQSClient } from '@aws-sdk/clie
 import { describe, expect, it } from 'vitest';
 import { normalizePhone, tierOf } from '../../functions/domain/leads.ts';
 import { ScoreOutput } from '../../functions/domain/scoring.ts';
+import { S3CatalogueStore } from '../../functions/kernel/ports/catalogue-store.ts';
 import { routes } from '../../functions/routes.ts';
 import { workers } from '../../functions/workers.ts';
 import { awsEndpointEnv, responderQueueUrl, startAwsResponder } from '../../scripts/bench/aws-responder.ts';
@@ -459,6 +460,14 @@ describe('the cold-start AWS responder', () => {
         }),
       );
       const secret = await secrets.send(new GetSecretValueCommand({ SecretId: 'arn:aws:secretsmanager:x' }));
+      // The catalogue snapshot's store as the site functions and the rebuilder bind it: none stored yet,
+      // then a first one written under its condition (If-None-Match: none there).
+      const catalogue = new S3CatalogueStore({
+        bucket: 'photos-bench',
+        client: options('AWS_ENDPOINT_URL_S3'),
+      });
+      const snapshot = await catalogue.read('tenant-1');
+      const written = await catalogue.write('tenant-1', Buffer.from([0x1f, 0x8b, 0xff]), null);
       const refused = sqs.send(new DeleteQueueCommand({ QueueUrl: responderQueueUrl(responder.origins) }));
       // Assess: the SDK checked the MD5 of the body; the model's text passes the scoring schema.
       await expect(refused).rejects.toThrow(/does not answer/);
@@ -467,7 +476,10 @@ describe('the cold-start AWS responder', () => {
       const text = scored.output?.message?.content?.[0]?.text ?? '';
       expect(ScoreOutput.safeParse(JSON.parse(text)).success).toBe(true);
       expect(secret.SecretString?.length).toBeGreaterThanOrEqual(16);
+      expect(snapshot).toBeUndefined();
+      expect(written).toBe(true);
       expect(responder.calls()).toEqual({
+        S3: 2,
         SQS: 1,
         SESv2: 1,
         'Bedrock Runtime': 1,
