@@ -26,7 +26,7 @@ import {
   type TestTenant,
 } from '../support/factories.ts';
 import { startTestApi, type TestApi } from '../support/http.ts';
-import { startTestStreamConsumer, type TestStreamConsumer } from '../support/stream.ts';
+import { startTestStreamConsumer, TEST_QUEUE_POLL_MS, type TestStreamConsumer } from '../support/stream.ts';
 import { startWebhookReceiver, verifiedDelivery, type WebhookReceiver } from '../support/webhook-fixtures.ts';
 
 interface Envelope {
@@ -50,7 +50,11 @@ beforeAll(async () => {
   setQueue(queue);
   process.env.LOCAL_ALLOW_PRIVATE_URLS = '1';
   receiver = await startWebhookReceiver();
-  deliveryPoller = startQueuePoller({ queue: 'webhooks', handler: webhookWorker, intervalMs: 50 });
+  deliveryPoller = startQueuePoller({
+    queue: 'webhooks',
+    handler: webhookWorker,
+    intervalMs: TEST_QUEUE_POLL_MS,
+  });
   api = await startTestApi(tenant.key);
   consumer = await startTestStreamConsumer([tenant.tenantId]);
   // Subscribed by the key, as an integrator does (the ping of …/test goes to the key's own endpoints).

@@ -25,7 +25,7 @@ import {
   type TestTenant,
 } from '../support/factories.ts';
 import { startTestApi, type TestApi } from '../support/http.ts';
-import { startTestStreamConsumer, type TestStreamConsumer } from '../support/stream.ts';
+import { startTestStreamConsumer, TEST_QUEUE_POLL_MS, type TestStreamConsumer } from '../support/stream.ts';
 import { startWebhookReceiver, verifiedDelivery, type WebhookReceiver } from '../support/webhook-fixtures.ts';
 
 /** An event as GET /v1/events answers it: the contract's envelope, `data` the resource and its extras. */
@@ -70,7 +70,11 @@ beforeAll(async () => {
     via: 'console',
   });
   receiverSecret = endpoint.secret;
-  deliveryPoller = startQueuePoller({ queue: 'webhooks', handler: webhookWorker, intervalMs: 50 });
+  deliveryPoller = startQueuePoller({
+    queue: 'webhooks',
+    handler: webhookWorker,
+    intervalMs: TEST_QUEUE_POLL_MS,
+  });
   api = await startTestApi(tenant.key);
   consumer = await startTestStreamConsumer([tenant.tenantId, other.tenantId]);
 });

@@ -2,6 +2,7 @@ import type { DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
 import { inject } from 'vitest';
 import { handler as streamConsumer } from '../../functions/streams/consumer.ts';
 import { type ParkedRecord, startStreamPoller } from '../../scripts/local/stream-poller.ts';
+import { TEST_STREAM_POLL_MS } from './stream.ts';
 
 export interface FollowingStreamConsumer {
   /** From now on, this Tenant's changes reach the consumer (its reactions: emails, scoring…). */
@@ -26,7 +27,7 @@ export async function startFollowingStreamConsumer(): Promise<FollowingStreamCon
   const poller = startStreamPoller({
     endpoint: inject('dynamoEndpoint'),
     tableName: inject('tableName'),
-    intervalMs: 100,
+    intervalMs: TEST_STREAM_POLL_MS,
     // Three failed deliveries of a record, then the on-failure destination (AWS: 10 retries).
     mapping: { retryAttempts: 2 },
     initialPosition: 'LATEST',

@@ -11,6 +11,18 @@ import { asFunction, WORKER_ENTRIES } from './aws-operations.ts';
  */
 const consumer = asFunction(WORKER_ENTRIES.streamConsumer, streamConsumer);
 
+/**
+ * How often a test's stream poller reads a shard that has nothing new: Lambda's own rate for a
+ * DynamoDB stream (four times a second). Every test file's poller reads the one shared stream, and
+ * each empty read costs DynamoDB Local CPU: at 100 ms an idle poller kept about a seventh of a core
+ * busy, on a two-core machine that runs six test files at once. A shard with records is read again
+ * at once, whatever this says.
+ */
+export const TEST_STREAM_POLL_MS = 250;
+
+/** How often a test's queue poller looks for messages: as often as its stream poller. */
+export const TEST_QUEUE_POLL_MS = TEST_STREAM_POLL_MS;
+
 export interface TestStreamConsumer {
   /** Every record handed to the consumer so far (to replay one). */
   delivered: DynamoDBRecord[];
@@ -34,7 +46,7 @@ export async function startTestStreamConsumer(tenantIds: string[]): Promise<Test
   const poller = startStreamPoller({
     endpoint: inject('dynamoEndpoint'),
     tableName: inject('tableName'),
-    intervalMs: 100,
+    intervalMs: TEST_STREAM_POLL_MS,
     // Three failed deliveries of a record, then the on-failure destination (AWS: 10 retries).
     mapping: { retryAttempts: 2 },
     initialPosition: 'LATEST',
