@@ -67,9 +67,9 @@ describe('a revoked key within the auth cache window', () => {
         via: 'console',
       });
       // Fan-out finds endpoints through an index that may lag its table by a moment (as on AWS): an
-    // event within that moment of a subscription may not reach it (docs/events-and-webhooks.md).
-    await afterIndexLag();
-    const revoked = await revokeApiKeyById(tenant.tenantId, subscriber.id);
+      // event within that moment of a subscription may not reach it (docs/events-and-webhooks.md).
+      await afterIndexLag();
+      const revoked = await revokeApiKeyById(tenant.tenantId, subscriber.id);
       expect(revoked.webhooksDisabled).toBe(1);
 
       // Act: the revoked key, still cached, tries to get its feed back.
