@@ -18,6 +18,7 @@ import { startQueuePoller } from '../../scripts/local/queue-poller.ts';
 import { PARKED_PARTITION } from '../../scripts/local/stream-poller.ts';
 import { RecordingAiQueue } from '../support/ai-queue.ts';
 import { runAdminCli } from '../support/cli.ts';
+import { POLL_MS } from '../support/eventually.ts';
 import {
   createTestAgent,
   createTestPlaces,
@@ -109,11 +110,11 @@ async function allEvents(key = tenant.key, query = ''): Promise<Envelope[]> {
 
 /** Waits until the log holds an event of `type` about `resourceId` (the consumer runs on its own). */
 async function eventFor(type: string, resourceId: string, match: (e: Envelope) => boolean = () => true) {
-  for (let i = 0; i < 200; i++) {
+  for (let i = 0; i < 80; i++) {
     const ofType = await allEvents(tenant.key, `&type=${type}`);
     const found = ofType.find((e) => e.data.id === resourceId && match(e));
     if (found) return found;
-    await sleep(100);
+    await sleep(POLL_MS);
   }
   throw new Error(`no ${type} event for ${resourceId}`);
 }

@@ -13,7 +13,7 @@ import { TURNSTILE_DUMMY_TOKEN } from '../../functions/kernel/ports/turnstile.ts
 import { createArea } from '../../functions/services/areas.ts';
 import { issueSiteKey } from '../../functions/services/site-keys.ts';
 import { fanOutEvent, processDeliveryMessage } from '../../functions/services/webhook-deliveries.ts';
-import { afterIndexLag, eventually } from '../support/eventually.ts';
+import { afterIndexLag, eventually, POLL_MS } from '../support/eventually.ts';
 import {
   createTestAgent,
   createTestPlaces,
@@ -322,7 +322,7 @@ async function waitFor<T>(probe: () => Promise<T | undefined>, ms = 60_000): Pro
     const found = await probe();
     if (found !== undefined) return found;
     if (Date.now() > deadline) throw new Error('waited in vain');
-    await new Promise((r) => setTimeout(r, 100));
+    await new Promise((r) => setTimeout(r, POLL_MS));
   }
 }
 

@@ -178,6 +178,9 @@ beforeAll(async () => {
   }
   written = await writeFixtures(b.key, b.tenantId);
   siteKey = (await issueSiteKey({ tenantId: b.tenantId, origins: PAGE })).key;
+  // The lists read indexes that may lag the writes above by a moment, as on AWS: the Places B's
+  // fixture made (the catalogue is shared by every Tenant) would otherwise be missing from the walk.
+  await afterIndexLag();
 }, 300_000); // each createTenantObjects waits for the stream consumer to log an event
 afterAll(async () => {
   await api?.close();

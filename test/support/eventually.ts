@@ -1,6 +1,15 @@
 import { dynamoFaultSettingsFromEnv, settleDynamoWrites } from '../../scripts/local/dynamodb-faults.ts';
 
 /**
+ * How long a test waits between two reads of something that is not there yet. Each read is a
+ * request and a DynamoDB call that six test files at once share two cores with; what it waits for
+ * (the stream consumer, a settle window, an index) takes hundreds of milliseconds to seconds, so
+ * reading four times a second finds it as soon, give or take a quarter second, at a fraction of
+ * the work of reading ten times.
+ */
+export const POLL_MS = 250;
+
+/**
  * Reads until `done` holds, for what is eventually consistent on AWS: a list or search served by a
  * global secondary index may miss a write for a moment (the tests' DynamoDB fault injection answers
  * such reads as of up to 500 ms ago), exactly as an integrator listing right after a write may.
@@ -10,7 +19,7 @@ import { dynamoFaultSettingsFromEnv, settleDynamoWrites } from '../../scripts/lo
 export async function eventually<T>(
   read: () => Promise<T>,
   done: (value: T) => boolean,
-  { timeoutMs = 10_000, intervalMs = 100 }: { timeoutMs?: number; intervalMs?: number } = {},
+  { timeoutMs = 10_000, intervalMs = POLL_MS }: { timeoutMs?: number; intervalMs?: number } = {},
 ): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
