@@ -14,18 +14,18 @@ import type { SQSEvent } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { disableEndpointOnce } from '../../functions/data/webhooks.ts';
 import { setEmails } from '../../functions/kernel/ports/email.ts';
-import { type QueueName, type QueuePort, setQueue } from '../../functions/kernel/ports/queue.ts';
+import { setQueue } from '../../functions/kernel/ports/queue.ts';
 import { TURNSTILE_DUMMY_TOKEN } from '../../functions/kernel/ports/turnstile.ts';
 import { createAgent } from '../../functions/services/agents.ts';
 import { issueSiteKey } from '../../functions/services/site-keys.ts';
 import { handler as importWorker } from '../../functions/workers/image-import.ts';
 import { bindLocalAdapters } from '../../scripts/local/adapters/index.ts';
-import { LocalQueue } from '../../scripts/local/adapters/local-queue.ts';
 import { deliverDue } from '../../scripts/local/queue-poller.ts';
 import { asFunction, WORKER_ENTRIES } from '../support/aws-operations.ts';
 import { afterIndexLag, eventually } from '../support/eventually.ts';
 import { createTestTenant, type TestTenant } from '../support/factories.ts';
 import { startTestApi, type TestApi } from '../support/http.ts';
+import { ownPhotoQueue } from '../support/photo-queue.ts';
 import { startTestStreamConsumer, type TestStreamConsumer } from '../support/stream.ts';
 
 // Every line is logged: the logger is built on its first use, after this.
@@ -82,13 +82,7 @@ function stopCapture(): void {
 }
 
 // ── The photo import's own queue and the photo server ──
-const IMPORT_QUEUE = `images-${randomUUID()}` as QueueName;
-class FileQueue implements QueuePort {
-  readonly #local = new LocalQueue();
-  async send(queue: QueueName, message: unknown, options?: { delaySeconds?: number }): Promise<void> {
-    await this.#local.send(queue === 'images' ? IMPORT_QUEUE : queue, message, options);
-  }
-}
+const { name: IMPORT_QUEUE, port: fileQueue } = ownPhotoQueue();
 const worker = asFunction(WORKER_ENTRIES.imageImport, importWorker);
 async function drainImports(): Promise<void> {
   while (
@@ -149,7 +143,7 @@ beforeAll(async () => {
       );
     },
   });
-  setQueue(new FileQueue());
+  setQueue(fileQueue);
   process.env.LOCAL_ALLOW_PRIVATE_URLS = '1';
   photoServer = await startPhotoServer();
   consumer = await startTestStreamConsumer([tenant.tenantId]);

@@ -13,7 +13,6 @@ import { Agent, Dispatcher, MockAgent, fetch as undiciFetch } from 'undici';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { MAX_IMAGE_BYTES } from '../../functions/domain/images.ts';
 import { publicDispatcher, type Resolver } from '../../functions/kernel/net/public-dispatcher.ts';
-import type { QueueName, QueuePort } from '../../functions/kernel/ports/queue.ts';
 import { setQueue } from '../../functions/kernel/ports/queue.ts';
 import { runImport } from '../../functions/services/photo-processing.ts';
 import { ImageImportMessage, handler as importWorker } from '../../functions/workers/image-import.ts';
@@ -24,17 +23,12 @@ import { deliverDue } from '../../scripts/local/queue-poller.ts';
 import { asFunction, WORKER_ENTRIES } from '../support/aws-operations.ts';
 import { createTestTenant, type TestTenant } from '../support/factories.ts';
 import { startTestApi, type TestApi } from '../support/http.ts';
+import { ownPhotoQueue } from '../support/photo-queue.ts';
 import { startTestStreamConsumer, type TestStreamConsumer } from '../support/stream.ts';
 import { strictS3Put, uploadContractProblems } from '../support/strict-s3.ts';
 
 /** This file's own local queue for imports: other files' import messages never reach its worker. */
-const IMPORT_QUEUE = `images-${randomUUID()}` as QueueName;
-class FileQueue implements QueuePort {
-  readonly #local = new LocalQueue();
-  async send(queue: QueueName, message: unknown, options?: { delaySeconds?: number }): Promise<void> {
-    await this.#local.send(queue === 'images' ? IMPORT_QUEUE : queue, message, options);
-  }
-}
+const { name: IMPORT_QUEUE, port: fileQueue } = ownPhotoQueue();
 
 /**
  * Requests to the local S3 on a fresh connection each: s3rver closes idle keep-alive connections on
@@ -140,7 +134,7 @@ async function newListing(title = 'Sea view flat'): Promise<string> {
 beforeAll(async () => {
   SAMPLE_IMAGES = await formatSamples();
   [tenant, other] = await Promise.all([createTestTenant(), createTestTenant()]);
-  setQueue(new FileQueue());
+  setQueue(fileQueue);
   process.env.LOCAL_ALLOW_PRIVATE_URLS = '1';
   origin = await startOrigin();
   base = `http://127.0.0.1:${(origin.address() as AddressInfo).port}`;

@@ -22,7 +22,7 @@ import { getTenant } from '../../functions/data/tenants.ts';
 import { MAX_INPUT_PIXELS, renditionUrl } from '../../functions/domain/images.ts';
 import { RequestValidationError } from '../../functions/kernel/errors.ts';
 import { NoPhotoCdn, setPhotoCdn } from '../../functions/kernel/ports/photo-cdn.ts';
-import { type QueueName, type QueuePort, setQueue } from '../../functions/kernel/ports/queue.ts';
+import { setQueue } from '../../functions/kernel/ports/queue.ts';
 import { requestImport } from '../../functions/services/image-imports.ts';
 import { confirmUpload, deleteImage, mintUpload } from '../../functions/services/listing-images.ts';
 import { createListing } from '../../functions/services/listings.ts';
@@ -30,7 +30,6 @@ import { renderPhoto } from '../../functions/services/photo-renditions.ts';
 import { handler as photoWorker } from '../../functions/workers/image-import.ts';
 import { bindLocalAdapters } from '../../scripts/local/adapters/index.ts';
 import { LOCAL_PHOTO_BUCKET, LOCAL_S3_CREDENTIALS } from '../../scripts/local/adapters/local-photo-store.ts';
-import { LocalQueue } from '../../scripts/local/adapters/local-queue.ts';
 import {
   animatedGif,
   cameraJpeg,
@@ -44,19 +43,14 @@ import {
 import { deliverDue } from '../../scripts/local/queue-poller.ts';
 import { asFunction, WORKER_ENTRIES } from '../support/aws-operations.ts';
 import { createTestTenant } from '../support/factories.ts';
+import { ownPhotoQueue } from '../support/photo-queue.ts';
 import { strictS3Put } from '../support/strict-s3.ts';
 
 // Photos are drawn and rendered with sharp on a shared 2-core machine.
 vi.setConfig({ testTimeout: 120_000 });
 
 /** This file's own photo queue: other files' messages never reach its worker, nor its theirs. */
-const PHOTO_QUEUE = `images-${randomUUID()}` as QueueName;
-class FileQueue implements QueuePort {
-  readonly #local = new LocalQueue();
-  async send(queue: QueueName, message: unknown, options?: { delaySeconds?: number }): Promise<void> {
-    await this.#local.send(queue === 'images' ? PHOTO_QUEUE : queue, message, options);
-  }
-}
+const { name: PHOTO_QUEUE, port: fileQueue } = ownPhotoQueue();
 
 const worker = asFunction(WORKER_ENTRIES.imageImport, photoWorker);
 const cdn = new NoPhotoCdn();
@@ -98,7 +92,7 @@ let origin: Server;
 let base: string;
 
 beforeAll(async () => {
-  setQueue(new FileQueue());
+  setQueue(fileQueue);
   setPhotoCdn(cdn);
   process.env.LOCAL_ALLOW_PRIVATE_URLS = '1';
   origin = createServer((req, res) => {

@@ -6,12 +6,11 @@
  * one of them WebP or AVIF; no served file carries the GPS position (the served bytes parsed); each is
  * served cached for at least a year. The secret API shows the same image object.
  */
-import { randomUUID } from 'node:crypto';
 import type { SQSEvent } from 'aws-lambda';
 import sharp from 'sharp';
 import { Agent, fetch as undiciFetch } from 'undici';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { type QueueName, type QueuePort, setQueue } from '../../functions/kernel/ports/queue.ts';
+import { setQueue } from '../../functions/kernel/ports/queue.ts';
 import { issueSiteKey } from '../../functions/services/site-keys.ts';
 import { handler as photoWorker } from '../../functions/workers/image-import.ts';
 import { LOCAL_S3_CREDENTIALS } from '../../scripts/local/adapters/local-photo-store.ts';
@@ -21,6 +20,7 @@ import { deliverDue } from '../../scripts/local/queue-poller.ts';
 import { asFunction, WORKER_ENTRIES } from '../support/aws-operations.ts';
 import { createTestPlaces, createTestTenant } from '../support/factories.ts';
 import { startTestApi, type TestApi } from '../support/http.ts';
+import { ownPhotoQueue } from '../support/photo-queue.ts';
 import { strictS3Put } from '../support/strict-s3.ts';
 
 // A 24-megapixel photo is drawn, uploaded and rendered on a shared 2-core machine.
@@ -30,13 +30,7 @@ const PAGE = 'https://www.photos.example';
 const YEAR_SECONDS = 365 * 24 * 3600;
 
 /** This file's own photo queue, drained by the worker below. */
-const PHOTO_QUEUE = `images-${randomUUID()}` as QueueName;
-class FileQueue implements QueuePort {
-  readonly #local = new LocalQueue();
-  async send(queue: QueueName, message: unknown, options?: { delaySeconds?: number }): Promise<void> {
-    await this.#local.send(queue === 'images' ? PHOTO_QUEUE : queue, message, options);
-  }
-}
+const { name: PHOTO_QUEUE, port: fileQueue } = ownPhotoQueue();
 const worker = asFunction(WORKER_ENTRIES.imageImport, photoWorker);
 
 const freshConnections = new Agent({ pipelining: 0 });
@@ -48,7 +42,7 @@ let api: TestApi;
 let siteKey: string;
 
 beforeAll(async () => {
-  setQueue(new FileQueue());
+  setQueue(fileQueue);
   const tenant = await createTestTenant();
   api = await startTestApi(tenant.key);
   siteKey = (await issueSiteKey({ tenantId: tenant.tenantId, origins: PAGE })).key;
