@@ -209,10 +209,14 @@ describe('the logs of an end-to-end run', () => {
       `/v1/properties/${listing.body.id}/images:import/${imported.body.id}`,
     );
     expect(failed.body).toMatchObject({ status: 'failed', failure_reason: 'invalid_url' });
-    // The stream consumer tried the Owner notice and the disable notice (each refused for good).
+    // The stream consumer tried the Owner notice and the disable notice (each refused for good), and
+    // logged each refusal: the log line follows the refused send, so the wait is for both.
+    const parkedLogged = () =>
+      captured.join('').includes('owner notice parked') &&
+      captured.join('').includes('endpoint disable notice parked');
     const tried = await eventually(
       async () => [...refusedRecipients],
-      (to) => to.includes(planted.ownerEmail) && to.includes(planted.adminEmail),
+      (to) => to.includes(planted.ownerEmail) && to.includes(planted.adminEmail) && parkedLogged(),
       { timeoutMs: 60_000 },
     );
     stopCapture();
